@@ -1,0 +1,1 @@
+"""Demo data shipped with llrlab (see README.md in this folder)."""

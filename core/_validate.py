@@ -1,0 +1,66 @@
+"""The one place where llrlab checks numeric input.
+
+Every public measure passes its arrays through these functions, so that bad input always
+produces the same precise :class:`~llrlab.core.errors.DataError`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import DataError
+
+__all__ = ["as_scores", "as_tar_non", "as_weights", "as_plo"]
+
+
+def as_scores(x, name="scores", *, allow_empty=False, allow_inf=False):
+    """Return ``x`` as a 1-D float64 array after checking it is finite and non-empty."""
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{name} must be numbers: {exc}") from None
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if a.ndim != 1:
+        raise DataError(f"{name} must be a 1-D array, got shape {a.shape}")
+    if a.size == 0 and not allow_empty:
+        raise DataError(f"{name} is empty: at least one trial is needed")
+    bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        what = "NaN" if allow_inf else "NaN or infinite"
+        raise DataError(
+            f"{name} has {int(bad.sum())} {what} value(s); the first is {a[i]!r} at index {i}"
+        )
+    return a
+
+
+def as_tar_non(tar, non, *, allow_inf=False):
+    """Validate a pair of target / non-target score arrays (both classes must be present)."""
+    return (
+        as_scores(tar, "target scores", allow_inf=allow_inf),
+        as_scores(non, "non-target scores", allow_inf=allow_inf),
+    )
+
+
+def as_weights(w, n, name="weights"):
+    """Return per-trial weights as float64 of length ``n`` (``None`` stays ``None``)."""
+    if w is None:
+        return None
+    a = as_scores(w, name, allow_empty=(n == 0))
+    if a.shape != (n,):
+        raise DataError(f"{name} has {a.size} values for {n} trials")
+    if (a < 0).any():
+        i = int(np.flatnonzero(a < 0)[0])
+        raise DataError(f"{name} must be >= 0; found {a[i]!r} at index {i}")
+    if not a.sum() > 0:
+        raise DataError(f"{name} sum to zero: no trial would count")
+    return a
+
+
+def as_plo(plo):
+    """Prior log-odds as a float64 array (scalar input gives a 0-d array); NaN is refused."""
+    a = np.asarray(plo, dtype=np.float64)
+    if np.isnan(a).any():
+        raise DataError("prior log-odds must not be NaN")
+    return a
