@@ -1,1 +1,67 @@
-"""x"""
+"""llrlab.core: evaluation and calibration of binary-detector scores (numpy/scipy/h5py only).
+
+The public API; every measure accepts ``(tar, non)`` arrays or a :class:`Trials` object.
+Definitions follow ../shared/CONVENTIONS.md; theory in the seeds cited by each docstring.
+"""
+
+from .analysis import DEFAULT_PLO, Analysis, OperatingPoint, analyze
+from .cllr import cllr, cross_entropy, min_cllr, min_cross_entropy
+from .dcf import DCFResult, act_dcf, bayes_error, min_dcf
+from .det import DETCurve, decimate, det_curve, det_dr30, probit
+from .errors import DataError, FileFormatError, LlrlabError, LlrlabWarning, SeparableDataWarning
+from .nber import DR30, NBERCurves, dr30, nber_curves
+from .operating_point import (
+    bayes_threshold,
+    effective_prior,
+    plo_from_costs,
+    plo_from_prior,
+    prior_from_plo,
+)
+from .pav import PAVFit, pav
+from .rocch import ROC, ROCCH, prbep, rocch, rocch_eer, steppy_roc, uer
+from .trials import Scores, Trials
+
+__all__ = [
+    "DEFAULT_PLO",
+    "DR30",
+    "ROC",
+    "ROCCH",
+    "Analysis",
+    "DCFResult",
+    "DETCurve",
+    "DataError",
+    "FileFormatError",
+    "LlrlabError",
+    "LlrlabWarning",
+    "NBERCurves",
+    "OperatingPoint",
+    "PAVFit",
+    "Scores",
+    "SeparableDataWarning",
+    "Trials",
+    "act_dcf",
+    "analyze",
+    "bayes_error",
+    "bayes_threshold",
+    "cllr",
+    "cross_entropy",
+    "decimate",
+    "det_curve",
+    "det_dr30",
+    "dr30",
+    "effective_prior",
+    "min_cllr",
+    "min_cross_entropy",
+    "min_dcf",
+    "nber_curves",
+    "pav",
+    "plo_from_costs",
+    "plo_from_prior",
+    "prbep",
+    "prior_from_plo",
+    "probit",
+    "rocch",
+    "rocch_eer",
+    "steppy_roc",
+    "uer",
+]

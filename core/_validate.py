@@ -10,7 +10,7 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["as_scores", "as_tar_non", "as_weights", "as_plo"]
+__all__ = ["as_plo", "as_scores", "as_tar_non", "as_weights"]
 
 
 def as_scores(x, name="scores", *, allow_empty=False, allow_inf=False):
