@@ -87,7 +87,8 @@ class Scores:
 
     def subset(self, index):
         """The trials selected by a boolean mask or an integer index array."""
-        pick = (lambda a: None if a is None else a[index])
+        def pick(a):
+            return (None if a is None else a[index])
         return Scores(self.scores[index], pick(self.model_ids), pick(self.segment_ids),
                       pick(self.conditions), self.source)
 
@@ -227,7 +228,8 @@ class Trials:
 
     def subset(self, index, *, source=None):
         """The trials selected by a boolean mask or an integer index array."""
-        pick = (lambda a: None if a is None else a[index])
+        def pick(a):
+            return (None if a is None else a[index])
         return Trials(self.scores[index], self.labels[index], pick(self.weights),
                       pick(self.conditions), pick(self.model_ids), pick(self.segment_ids),
                       self.source if source is None else source)
