@@ -102,8 +102,11 @@ def _sort_with_weights(x, w):
 
 
 def sort_scores(tar, non, *, tar_weights=None, non_weights=None):
-    """Validate and sort target and non-target scores (see :class:`SortedScores`)."""
-    tar, non = as_tar_non(tar, non)
+    """Validate and sort target and non-target scores (see :class:`SortedScores`).
+
+    Infinite scores are accepted (LLRs of +-inf are legitimate, e.g. PAV output); NaN is not.
+    """
+    tar, non = as_tar_non(tar, non, allow_inf=True)
     tw = as_weights(tar_weights, tar.size, "target weights")
     nw = as_weights(non_weights, non.size, "non-target weights")
     if (tw is None) != (nw is None):
