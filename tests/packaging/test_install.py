@@ -1,0 +1,42 @@
+"""The installed layout: core/ and dashboard/ become llrlab.core and llrlab.dashboard."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+
+@pytest.mark.slow
+def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+         "-w", str(tmp_path), str(root)],
+        check=True, capture_output=True, timeout=300,
+    )
+    (wheel,) = tmp_path.glob("llrlab-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "llrlab/core/__init__.py" in names
+    assert "llrlab/core/io/__init__.py" in names
+    assert "llrlab/core/calibration/__init__.py" in names
+    assert "llrlab/dashboard/__init__.py" in names
+    assert "llrlab/assets/__init__.py" in names
+    assert any(n.startswith("llrlab/assets/demo") for n in names), "demo data not packaged"
+    # no generic top-level packages leak into site-packages
+    tops = {n.split("/")[0] for n in names}
+    assert tops <= {"llrlab"} | {t for t in tops if t.endswith(".dist-info")}
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "llrlab = llrlab.dashboard.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+
+
+def test_core_does_not_import_panel_or_bokeh():
+    code = ("import sys, llrlab.core, llrlab.core.cli, llrlab.core.io, "
+            "llrlab.core.calibration; "
+            "bad = [m for m in ('panel', 'bokeh') if m in sys.modules]; "
+            "print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == ""
