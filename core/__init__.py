@@ -4,7 +4,7 @@ The public API; every measure accepts ``(tar, non)`` arrays or a :class:`Trials`
 Definitions follow ../shared/CONVENTIONS.md; theory in the seeds cited by each docstring.
 """
 
-from .analysis import DEFAULT_PLO, Analysis, OperatingPoint, analyze
+from .analysis import DEFAULT_PLO, Analysis, OperatingPoint, analyze, analyze_transformed
 from .cllr import cllr, cross_entropy, min_cllr, min_cross_entropy
 from .dcf import DCFResult, act_dcf, bayes_error, min_dcf
 from .det import DETCurve, decimate, det_curve, det_dr30, probit
@@ -41,6 +41,7 @@ __all__ = [
     "Trials",
     "act_dcf",
     "analyze",
+    "analyze_transformed",
     "bayes_error",
     "bayes_threshold",
     "cllr",

@@ -16,7 +16,7 @@ import warnings
 
 from .errors import LlrlabError, LlrlabWarning
 
-__all__ = ["build_parser", "main", "run", "StderrProgress"]
+__all__ = ["StderrProgress", "build_parser", "main", "run"]
 
 
 class StderrProgress:

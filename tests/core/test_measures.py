@@ -17,6 +17,7 @@ from llrlab.core import (
     Trials,
     act_dcf,
     analyze,
+    analyze_transformed,
     cllr,
     cross_entropy,
     det_curve,
@@ -395,3 +396,20 @@ def test_analyze_accepts_trials_and_rejects_one_class():
         analyze([1.0, np.nan], [0.0])
     with pytest.raises(DataError, match="empty"):
         cllr([], [1.0])
+
+
+def test_analyze_transformed_equals_fresh_analysis():
+    rng = np.random.default_rng(8)
+    tar, non = np.round(rng.normal(1, 1, 500), 2), np.round(rng.normal(-1, 1, 5000), 2)
+    base = analyze(tar, non)
+    for f in (lambda s: 1.7 * s - 0.3, lambda s: np.clip(s, -1, 1), np.arctan):
+        got = analyze_transformed(base, f)
+        want = analyze(f(tar), f(non))
+        assert_array_equal(got.act.dcf, want.act.dcf)
+        assert_array_equal(got.min.dcf, want.min.dcf)
+        assert got.cllr == pytest.approx(want.cllr, rel=1e-13)
+        assert got.min_cllr == want.min_cllr
+        assert got.eer == want.eer
+        assert got.dr30.plo_fa == want.dr30.plo_fa
+    with pytest.raises(ValueError, match="non-decreasing"):
+        analyze_transformed(base, lambda s: -s)
