@@ -19,6 +19,7 @@ from .operating_point import (
 )
 from .pav import PAVFit, pav
 from .rocch import ROC, ROCCH, prbep, rocch, rocch_eer, steppy_roc, uer
+from .synthetic import GaussianModel, gaussian_trials
 from .trials import Scores, Trials
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "DETCurve",
     "DataError",
     "FileFormatError",
+    "GaussianModel",
     "LlrlabError",
     "LlrlabWarning",
     "NBERCurves",
@@ -51,6 +53,7 @@ __all__ = [
     "det_dr30",
     "dr30",
     "effective_prior",
+    "gaussian_trials",
     "min_cllr",
     "min_cross_entropy",
     "min_dcf",

@@ -413,3 +413,22 @@ def test_analyze_transformed_equals_fresh_analysis():
         assert got.dr30.plo_fa == want.dr30.plo_fa
     with pytest.raises(ValueError, match="non-decreasing"):
         analyze_transformed(base, lambda s: -s)
+
+
+def test_synthetic_true_llr_is_calibrated():
+    from llrlab.core import GaussianModel, gaussian_trials
+
+    m = GaussianModel()
+    s = np.array([-1.0, 0.5, 4.0])
+    want = (-0.5 * ((s - 3) / 2) ** 2 - np.log(2)) - (-0.5 * s**2)  # log N(3,2) - log N(0,1)
+    assert_allclose(m.llr(s), want, rtol=1e-13)
+    t = gaussian_trials(20_000, 20_000, seed=3)
+    a = analyze(t, plo=np.linspace(-2, 2, 5))
+    # true LLRs: actual DCF close to minimum DCF, Cllr close to min Cllr
+    assert np.all(a.act.dcf - a.min.dcf < 0.03)
+    assert a.cllr - a.min_cllr < 0.01
+    bad = analyze(gaussian_trials(20_000, 20_000, seed=3, scale=2.0, shift=1.0))
+    assert bad.cllr - bad.min_cllr > 0.05
+    assert bad.min_cllr == pytest.approx(a.min_cllr)  # monotone miscalibration
+    with pytest.raises(DataError):
+        gaussian_trials(0, 5)
