@@ -1,1 +1,360 @@
-"""x"""
+"""Reading and writing score, key, index and condition files.
+
+Formats (all read and written):
+
+* **BOSARIS text**: a score file (``model segment score``) plus a key file
+  (``model segment target|nontarget``), joined on the trial id (model, segment);
+  an index file (``model segment``).  See :mod:`llrlab.core.io.bosaris_text`.
+* **One labelled text file**: ``score label`` or ``model segment score label`` per line, or
+  any order of named columns under a header line; whitespace, tab or comma separated.
+  See :mod:`llrlab.core.io.labelled`.
+* **BOSARIS HDF5** (seed 000 section 4.6) as the MATLAB toolkit writes it, and SIDEKIT's
+  variant: score, key (current and old layout) and index files.  See
+  :mod:`llrlab.core.io.hdf5` for the layouts and the matrix orientation rule.
+* **Condition files** ``model segment condition``, joined into ``Trials.conditions``.
+
+The format of a file being read is detected from its content: HDF5 by its signature bytes,
+anything else is text.  The format of a file being written follows its extension (``.h5``,
+``.hdf5``, ``.hdf``: HDF5) unless ``format`` is given.
+
+Every problem with a file raises :class:`~llrlab.core.errors.FileFormatError` (file name,
+1-based line number and the offending text where they apply) or
+:class:`~llrlab.core.errors.DataError`; trials present in only one of two joined files are
+reported with a :class:`~llrlab.core.errors.LlrlabWarning` and in a :class:`JoinReport`.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from llrlab.core import Trials
+>>> from llrlab.core.io import load_trials, write_trials
+>>> t = Trials([2.5, -1.0, 0.125], [True, False, False],
+...            model_ids=["m1", "m1", "m2"], segment_ids=["s1", "s2", "s1"])
+>>> path = os.path.join(tempfile.mkdtemp(), "trials.txt")
+>>> write_trials(path, t)
+>>> back = load_trials(path)
+>>> back.scores, back.labels
+(array([ 2.5  , -1.   ,  0.125]), array([ True, False, False]))
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import DataError, FileFormatError
+from ..trials import Scores, Trials
+from .bosaris_text import (
+    JoinReport,
+    Key,
+    Ndx,
+    joined_trials,
+    read_key_text,
+    read_ndx_text,
+    read_score_text,
+    write_key_text,
+    write_ndx_text,
+    write_score_text,
+)
+from .conditions import attach_conditions_with_report
+from .hdf5 import (
+    is_hdf5,
+    read_hdf5_table,
+    write_key_hdf5,
+    write_ndx_hdf5,
+    write_scores_hdf5,
+)
+from .labelled import read_labelled, write_labelled
+
+__all__ = [
+    "JoinReport",
+    "Key",
+    "Ndx",
+    "attach_conditions",
+    "attach_conditions_with_report",
+    "is_hdf5",
+    "load_scores",
+    "load_trials",
+    "load_trials_with_report",
+    "read_key",
+    "read_ndx",
+    "write_key",
+    "write_ndx",
+    "write_scores",
+    "write_trials",
+]
+
+_HDF5_EXTENSIONS = (".h5", ".hdf5", ".hdf", ".he5")
+
+
+class _Stage:
+    """Map the progress of one step onto ``[lo, hi]`` of the whole task."""
+
+    def __init__(self, progress, lo, hi):
+        self.progress, self.lo, self.hi = progress, lo, hi
+
+    def __call__(self, fraction, message=""):
+        self.progress(self.lo + (self.hi - self.lo) * fraction, message)
+
+
+def _stage(progress, lo, hi):
+    return None if progress is None else _Stage(progress, lo, hi)
+
+
+def _name(path):
+    try:
+        return os.fspath(path)
+    except TypeError:
+        raise DataError(f"a file name is needed, got {type(path).__name__}") from None
+
+
+def _score_table(path, progress):
+    if is_hdf5(path):
+        return read_hdf5_table(path, "scores", progress=progress)
+    return read_score_text(path, progress=progress)
+
+
+def _key_table(path, progress=None, like=None):
+    if is_hdf5(path):
+        return read_hdf5_table(path, "key", progress=progress)
+    return read_key_text(path, progress=progress, like=like)
+
+
+def load_trials_with_report(scores_path, key_path=None, *, progress=None):
+    """Labelled trials from a score file and a key, and a report of the join.
+
+    Parameters
+    ----------
+    scores_path : str or path-like
+        A score file (BOSARIS text ``model segment score`` or BOSARIS/SIDEKIT HDF5) when
+        ``key_path`` is given; otherwise one labelled text file.
+    key_path : str or path-like, optional
+        A key file (BOSARIS text ``model segment target|nontarget`` or HDF5).
+    progress : callable, optional
+        Called as ``progress(fraction, message)`` a few times with ``fraction`` rising from 0
+        to 1 (the command line prints it, the dashboard shows it).
+
+    Returns
+    -------
+    trials : Trials
+        The trials present in both files, in the order of the score file (model-major for an
+        HDF5 score file), with their ids.
+    report : JoinReport
+        Counts of the trials only in the score file (left) or only in the key (right), with
+        an example of each, and of the repeated lines ignored.  For one labelled file the
+        right side is empty and only duplicates can be reported.
+
+    Raises
+    ------
+    FileFormatError
+        An unreadable or malformed file (with file, line and text), or no trial that joins.
+    DataError
+        No target or no non-target trial in the result.
+
+    Warns
+    -----
+    LlrlabWarning
+        When trials are in only one of the two files (both counts and an example of each), or
+        a trial is repeated with an identical value.
+    """
+    name = _name(scores_path)
+    if key_path is None:
+        if is_hdf5(name):
+            raise DataError(f"{name} is an HDF5 file; give its key file too (an HDF5 score "
+                            f"file holds no labels)")
+        trials, n_dup = read_labelled(name, progress=progress)
+        return trials, JoinReport(name, "", len(trials), 0, 0, None, None, n_dup, 0)
+    key_name = _name(key_path)
+    if not os.path.exists(key_name):  # before spending time on the score file
+        raise FileFormatError(key_name, "file not found")
+    scores = _score_table(name, _stage(progress, 0.0, 0.55))
+    key = _key_table(key_name, _stage(progress, 0.55, 0.9), like=scores)
+    if progress:
+        progress(0.9, f"joining {name} and {key_name}")
+    trials, report = joined_trials(scores, key)
+    if progress:
+        progress(1.0, f"{len(trials)} trials")
+    return trials, report
+
+
+def load_trials(scores_path, key_path=None, *, progress=None):
+    """Labelled trials from a score file and a key file, or from one labelled file.
+
+    Same as :func:`load_trials_with_report` without the report (mismatches between the two
+    files are still reported with a :class:`~llrlab.core.errors.LlrlabWarning`).
+
+    Examples
+    --------
+    >>> import os, tempfile, warnings
+    >>> d = tempfile.mkdtemp()
+    >>> with open(os.path.join(d, "s.txt"), "w") as f:
+    ...     _ = f.write("m1 s1 1.5\\nm1 s2 -0.5\\nm2 s1 0.25\\n")
+    >>> with open(os.path.join(d, "k.txt"), "w") as f:
+    ...     _ = f.write("m1 s1 target\\nm1 s2 nontarget\\nm2 s1 nontarget\\n")
+    >>> t = load_trials(os.path.join(d, "s.txt"), os.path.join(d, "k.txt"))
+    >>> t.tar, t.non
+    (array([1.5]), array([-0.5 ,  0.25]))
+    """
+    return load_trials_with_report(scores_path, key_path, progress=progress)[0]
+
+
+def load_scores(path, *, progress=None):
+    """Unlabelled scores (e.g. evaluation scores to calibrate), with their ids.
+
+    Parameters
+    ----------
+    path : str or path-like
+        BOSARIS text ``model segment score`` (or one score per line, without ids) or a
+        BOSARIS/SIDEKIT HDF5 score file.
+    progress : callable, optional
+        ``progress(fraction, message)``.
+
+    Returns
+    -------
+    Scores
+        In file order (model-major for HDF5).  A trial listed twice with the same score is
+        kept once (with a LlrlabWarning); with two different scores it is an error.
+    """
+    from .bosaris_text import deduplicate
+
+    name = _name(path)
+    if is_hdf5(name):
+        table = read_hdf5_table(name, "scores", progress=progress)
+    else:
+        table = read_score_text(name, allow_bare=True, progress=progress)
+        if isinstance(table, Scores):
+            return table
+        keep, _ = deduplicate(table, ("scores",), "scores")
+        if keep.size != len(table):
+            table = table.subset(keep)
+    return Scores(table.values["scores"], table.model_ids(), table.segment_ids(), source=name)
+
+
+def read_key(path):
+    """A key file (BOSARIS text or HDF5, current or old layout, or SIDEKIT) as a :class:`Key`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "key.txt")
+    >>> with open(p, "w") as f:
+    ...     _ = f.write("m1 s1 TGT\\nm1 s2 imp\\n")
+    >>> read_key(p).labels
+    array([ True, False])
+    """
+    from .bosaris_text import deduplicate
+
+    name = _name(path)
+    table = _key_table(name)
+    keep, _ = deduplicate(table, ("labels",), "labels")
+    if keep.size != len(table):
+        table = table.subset(keep)
+    return Key(table.model_ids(), table.segment_ids(), table.values["labels"], source=name)
+
+
+def read_ndx(path):
+    """An index file (BOSARIS text ``model segment`` or HDF5 ``/trial_mask``) as an :class:`Ndx`.
+
+    A key file is accepted too (its trials, without the labels).
+    """
+    from .bosaris_text import deduplicate
+
+    name = _name(path)
+    table = read_hdf5_table(name, "ndx") if is_hdf5(name) else read_ndx_text(name)
+    keep, _ = deduplicate(table, (), "ids")
+    if keep.size != len(table):
+        table = table.subset(keep)
+    return Ndx(table.model_ids(), table.segment_ids(), source=name)
+
+
+def _format(path, format):
+    if format is None:
+        ext = os.path.splitext(path)[1].lower()
+        return "hdf5" if ext in _HDF5_EXTENSIONS else "text"
+    if format not in ("text", "hdf5"):
+        raise DataError(f"format must be 'text' or 'hdf5', got {format!r}")
+    return format
+
+
+def write_scores(path, scores, *, format=None):
+    """Write scores as a BOSARIS text or HDF5 score file (full precision).
+
+    Parameters
+    ----------
+    path : str or path-like
+    scores : Scores or Trials
+        Trials are written without their labels.  HDF5 needs (model, segment) ids; text
+        without ids gets one score per line.
+    format : {None, "text", "hdf5"}
+        None: HDF5 for a ``.h5``/``.hdf5`` name, text otherwise.  Text holds the shortest
+        decimal that reads back to the same float64 (``repr``), so a round trip keeps every
+        bit; HDF5 stores float64.
+    """
+    name = _name(path)
+    if isinstance(scores, Trials):
+        scores = scores.unlabelled()
+    if not isinstance(scores, Scores):
+        raise DataError(f"write_scores needs Scores or Trials, got {type(scores).__name__}")
+    if _format(name, format) == "hdf5":
+        write_scores_hdf5(name, scores)
+    else:
+        write_score_text(name, scores)
+
+
+def write_trials(path, trials, *, header=True):
+    """Write trials as one labelled text file (see :func:`load_trials` with no key).
+
+    Columns ``model segment score label`` (ids only if the trials have them), plus
+    ``condition`` and ``weight`` when present; comma-separated for ``.csv``, tab-separated for
+    ``.tsv``, space-separated otherwise; scores in full precision.
+    """
+    if not isinstance(trials, Trials):
+        raise DataError(f"write_trials needs Trials, got {type(trials).__name__}")
+    write_labelled(_name(path), trials, header=header)
+
+
+def write_key(path, key, *, format=None):
+    """Write a key (from a :class:`Key` or labelled :class:`Trials` with ids).
+
+    Text: ``model segment target|nontarget`` lines.  HDF5: the BOSARIS layout ``/trial_mask``
+    (int8, +1/-1/0, models x segments), ``/file_format`` "2.0", ``/ID/row_ids``,
+    ``/ID/column_ids``.
+    """
+    name = _name(path)
+    if not isinstance(key, (Key, Trials)):
+        raise DataError(f"write_key needs a Key or Trials, got {type(key).__name__}")
+    if _format(name, format) == "hdf5":
+        write_key_hdf5(name, key)
+    else:
+        write_key_text(name, key)
+
+
+def write_ndx(path, ndx, *, format=None):
+    """Write an index (the trials of an :class:`Ndx`, :class:`Key`, Scores or Trials).
+
+    Text: ``model segment`` lines.  HDF5: ``/trial_mask`` (uint8) and ``/ID/...``.
+    """
+    name = _name(path)
+    if _format(name, format) == "hdf5":
+        write_ndx_hdf5(name, ndx)
+    else:
+        write_ndx_text(name, ndx)
+
+
+def attach_conditions(trials, path, *, progress=None):
+    """The trials with a condition per trial from a ``model segment condition`` file.
+
+    Parameters
+    ----------
+    trials : Trials
+        With (model, segment) ids.
+    path : str or path-like
+        Condition file: whitespace- or comma-separated ``model segment condition`` lines.
+    progress : callable, optional
+
+    Returns
+    -------
+    Trials
+        Only the trials that have a condition, in their original order, with ``conditions``
+        set.  Trials without a condition and condition lines without a trial are counted in
+        a LlrlabWarning (use :func:`attach_conditions_with_report` to get the counts).
+    """
+    return attach_conditions_with_report(trials, path, progress=progress)[0]

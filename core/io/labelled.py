@@ -1,0 +1,222 @@
+"""One labelled text file: a score and a label per line, optionally ids and a condition.
+
+Without a header line the columns are ``score label`` or ``model segment score label``.  With
+a header line the columns may come in any order and are named (case-insensitive):
+
+=============  ====================================================
+column         accepted names
+=============  ====================================================
+score          ``score``, ``scores``, ``llr``
+label          ``label``, ``labels``, ``class``, ``key``, ``target``
+model          ``model``, ``enroll``, ``enrollment``
+segment        ``segment``, ``seg``, ``test``
+condition      ``condition``, ``cond`` (optional)
+weight         ``weight`` (optional, non-negative)
+=============  ====================================================
+
+Score and label are required; model and segment come together or not at all.  An unknown
+column name is an error.  The first non-blank line is a header when none of its fields is a
+number and at least one is a column name.  Fields are separated by whitespace or tabs, or by
+commas in a ``.csv`` file (or when the first line is evidently comma-separated).  Labels are
+``target``/``nontarget`` or ``tgt``/``non``, ``tar``/``imp``, ``true``/``false``, ``1``/``0``
+in any case.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import DataError, FileFormatError
+from ..trials import Trials
+from ._text import (
+    choose_delimiter,
+    encode_ids,
+    parse_labels,
+    parse_numbers,
+    read_bytes,
+    split_table,
+)
+from .bosaris_text import (
+    Table,
+    check_text_ids,
+    deduplicate,
+    format_scores,
+    require_both_classes,
+    write_text,
+)
+
+__all__ = ["COLUMN_NAMES", "read_labelled", "write_labelled"]
+
+COLUMN_NAMES = {
+    "score": "score", "scores": "score", "llr": "score",
+    "label": "label", "labels": "label", "class": "label", "key": "label", "target": "label",
+    "model": "model", "enroll": "model", "enrollment": "model",
+    "segment": "segment", "seg": "segment", "test": "segment",
+    "condition": "condition", "cond": "condition",
+    "weight": "weight",
+}
+
+
+def _is_number(tok):
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
+
+
+def _header_roles(tt):
+    """Column roles from the first row if it is a header, else None."""
+    first = [t.decode("utf-8") for t in tt.tokens[: tt.ncols]]
+    lowered = [t.lower() for t in first]
+    if any(_is_number(t) for t in first) or not any(t in COLUMN_NAMES for t in lowered):
+        return None
+    roles = {}
+    for j, (name, low) in enumerate(zip(first, lowered, strict=True)):
+        role = COLUMN_NAMES.get(low)
+        if role is None:
+            raise tt.error(0, f"unknown column {name!r} in the header; known columns: "
+                              f"score, label (or class/key/target), model, segment (or test), "
+                              f"condition, weight")
+        if role in roles:
+            raise tt.error(0, f"two header columns mean {role}: "
+                              f"{first[roles[role]]!r} and {name!r}")
+        roles[role] = j
+    missing = [r for r in ("score", "label") if r not in roles]
+    if missing:
+        raise tt.error(0, f"the header has no {' and no '.join(missing)} column")
+    if ("model" in roles) != ("segment" in roles):
+        have, lack = ("model", "segment") if "model" in roles else ("segment", "model")
+        raise tt.error(0, f"the header has a {have} column but no {lack} column")
+    return roles
+
+
+def read_labelled(path, data=None, *, progress=None):
+    """Read one labelled text file as Trials.
+
+    Parameters
+    ----------
+    path : str or path-like
+    data : bytes, optional
+        The content, if already read.
+    progress : callable, optional
+        ``progress(fraction, message)``.
+
+    Returns
+    -------
+    trials : Trials
+        In file order; with ids, conditions and weights when the file has those columns.
+        A trial (model, segment) listed twice with the same score and label is kept once
+        (with a LlrlabWarning); with different values it is an error.
+    n_duplicates : int
+        The number of repeated lines ignored.
+
+    Raises
+    ------
+    FileFormatError
+        Unreadable file, bad header, wrong number of fields, non-number or non-finite score,
+        unknown label (with the line number and text).
+    DataError
+        No target or no non-target trial.
+    """
+    name = os.fspath(path)
+    if data is None:
+        data = read_bytes(name)
+    if progress:
+        progress(0.1, f"parsing {name}")
+    delim = choose_delimiter(name, data, (2, 3, 4, 5, 6))
+    tt = split_table(name, data, delimiter=delim)
+    roles = _header_roles(tt)
+    if roles is None:
+        if tt.ncols == 2:
+            roles = {"score": 0, "label": 1}
+        elif tt.ncols == 4:
+            roles = {"model": 0, "segment": 1, "score": 2, "label": 3}
+        else:
+            raise tt.error(0, f"expected 2 fields (score label) or 4 (model segment score "
+                              f"label) per line, found {tt.ncols}; with other columns, start "
+                              f"the file with a header line naming them")
+    else:
+        tt = tt.drop_first_row()
+        if tt.n_rows == 0:
+            raise FileFormatError(name, "has a header line but no trials")
+    if progress:
+        progress(0.4, f"parsing {name}")
+    values = {"scores": parse_numbers(tt, roles["score"]),
+              "labels": parse_labels(tt, roles["label"])}
+    if "weight" in roles:
+        w = parse_numbers(tt, roles["weight"], "weight")
+        if (w < 0).any():
+            i = int(np.argmax(w < 0))
+            raise tt.error(i, f"the weight {float(w[i])!r} is negative")
+        values["weights"] = w
+    if "condition" in roles:
+        cc, cv = encode_ids(tt.column(roles["condition"]))
+        values["conditions"] = cv[cc]
+    if progress:
+        progress(0.7, f"parsing {name}")
+    if "model" in roles:
+        mc, mv = encode_ids(tt.column(roles["model"]))
+        sc, sv = encode_ids(tt.column(roles["segment"]))
+        table = Table(name, mc, mv, sc, sv, values, tt)
+        keep, n_dup = deduplicate(table, ("scores", "labels"), "score and label")
+        if keep.size != len(table):
+            table = table.subset(keep)
+        values = table.values
+        model_ids, segment_ids = table.model_ids(), table.segment_ids()
+    else:
+        model_ids = segment_ids = None
+        n_dup = 0
+    try:
+        trials = Trials(values["scores"], values["labels"], weights=values.get("weights"),
+                        conditions=values.get("conditions"), model_ids=model_ids,
+                        segment_ids=segment_ids, source=name)
+    except DataError as exc:  # e.g. weights that sum to zero
+        raise FileFormatError(name, str(exc)) from None
+    if progress:
+        progress(1.0, f"read {name}")
+    return require_both_classes(trials), n_dup
+
+
+def write_labelled(path, trials, *, header=True):
+    """Write Trials as one labelled text file (full-precision scores).
+
+    Columns: ``model segment score label`` (ids only when the trials have them), then
+    ``condition`` and ``weight`` when present.  Fields are separated by commas for a ``.csv``
+    name, by tabs for ``.tsv``, otherwise by one space.  Labels are written as ``target`` /
+    ``nontarget``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    trials : Trials
+    header : bool, default True
+        Start with a header line naming the columns.  Without a header the file can only
+        hold ``score label`` or ``model segment score label``.
+    """
+    name = os.fspath(path)
+    ext = os.path.splitext(name)[1].lower()
+    sep = {".csv": ",", ".tsv": "\t"}.get(ext, " ")
+    cols, names = [], []
+    if trials.model_ids is not None:
+        check_text_ids(trials.model_ids, "model id", csv=sep == ",")
+        check_text_ids(trials.segment_ids, "segment id", csv=sep == ",")
+        cols += [trials.model_ids.tolist(), trials.segment_ids.tolist()]
+        names += ["model", "segment"]
+    cols += [format_scores(trials.scores),
+             np.where(trials.labels, "target", "nontarget").tolist()]
+    names += ["score", "label"]
+    if trials.conditions is not None:
+        check_text_ids(trials.conditions, "condition", csv=sep == ",")
+        cols.append(trials.conditions.tolist())
+        names.append("condition")
+    if trials.weights is not None:
+        cols.append(format_scores(trials.weights))
+        names.append("weight")
+    if not header and len(names) not in (2, 4):
+        raise DataError(f"columns {' '.join(names)} need a header line; call with header=True")
+    line = sep.join(["{}"] * len(names)) + "\n"
+    body = "".join(map(line.format, *cols))
+    write_text(name, (sep.join(names) + "\n" if header else "") + body)
