@@ -1,7 +1,8 @@
 """BOSARIS text score, key and index files, and the trial-id join shared by every format.
 
-Formats (one trial per line, fields separated by whitespace; seed 000 section 4.1 describes
-the three objects):
+Formats (one trial per line, fields separated by whitespace -- or by commas in a ``.csv``
+file or when the first line is evidently comma-separated; seed 000 section 4.1 describes the
+three objects):
 
 * score file: ``model segment score``
 * key file: ``model segment target|nontarget`` (see :data:`LABEL_HELP` for the accepted words)
@@ -30,6 +31,7 @@ from ..errors import DataError, FileFormatError, LlrlabWarning
 from ..trials import Scores, Trials
 from ._text import (
     LABEL_HELP,
+    choose_delimiter,
     encode_ids,
     parse_labels,
     parse_numbers,
@@ -465,7 +467,8 @@ def _text_table(path, data, ncols, describe, progress):
         data = read_bytes(name)
     if progress:
         progress(0.1, f"splitting {name}")
-    tt = split_table(name, data, ncols=ncols, describe=describe)
+    tt = split_table(name, data, ncols=ncols, describe=describe,
+                     delimiter=choose_delimiter(name, data, ncols))
     if progress:
         progress(0.35, f"parsing {name}")
     return tt

@@ -276,3 +276,11 @@ def test_progress_is_reported_from_0_to_1(toy):
     assert fractions[0] == 0.0 and fractions[-1] == 1.0
     assert fractions == sorted(fractions)
     assert all(isinstance(m, str) and m for _, m in seen)
+
+
+def test_comma_separated_score_and_key_files(tmp_path):
+    s = write(tmp_path / "s.csv", "m1,s1,1.5\nm1,s2,-1\n")
+    k = write(tmp_path / "k.txt", "m1,s1,target\nm1,s2,nontarget\n")
+    t = load_trials(s, k)
+    np.testing.assert_array_equal(t.scores, [1.5, -1.0])
+    np.testing.assert_array_equal(t.labels, [True, False])
