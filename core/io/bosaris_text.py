@@ -250,7 +250,7 @@ class JoinReport:
         def part(n, role, here, there, example):
             role = f"{role} " if role else ""
             if n == 0:
-                return f"every {role}trial of {here} is in {there}"
+                return f"all {self.n_joined} {role}trials of {here} are in {there}"
             return f"{n} {role}trial(s) of {here} are not in {there} (e.g. {example!r})"
         first = part(self.n_left_only, left_role, self.left, self.right,
                      self.left_only_example)

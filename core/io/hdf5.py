@@ -45,6 +45,16 @@ SIDEKIT's ``astype('S')`` but always with a terminating NUL for C and MATLAB rea
 
 Reading is vectorized: ``numpy.nonzero`` on the mask gives the trial coordinates (in model-major
 order) and fancy indexing gives the scores, so 10^7-trial matrices load in seconds.
+
+References
+----------
+.. [1] N. Brümmer and E. de Villiers, "The BOSARIS Toolkit: Theory, Algorithms and Code for
+   Surviving the New DCF" (2011), seed 000 section 4.6 (file format) and 4.1 (data objects).
+.. [2] BOSARIS Toolkit MATLAB sources ``@Scores/save_hdf5.m``, ``@Key/save_hdf5.m``,
+   ``@Ndx/save_hdf5.m`` and their ``read_hdf5.m``: ``hdf5write``/``hdf5read`` with
+   ``'V71Dimensions', true``; MATLAB's ``hdf5write`` documentation for that option.
+.. [3] SIDEKIT ``bosaris/scores.py`` (``read_matlab``, ``write_matlab``, ``segest``) and
+   ``bosaris/key.py``; hyperion ``TrialNdx.load_h5``.
 """
 
 from __future__ import annotations
@@ -243,6 +253,15 @@ def read_hdf5_table(path, want, *, progress=None):
         Values ``"scores"`` (float64) or ``"labels"`` (bool), none for an index.
     """
     name = os.fspath(path)
+    try:
+        return _read_table(name, want, progress)
+    except (OSError, KeyError, RuntimeError, TypeError) as exc:
+        # h5py's errors from inside a damaged file (bad chunk, broken link, odd type)
+        raise FileFormatError(name, f"cannot be read as a BOSARIS HDF5 file "
+                                    f"({type(exc).__name__}: {exc})") from None
+
+
+def _read_table(name, want, progress):
     with _open(name) as f:
         kind, ds, names = _layout(f, name)
         if progress:

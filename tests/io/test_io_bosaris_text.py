@@ -107,7 +107,8 @@ def test_mismatch_is_counted_warned_and_reported(tmp_path):
 def test_mismatch_only_in_the_key(tmp_path):
     s = write(tmp_path / "s.txt", "m1 s1 1\nm1 s2 2\n")
     k = write(tmp_path / "k.txt", "m1 s1 target\nm1 s2 nontarget\nm1 s3 target\n")
-    with pytest.warns(LlrlabWarning, match=r"every scored trial .* 1 key trial\(s\)"):
+    with pytest.warns(LlrlabWarning,
+                      match=r"all 2 scored trials of .* are in .*; 1 key trial\(s\)"):
         _, report = load_trials_with_report(s, k)
     assert (report.n_left_only, report.n_right_only) == (0, 1)
 

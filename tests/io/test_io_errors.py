@@ -193,3 +193,33 @@ def test_garbage_never_escapes_as_a_bare_exception(tmp_path, content):
             assert str(exc)
         except Exception as exc:  # pragma: no cover - the failure being tested for
             pytest.fail(f"{type(exc).__name__} escaped: {exc}")
+
+
+def test_writing_without_ids(tmp_path):
+    from llrlab.core import Trials
+    from llrlab.core.io import write_ndx
+
+    t = Trials.from_tar_non([1.0], [0.0])
+    for call in (lambda: write_key(tmp_path / "k.txt", t), lambda: write_key(tmp_path / "k.h5", t),
+                 lambda: write_ndx(tmp_path / "n.txt", t), lambda: write_ndx(tmp_path / "n.h5", t),
+                 lambda: write_ndx(tmp_path / "n.txt", [1, 2])):
+        with pytest.raises(DataError, match="ids"):
+            call()
+    with pytest.raises(DataError, match="needs a Key or Trials"):
+        write_key(tmp_path / "k.txt", "not a key")
+
+
+def test_damaged_hdf5_dataset_is_wrapped(tmp_path):
+    p = tmp_path / "damaged.h5"
+    with h5py.File(p, "w") as f:
+        f.create_dataset("scores", data=np.arange(20000.0).reshape(50, 400), compression="gzip",
+                         chunks=(50, 400))
+        f["score_mask"] = np.ones((50, 400), np.uint8)
+        f["ID/row_ids"] = np.array([f"m{i}".encode() for i in range(50)])
+        f["ID/column_ids"] = np.array([f"s{i}".encode() for i in range(400)])
+        offset = f["scores"].id.get_chunk_info(0).byte_offset
+    data = bytearray(p.read_bytes())
+    data[offset + 10:offset + 200] = b"\xff" * 190
+    p.write_bytes(bytes(data))
+    with pytest.raises(FileFormatError, match=r"damaged.h5: cannot be read as a BOSARIS HDF5"):
+        load_scores(p)
