@@ -15,7 +15,10 @@ For scale, ``numpy.loadtxt`` of just the score column of the same score file (nu
 parser, no ids, no key) is timed as a reference for the machine.  Each time is the median of
 ``--repeats`` runs in this process (after one untimed warm-up load).
 
-Usage: python bench/bench_io.py [--sizes 1e5 1e6] [--repeats 3]
+``--big-hdf5 1e7`` adds a BOSARIS HDF5 score + key pair of that many trials (a full
+1000-model grid), to check that a 10^7-trial matrix loads in seconds.
+
+Usage: python bench/bench_io.py [--sizes 1e5 1e6] [--repeats 3] [--big-hdf5 1e7]
 """
 
 from __future__ import annotations
@@ -65,10 +68,31 @@ def make_files(n, d, rng):
     return f
 
 
+def make_big_hdf5(n, d, rng):
+    """A full grid of 1000 models x n/1000 segments written directly with h5py."""
+    import h5py
+
+    n_model = 1000
+    n_seg = max(n // n_model, 1)
+    with h5py.File(os.path.join(d, "big_scores.h5"), "w") as f:
+        f["scores"] = rng.normal(size=(n_model, n_seg))
+        f["score_mask"] = np.ones((n_model, n_seg), np.uint8)
+        f["ID/row_ids"] = np.array([f"spk{i:05d}".encode() for i in range(n_model)])
+        f["ID/column_ids"] = np.array([f"seg{j:07d}.sph".encode() for j in range(n_seg)])
+    with h5py.File(os.path.join(d, "big_key.h5"), "w") as f:
+        f["trial_mask"] = np.where(rng.random((n_model, n_seg)) < 0.01, 1, -1).astype(np.int8)
+        f["file_format"] = np.bytes_(b"2.0")
+        f["ID/row_ids"] = np.array([f"spk{i:05d}".encode() for i in range(n_model)])
+        f["ID/column_ids"] = np.array([f"seg{j:07d}.sph".encode() for j in range(n_seg)])
+    return os.path.join(d, "big_scores.h5"), os.path.join(d, "big_key.h5")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", type=float, default=[1e5, 1e6])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--big-hdf5", type=float, default=0,
+                    help="also time an HDF5 score+key matrix of this many trials")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(0)
     warnings.simplefilter("error")  # a clean join must not warn
@@ -89,6 +113,13 @@ def main(argv=None):
             for name, fn in cases:
                 med, best = median_time(fn, args.repeats)
                 rows.append((name, n, mb, med, best))
+        if args.big_hdf5:
+            n = int(args.big_hdf5)
+            sh, kh = make_big_hdf5(n, d, rng)
+            med, best = median_time(lambda: load_trials(sh, kh), args.repeats)
+            rows.append(("HDF5 score+key (matrix)", n, os.path.getsize(sh) / 1e6, med, best))
+            med, best = median_time(lambda: load_scores(sh), args.repeats)
+            rows.append(("load_scores HDF5 (matrix)", n, os.path.getsize(sh) / 1e6, med, best))
     print(f"{'case':32s} {'trials':>9s} {'score MB':>9s} {'median s':>9s} {'min s':>7s}")
     for name, n, mb, med, best in rows:
         print(f"{name:32s} {n:9d} {mb:9.1f} {med:9.3f} {best:7.3f}")

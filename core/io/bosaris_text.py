@@ -410,8 +410,12 @@ def join_tables(left, right, *, compare_left=(), compare_right=(), left_what="sc
                 right_what="labels", left_role="scored", right_role="key", warn=True):
     """Match the trials of two tables on (model, segment).
 
-    Both sides are sorted by trial code once (this also finds repeated trials); the sorted
-    left codes are then located in the sorted right codes with one ``searchsorted``.
+    Each trial gets one integer code, ``model * n_segments + segment`` over the union of the
+    ids of both tables.  When the (model x segment) grid is small compared with the number of
+    trials (the usual dense trial list) the codes index a lookup array: O(n), no sorting.
+    Otherwise, or when a table repeats a trial, both sides are sorted by code once (which
+    finds the repeats) and the sorted left codes are located in the sorted right codes with
+    one ``searchsorted``.
 
     Returns
     -------
