@@ -1,0 +1,320 @@
+"""The dashboard application: :func:`create_app` builds one session's page.
+
+``llrlab serve`` calls :func:`create_app` once per browser session (see ``cli.py``); ``panel
+serve dashboard/app.py`` works too (the module marks the page servable when Panel runs it).
+
+Layout (BootstrapTemplate, no external resources): the sidebar holds data loading,
+calibration, operating point, display options, exports and teaching mode; the main area shows
+the NBER and DET plots side by side, the metrics table next to the calibration parameters, and
+the score histograms next to the calibration map.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import resources
+
+import panel as pn
+from panel.io.state import set_curdoc
+
+from .controls import (
+    DEFAULT_MAX_UPLOAD_MB,
+    UploadPanel,
+    calibration_controls,
+    display_controls,
+    operating_point_controls,
+    teaching_controls,
+)
+from .state import DashboardState, SyncRunner
+from .views import CalibrationView, DETView, HistogramView, MetricsView, NBERView
+
+__all__ = ["DEMO_FILES", "FileSpec", "ThreadRunner", "create_app", "demo_specs"]
+
+log = logging.getLogger(__name__)
+
+#: Query parameters that reproduce a view (``pn.state.location.sync``).
+URL_PARAMS = {
+    "p_target": "p_target", "c_miss": "c_miss", "c_fa": "c_fa",
+    "calibration": "cal", "train_prior": "prior", "fusion": "fusion", "system": "system",
+    "nber_range": "range", "det_kind": "det", "show_contributions": "parts",
+    "show_dev": "dev", "presentation": "present", "svg": "svg",
+    "teaching": "teach", "t_mu_tar": "mu_tar", "t_sigma_tar": "sd_tar",
+    "t_mu_non": "mu_non", "t_sigma_non": "sd_non", "t_n_tar": "n_tar", "t_n_non": "n_non",
+    "t_seed": "seed", "t_scale": "scale", "t_shift": "shift", "t_references": "refs",
+}
+
+_EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-dashboard")
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """A server-side file named on the command line: which system and role it feeds."""
+
+    system: str
+    role: str
+    scores: str
+    key: str | None = None
+
+
+#: The demo data shipped in ``llrlab.assets``: (system, role, scores file, key file).
+DEMO_FILES = (
+    ("system A", "dev", "demo_A_dev_scores.h5", "demo_dev_key.h5"),
+    ("system A", "eval", "demo_A_eval_scores.h5", "demo_eval_key.h5"),
+    ("system B", "dev", "demo_B_dev_scores.h5", "demo_dev_key.h5"),
+    ("system B", "eval", "demo_B_eval_scores.h5", "demo_eval_key.h5"),
+)
+
+
+def _assets_root():
+    try:
+        return resources.files("llrlab.assets")
+    except ModuleNotFoundError:  # a source checkout installed before assets/ was mapped
+        return resources.files("llrlab.dashboard").joinpath("..", "assets")
+
+
+def demo_specs():
+    """FileSpecs of the demo data (paths inside the installed package)."""
+    root = _assets_root()
+    out = []
+    for system, role, scores, key in DEMO_FILES:
+        out.append(FileSpec(system, role, str(root / scores),
+                            None if key is None else str(root / key)))
+    return out
+
+
+class ThreadRunner:
+    """Runs heavy jobs in a worker thread and applies their results on the event loop.
+
+    Bokeh documents may only be changed on their event loop: results, errors and progress are
+    handed back with ``Document.add_next_tick_callback`` (thread-safe), inside which Panel's
+    current document is set so that widget updates are dispatched directly.
+    """
+
+    def __init__(self, doc, executor=_EXECUTOR):
+        self.doc = doc
+        self.executor = executor
+
+    def _schedule(self, fn, *args):
+        doc = self.doc
+
+        def cb():
+            with set_curdoc(doc):
+                try:
+                    fn(*args)
+                except Exception:  # never let a callback kill the session
+                    log.exception("dashboard callback failed")
+
+        try:
+            doc.add_next_tick_callback(cb)
+        except Exception:  # the session has gone
+            log.debug("session closed before a result arrived")
+
+    def run(self, job, on_done, on_error, on_progress):
+        last = [-1]
+
+        def progress(fraction, message=""):
+            pct = int(100 * fraction)
+            if pct != last[0]:
+                last[0] = pct
+                self._schedule(on_progress, fraction, message)
+
+        def work():
+            try:
+                result = job(progress)
+            except Exception as exc:
+                self._schedule(on_error, exc)
+            else:
+                self._schedule(on_done, result)
+
+        self.executor.submit(work)
+
+
+# -------------------------------------------------------------------------------- loading
+
+_FILE_CACHE: dict = {}
+
+
+def _cached_loader(scores, key, progress):
+    """Load a server-side file once per (path, key, modification time) for all sessions."""
+    from llrlab.core.io import load_trials
+
+    def stamp(p):
+        return None if p is None else (os.path.abspath(p), os.path.getmtime(p))
+
+    try:
+        k = (stamp(scores), stamp(key))
+    except OSError:
+        k = None
+    if k is not None and k in _FILE_CACHE:
+        progress(1.0, "")
+        return _FILE_CACHE[k]
+    t = load_trials(scores, key, progress=progress)
+    if k is not None:
+        _FILE_CACHE[k] = t
+    return t
+
+
+def load_specs(state: DashboardState, specs, *, replace=True, interactive=False):
+    """Load server-side files (command-line paths or the demo) into a session's state.
+
+    ``interactive`` (a button press) leaves teaching mode and shows the loaded system; at
+    start-up the choices restored from the URL are kept.
+    """
+    items = [(s.system, s.role, s.scores, s.key) for s in specs]
+    display = {s.scores: os.path.basename(s.scores) for s in specs}
+    display.update({s.key: os.path.basename(s.key) for s in specs if s.key})
+    state.load_files(items, display=display, replace=replace, loader=_cached_loader,
+                     interactive=interactive)
+
+
+# -------------------------------------------------------------------------------- the page
+
+
+def _status(state):
+    bar = pn.indicators.Progress(value=-1, active=False, visible=False, max=100,
+                                 sizing_mode="stretch_width", bar_color="primary",
+                                 name="progress")
+    text = pn.pane.Markdown("", margin=(0, 10), name="status")
+
+    def update(*_):
+        bar.visible = state.busy
+        if state.progress is None:
+            bar.value, bar.active = -1, state.busy
+        else:
+            bar.value, bar.active = int(100 * state.progress), False
+        text.object = f"*{state.status}…*" if state.busy and state.status else ""
+
+    state.param.watch(update, ["busy", "progress", "status"])
+    update()
+    return pn.Column(text, bar, sizing_mode="stretch_width")
+
+
+def _alerts(state):
+    error = pn.pane.Alert("", alert_type="danger", visible=False, name="error_alert",
+                          sizing_mode="stretch_width")
+    dismiss = pn.widgets.Button(name="Dismiss", button_type="light", visible=False,
+                                width=90)
+    notice = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
+
+    def on_error(*_):
+        msg = state.error
+        error.object = msg
+        error.visible = dismiss.visible = bool(msg)
+        if msg and pn.state.notifications is not None:
+            pn.state.notifications.error(msg, duration=8000)
+
+    def on_notice(*_):
+        notice.object = state.notice
+        notice.visible = bool(state.notice)
+
+    dismiss.on_click(lambda _e: state.clear_error())
+    state.param.watch(on_error, ["error"])
+    state.param.watch(on_notice, ["notice"])
+    on_error()
+    on_notice()
+    return pn.Column(pn.Row(error, dismiss, sizing_mode="stretch_width"), notice,
+                     sizing_mode="stretch_width")
+
+
+def _data_summary(state):
+    md = pn.pane.Markdown("", margin=(0, 5), name="data_summary")
+
+    def update(*_):
+        if state.teaching:
+            md.object = "**Teaching mode**: synthetic Gaussian scores."
+            return
+        if not state.systems:
+            md.object = "No data loaded."
+            return
+        lines = []
+        for name, sd in state.systems.items():
+            parts = [f"{role} {len(t):,} trials" for role, t in (("dev", sd.dev),
+                                                                 ("eval", sd.eval))
+                     if t is not None]
+            lines.append(f"- **{name}**: " + ", ".join(parts))
+        md.object = "\n".join(lines)
+
+    state.param.watch(update, ["systems", "teaching"])
+    update()
+    return md
+
+
+def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True):
+    """Build the dashboard page for one session.
+
+    Parameters
+    ----------
+    specs : list of FileSpec, optional
+        Server-side files to load (command-line paths).  The only server-side files the
+        page can read.
+    demo : bool
+        Load the built-in demo data when no ``specs`` are given.
+    max_upload_mb : float
+        Largest file accepted by the upload widgets.
+    threaded : bool
+        Run heavy work in a worker thread (when served); False runs it inline.
+
+    Returns
+    -------
+    panel.template.BootstrapTemplate
+    """
+    pn.extension("filedropper", notifications=True)
+    doc = pn.state.curdoc
+    runner = (ThreadRunner(doc) if threaded and doc is not None and doc.session_context
+              else SyncRunner())
+    state = DashboardState(runner=runner)
+
+    nber, det = NBERView(state=state), DETView(state=state)
+    hist, metrics = HistogramView(state=state), MetricsView(state=state)
+    calib = CalibrationView(state=state)
+    uploads = UploadPanel(state, max_upload_mb=max_upload_mb)
+
+    demo_button = pn.widgets.Button(name="Load demo data", button_type="success",
+                                    sizing_mode="stretch_width")
+    demo_button.on_click(lambda _e: load_specs(state, demo_specs(), interactive=True))
+    system = pn.widgets.Select.from_param(state.param.system, name="Shown system",
+                                          sizing_mode="stretch_width")
+
+    sidebar = [
+        _status(state),
+        pn.Card(_data_summary(state), demo_button, system, title="Data",
+                sizing_mode="stretch_width"),
+        pn.Card(uploads.layout, title="Upload files", sizing_mode="stretch_width",
+                collapsed=True),
+        pn.Card(calibration_controls(state), title="Calibration / fusion",
+                sizing_mode="stretch_width"),
+        pn.Card(operating_point_controls(state), title="Operating point",
+                sizing_mode="stretch_width"),
+        pn.Card(display_controls(state), title="Display", sizing_mode="stretch_width",
+                collapsed=False),
+        pn.Card(teaching_controls(state), title="Teaching mode",
+                sizing_mode="stretch_width", collapsed=True),
+    ]
+    main = [
+        _alerts(state),
+        pn.Row(pn.Column(nber, sizing_mode="stretch_width"),
+               pn.Column(det, width=480), sizing_mode="stretch_width"),
+        pn.Row(pn.Column(metrics, sizing_mode="stretch_width"),
+               pn.Column(calib, width=480), sizing_mode="stretch_width"),
+        pn.Row(pn.Column(hist, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
+    ]
+    template = pn.template.BootstrapTemplate(
+        title="llrlab: detector scores, calibration and DCF", sidebar=sidebar,
+        main=main, sidebar_width=360, header_background="#2b4a6f")
+
+    if pn.state.location is not None:
+        pn.state.location.sync(state, URL_PARAMS)
+    if specs:
+        load_specs(state, specs)
+    elif demo:
+        load_specs(state, demo_specs())
+    template.state = state  # for tests and notebooks
+    template.uploads = uploads
+    return template
+
+
+if __name__.startswith("bokeh_app"):  # `panel serve dashboard/app.py`
+    create_app().servable()

@@ -1,0 +1,157 @@
+"""``llrlab serve``: the dashboard's command line, and the ``llrlab`` console script.
+
+``llrlab serve [FILES...] [--port N] [--address HOST] [--no-show]`` serves the dashboard on
+127.0.0.1 by default.  Each FILE is ``[ROLE[:SYSTEM]=]SCORES[,KEY]``:
+
+* ``ROLE`` is ``dev`` (trains the calibration) or ``eval``; ``SYSTEM`` names the system
+  (several systems can be fused);
+* ``SCORES`` is a BOSARIS score file (text or HDF5) with ``KEY`` its key file, or a labelled
+  file (``score label`` or ``model segment score label``) without a key;
+* files without ``ROLE=`` are taken in pairs: dev then eval of one system, the next pair for
+  the next system (a single such file is an eval set).
+
+These paths are the only server-side files the page can read; in the browser, files are
+uploaded.  Without FILES the built-in demo is shown.  :func:`main` is the ``llrlab`` console
+script: the numeric subcommands of :func:`llrlab.core.cli.build_parser` plus ``serve``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from functools import partial
+
+__all__ = ["add_serve_parser", "build_parser", "main", "parse_file_specs", "run_serve"]
+
+_ROLE = re.compile(r"^(dev|eval)(?::(.+))?=(.+)$")
+#: Websocket messages larger than this are refused by the server (upload chunks are 4 MB).
+WEBSOCKET_MAX_MESSAGE_MB = 64
+
+
+class SpecError(ValueError):
+    """A FILE argument of ``llrlab serve`` that cannot be used."""
+
+
+def parse_file_specs(files, *, check=True):
+    """FileSpecs from ``llrlab serve`` FILE arguments (see the module docstring).
+
+    Examples
+    --------
+    >>> [(s.system, s.role, s.scores, s.key) for s in parse_file_specs(
+    ...     ["dev:A=a_dev.h5", "eval:A=a_eval.txt,a_eval.key"], check=False)]
+    [('A', 'dev', 'a_dev.h5', None), ('A', 'eval', 'a_eval.txt', 'a_eval.key')]
+    >>> [(s.system, s.role) for s in parse_file_specs(["d.h5", "e.h5"], check=False)]
+    [('system 1', 'dev'), ('system 1', 'eval')]
+    """
+    from .app import FileSpec
+
+    specs, plain = [], []
+    for arg in files or []:
+        m = _ROLE.match(arg)
+        if m:
+            role, system, rest = m.group(1), m.group(2) or "system 1", m.group(3)
+            specs.append((system, role, rest))
+        else:
+            plain.append(arg)
+    if len(plain) == 1:
+        specs.append(("system 1", "eval", plain[0]))
+    else:
+        for i, arg in enumerate(plain):
+            specs.append((f"system {i // 2 + 1}", "dev" if i % 2 == 0 else "eval", arg))
+    out, seen = [], set()
+    for system, role, rest in specs:
+        scores, _, key = rest.partition(",")
+        key = key or None
+        if (system, role) in seen:
+            raise SpecError(f"{role} set of {system!r} given twice")
+        seen.add((system, role))
+        if check:
+            for p in (scores, key):
+                if p is not None and not os.path.isfile(p):
+                    raise SpecError(f"{p}: no such file")
+        out.append(FileSpec(system, role, scores, key))
+    return out
+
+
+def add_serve_parser(subparsers):
+    """Add ``serve`` to an argparse subparsers object (used by the main ``llrlab`` CLI)."""
+    p = subparsers.add_parser(
+        "serve", help="open the interactive dashboard in a browser",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="[dev|eval[:SYSTEM]=]SCORES[,KEY]; none: the demo data")
+    p.add_argument("--port", type=int, default=5006, help="port (default 5006; 0: any)")
+    p.add_argument("--address", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1, this computer only)")
+    p.add_argument("--no-show", action="store_true", help="do not open a browser")
+    p.add_argument("--max-upload-mb", type=float, default=500.0,
+                   help="largest file accepted by the upload widgets (default 500)")
+    p.add_argument("--allow-websocket-origin", action="append", default=None,
+                   metavar="HOST[:PORT]",
+                   help="extra origin allowed to connect (needed with --address 0.0.0.0)")
+    p.add_argument("--no-demo", action="store_true",
+                   help="start with no data instead of the demo when no FILE is given")
+    p.set_defaults(handler=_serve_handler, command="serve")
+    return p
+
+
+def _serve_handler(args, out=None):
+    return run_serve(args)
+
+
+def run_serve(args):
+    """Serve the dashboard until interrupted; returns an exit code (2 on bad FILE)."""
+    try:
+        specs = parse_file_specs(args.files)
+    except SpecError as exc:
+        sys.stderr.write(f"llrlab serve: error: {exc}\n")
+        return 2
+    import panel as pn
+
+    from .app import create_app
+
+    max_mb = float(args.max_upload_mb)
+    kwargs = {}
+    if args.allow_websocket_origin:
+        kwargs["websocket_origin"] = list(args.allow_websocket_origin)
+    app = partial(create_app, specs or None, demo=not args.no_demo, max_upload_mb=max_mb)
+    pn.serve(app, port=args.port, address=args.address, show=not args.no_show,
+             title="llrlab", websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_MB * 1_000_000,
+             **kwargs)
+    return 0
+
+
+def build_parser():
+    """The ``llrlab`` parser: the core subcommands (when available) plus ``serve``."""
+    try:
+        from llrlab.core.cli import build_parser as core_parser
+    except ImportError:  # hook: the core CLI is optional for the dashboard
+        core_parser = None
+    if core_parser is not None:
+        parser = core_parser()
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    else:
+        parser = argparse.ArgumentParser(prog="llrlab", description="llrlab dashboard")
+        sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+        sub.required = True
+    add_serve_parser(sub)
+    return parser
+
+
+def main(argv=None):
+    """Console script ``llrlab``."""
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(argv)
+    if getattr(args, "command", None) == "serve":
+        sys.exit(run_serve(args))
+    from llrlab.core.cli import run
+
+    sys.exit(run(argv, parser=parser))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,400 @@
+"""The dashboard's heavy results: everything drawn, computed from llrlab.core only.
+
+This module imports neither Panel nor Bokeh.  :func:`compute_results` turns the loaded data
+and the calibration choice into a frozen :class:`Results` (one :class:`DatasetResult` per
+dev / eval set); it is the only place where the dashboard sorts scores, through
+:func:`llrlab.core.analyze`, or trains a calibration.  Everything the plots need when the
+operating point moves is then a look-up (:meth:`llrlab.core.Analysis.at`).
+
+Numbers come from ``llrlab.core``; this module only bins the sorted scores for histograms,
+samples the calibration map for its plot and picks display ranges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from llrlab.core import (
+    Analysis,
+    DataError,
+    GaussianModel,
+    Trials,
+    analyze,
+    analyze_transformed,
+    gaussian_trials,
+    probit,
+)
+
+from . import calib
+
+__all__ = [
+    "DET_POINTS",
+    "HIST_BINS",
+    "DatasetResult",
+    "Histogram",
+    "Results",
+    "SystemData",
+    "TeachingSpec",
+    "compute_results",
+]
+
+#: Largest number of points sent to the browser per DET curve.
+DET_POINTS = 4000
+#: Number of histogram bins.
+HIST_BINS = 80
+#: Prior log-odds grid used to map a click on the DET plot to an operating point.
+_PICK_PLO = np.linspace(-20.0, 20.0, 4001)
+#: Reference miscalibrations drawn in teaching mode (seed 000 figure 1): (label, scale, shift).
+TEACHING_REFERENCES = (("2 × LLR", 2.0, 0.0), ("0.5 × LLR", 0.5, 0.0),
+                       ("LLR + 2", 1.0, 2.0), ("LLR − 2", 1.0, -2.0))
+
+
+@dataclass(frozen=True, eq=False)
+class SystemData:
+    """The trials of one system: a dev set (to train calibration) and an eval set."""
+
+    dev: Trials | None = None
+    eval: Trials | None = None
+
+    def replace(self, role, trials):
+        return SystemData(**{"dev": self.dev, "eval": self.eval, role: trials})
+
+
+@dataclass(frozen=True)
+class TeachingSpec:
+    """Parameters of the synthetic Gaussian data of teaching mode (seed 000 figure 1)."""
+
+    mu_tar: float = 3.0
+    sigma_tar: float = 2.0
+    mu_non: float = 0.0
+    sigma_non: float = 1.0
+    n_tar: int = 10_000
+    n_non: int = 100_000
+    seed: int = 0
+    scale: float = 1.0
+    shift: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class Histogram:
+    """Per-class densities of scores on common bins.
+
+    ``edges`` has shape (B + 1,); ``tar`` and ``non`` shape (B,): the fraction of the class's
+    trials in each bin divided by the bin width (so each class integrates to at most 1; trials
+    outside the edges are not drawn).
+    """
+
+    edges: np.ndarray
+    tar: np.ndarray
+    non: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class DatasetResult:
+    """Everything drawn for one dataset (dev, eval, or the true LLR of teaching mode).
+
+    Attributes
+    ----------
+    role : str
+        ``"dev"``, ``"eval"`` or ``"true"``.
+    label : str
+        Legend text.
+    raw : Analysis
+        Analysis of the scores before calibration (the histogram domain).
+    llr : Analysis
+        Analysis of the LLRs that are evaluated (calibrated, fused, or the raw scores).
+    hist : Histogram or None
+    pick_x, pick_y, pick_plo : ndarray
+        Probit coordinates of the minimum-DCF point for a grid of prior log-odds, one entry per
+        distinct ROCCH vertex, with the middle of the plo range where that vertex is optimal:
+        maps a click on the DET plot to an operating point.
+    """
+
+    role: str
+    label: str
+    raw: Analysis
+    llr: Analysis
+    hist: Histogram | None = None
+    pick_x: np.ndarray = field(default_factory=lambda: np.empty(0))
+    pick_y: np.ndarray = field(default_factory=lambda: np.empty(0))
+    pick_plo: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+    def det(self, kind):
+        return self.llr.det(kind, max_points=DET_POINTS)
+
+    def det_dr30(self, kind):
+        return self.llr.det_dr30(kind)
+
+
+@dataclass(frozen=True, eq=False)
+class Results:
+    """The heavy, cached part of the dashboard for one (data, calibration) choice.
+
+    Attributes
+    ----------
+    key : tuple
+        The cache key.
+    datasets : dict of str to DatasetResult
+        In display order (``dev``, ``eval``, then ``true`` in teaching mode).
+    calibration : calib.Calibration or None
+        The trained calibration or fusion (None when uncalibrated).
+    score_label : str
+        Axis label of the histogram domain.
+    mapping : tuple of ndarray or None
+        ``(scores, llrs)``: the calibration map sampled over the histogram range.
+    references : list of (str, ndarray, ndarray)
+        Teaching mode: ``(label, plo_grid_is_nber, act_dcf)`` curves are computed on demand;
+        here ``(label, Analysis)`` pairs of the reference miscalibrations.
+    notes : list of str
+        Things the user should know (e.g. what fusion used).
+    """
+
+    key: tuple
+    datasets: dict
+    calibration: object = None
+    score_label: str = "score"
+    mapping: tuple | None = None
+    references: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    teaching: bool = False
+
+    @property
+    def primary(self) -> DatasetResult | None:
+        """The dataset that decides DR30 shading and DET clicks: eval if loaded, else dev."""
+        for role in ("eval", "dev"):
+            if role in self.datasets:
+                return self.datasets[role]
+        return None
+
+    def threshold_score(self, plo):
+        """Score whose LLR is the Bayes threshold ``-plo`` (histogram domain).
+
+        Uncalibrated scores are read as LLRs, so the threshold is ``-plo``; with a
+        calibration it is the inverse of the sampled monotone map (clipped to its range).
+        """
+        if self.mapping is None:
+            return -float(plo)
+        s, llr = self.mapping
+        if llr[-1] < llr[0]:  # a decreasing map (negative affine scale)
+            s, llr = s[::-1], llr[::-1]
+        return float(np.interp(-float(plo), llr, s))
+
+    def plo_of_score(self, score):
+        """Prior log-odds whose Bayes threshold falls at ``score`` (histogram domain)."""
+        if self.mapping is None or self.calibration is None:
+            return -float(score)
+        return -float(self.calibration.apply_one(float(score)))
+
+
+# ----------------------------------------------------------------------------------------
+# pieces
+
+
+def _quantile_sorted(a, q):
+    return float(a[min(int(q * (a.size - 1)), a.size - 1)])
+
+
+def hist_range(analyses):
+    """Display range of the scores: 0.1 % to 99.9 % quantiles over both classes, padded."""
+    lo, hi = np.inf, -np.inf
+    for a in analyses:
+        for x in (a.sorted.tar, a.sorted.non):
+            if x.size:
+                lo = min(lo, _quantile_sorted(x, 0.001))
+                hi = max(hi, _quantile_sorted(x, 0.999))
+    if not np.isfinite(lo) or not np.isfinite(hi):
+        return -1.0, 1.0
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    pad = 0.04 * (hi - lo)
+    return lo - pad, hi + pad
+
+
+def histogram(a: Analysis, edges) -> Histogram:
+    """Class densities on ``edges`` from the sorted scores of an analysis (binary searches)."""
+    def dens(x):
+        if x.size == 0:
+            return np.zeros(edges.size - 1)
+        counts = np.diff(np.searchsorted(x, edges, side="left"))
+        return counts / (x.size * np.diff(edges))
+    return Histogram(edges, dens(a.sorted.tar), dens(a.sorted.non))
+
+
+def _pick_points(a: Analysis):
+    """Min-DCF points on the DET plot for a fine plo grid, one per ROCCH vertex."""
+    _, mn = a.curves(_PICK_PLO)
+    x, y = probit(mn.p_fa), probit(mn.p_miss)
+    change = np.flatnonzero((np.diff(x) != 0) | (np.diff(y) != 0)) + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [x.size]]) - 1
+    mid = 0.5 * (_PICK_PLO[starts] + _PICK_PLO[ends])
+    return x[starts], y[starts], mid
+
+
+def _dataset(role, label, raw, llr, edges):
+    px, py, pp = _pick_points(llr)
+    return DatasetResult(role, label, raw, llr,
+                         None if edges is None else histogram(raw, edges), px, py, pp)
+
+
+def _raw(cache, trials):
+    """Analysis of a Trials' raw scores, cached by object identity."""
+    key = id(trials)
+    hit = cache.get(key)
+    if hit is not None and hit[0] is trials:
+        return hit[1]
+    a = analyze(trials)
+    cache[key] = (trials, a)
+    return a
+
+
+def _transformed(raw: Analysis, cal) -> Analysis:
+    """Analysis of calibrated scores: reuses the sort when the map is monotone."""
+    if cal.monotone:
+        try:
+            return analyze_transformed(raw, cal.apply)
+        except ValueError:
+            pass
+    s = raw.sorted
+    return analyze(cal.apply(s.tar), cal.apply(s.non))
+
+
+# ----------------------------------------------------------------------------------------
+# the entry point
+
+
+def compute_results(key, *, systems=None, system=None, fusion=False, calibration="none",
+                    train_prior=0.5, teaching=None, raw_cache=None, progress=None) -> Results:
+    """Compute the heavy results for one choice of data and calibration.
+
+    Parameters
+    ----------
+    key : tuple
+        Stored in the result (the caller's cache key).
+    systems : dict of str to SystemData
+    system : str
+        The system shown when ``fusion`` is off.
+    fusion : bool
+        Fuse all systems (linear logistic regression trained on dev).
+    calibration : {"none", "affine", "pav"}
+    train_prior : float
+        Training prior of the calibration / fusion.
+    teaching : TeachingSpec or None
+        When given, synthetic Gaussian data replace the loaded systems.
+    raw_cache : dict, optional
+        Cache of raw analyses (by Trials identity) shared between calls.
+    progress : callable, optional
+        ``progress(fraction, message)``.
+
+    Raises
+    ------
+    llrlab.core.LlrlabError
+        When the data cannot support the request (e.g. calibration without a dev set).
+    """
+    raw_cache = {} if raw_cache is None else raw_cache
+    if progress is None:
+        def progress(fraction, message=""):
+            return None
+    if teaching is not None:
+        return _teaching_results(key, teaching, calibration, train_prior, progress)
+    systems = systems or {}
+    if not systems:
+        return Results(key, {})
+    if fusion:
+        return _fusion_results(key, systems, train_prior, raw_cache, progress)
+    if system not in systems:
+        system = next(iter(systems))
+    data: SystemData = systems[system]
+    sets = {r: t for r, t in (("dev", data.dev), ("eval", data.eval)) if t is not None}
+    progress(0.05, "analysing raw scores")
+    raws = {r: _raw(raw_cache, t) for r, t in sets.items()}
+    cal = None
+    if calibration != "none":
+        if data.dev is None:
+            raise DataError(f"calibration needs a dev set, and system {system!r} has none: "
+                            "load a dev set (or choose calibration 'none')")
+        progress(0.4, f"training {calibration} calibration on dev")
+        cal = calib.train(calibration, [data.dev], train_prior)
+    progress(0.6, "analysing calibrated scores")
+    llrs = {r: (a if cal is None else _transformed(a, cal)) for r, a in raws.items()}
+    lo, hi = hist_range(raws.values())
+    edges = np.linspace(lo, hi, HIST_BINS + 1)
+    datasets = {r: _dataset(r, f"{r}", raws[r], llrs[r], edges) for r in sets}
+    mapping = None
+    if cal is not None:
+        grid = np.linspace(lo, hi, 801)
+        mapping = (grid, cal.apply(grid))
+    progress(1.0, "done")
+    return Results(key, datasets, cal, "score" if cal is not None else "score (read as LLR)",
+                   mapping)
+
+
+def _fusion_results(key, systems, train_prior, raw_cache, progress):
+    names = list(systems)
+    if len(names) < 2:
+        raise DataError("fusion needs at least two systems; load another system or turn "
+                        "fusion off")
+    missing = [n for n in names if systems[n].dev is None]
+    if missing:
+        raise DataError(f"fusion is trained on dev sets, and {', '.join(missing)} "
+                        "has none")
+    progress(0.2, "training linear fusion on dev")
+    cal = calib.train("fusion", [systems[n].dev for n in names], train_prior)
+    datasets = {}
+    fused = {}
+    for role in ("dev", "eval"):
+        sets = [getattr(systems[n], role) for n in names]
+        if any(t is None for t in sets):
+            continue
+        progress(0.5 if role == "dev" else 0.75, f"fusing {role}")
+        fused[role] = cal.apply_trials(sets)
+    if not fused:
+        return Results(key, {})
+    analyses = {r: analyze(t) for r, t in fused.items()}
+    lo, hi = hist_range(analyses.values())
+    edges = np.linspace(lo, hi, HIST_BINS + 1)
+    for r, a in analyses.items():
+        datasets[r] = _dataset(r, f"{r} (fused)", a, a, edges)
+    progress(1.0, "done")
+    note = f"linear fusion of {len(names)} systems: " + ", ".join(names)
+    return Results(key, datasets, cal, "fused LLR", None, notes=[note])
+
+
+def _teaching_results(key, spec: TeachingSpec, calibration, train_prior, progress):
+    model = GaussianModel(spec.mu_tar, spec.sigma_tar, spec.mu_non, spec.sigma_non)
+    progress(0.1, "sampling synthetic scores")
+    common = dict(model=model, scale=spec.scale, shift=spec.shift)
+    dev = gaussian_trials(spec.n_tar, spec.n_non, seed=spec.seed + 1, **common)
+    ev = gaussian_trials(spec.n_tar, spec.n_non, seed=spec.seed, **common)
+    true = gaussian_trials(spec.n_tar, spec.n_non, model=model, seed=spec.seed)
+    raw = {"dev": analyze(dev), "eval": analyze(ev)}
+    true_a = analyze(true)
+    cal = None
+    if calibration != "none":
+        cal = calib.train(calibration, [dev], train_prior)
+    llrs = {r: (a if cal is None else _transformed(a, cal)) for r, a in raw.items()}
+    lo, hi = hist_range([*raw.values(), true_a])
+    edges = np.linspace(lo, hi, HIST_BINS + 1)
+    miscal = f"{spec.scale:g} × LLR {'+' if spec.shift >= 0 else '−'} {abs(spec.shift):g}"
+    datasets = {
+        "dev": _dataset("dev", f"dev: {miscal}", raw["dev"], llrs["dev"], edges),
+        "eval": _dataset("eval", f"eval: {miscal}", raw["eval"], llrs["eval"], edges),
+        "true": _dataset("true", "true LLR (eval)", true_a, true_a, edges),
+    }
+    refs = [(label, analyze_transformed(true_a, _affine(a, b)))
+            for label, a, b in TEACHING_REFERENCES]
+    mapping = None
+    if cal is not None:
+        grid = np.linspace(lo, hi, 801)
+        mapping = (grid, cal.apply(grid))
+    progress(1.0, "done")
+    return Results(key, datasets, cal, "system output (miscalibrated LLR)", mapping,
+                   references=refs, teaching=True)
+
+
+def _affine(a, b):
+    def f(x):
+        return a * x + b
+    return f

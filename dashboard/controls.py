@@ -1,0 +1,164 @@
+"""Widgets of the dashboard, built from the state's parameters (``from_param`` / ``pn.Param``).
+
+Data loading (demo button, uploads), calibration, operating point, display options, exports
+and teaching mode.  Uploads use Panel's ``FileDropper``: files travel in chunks of a few MB
+(so no single websocket message exceeds the server's cap) and the browser refuses files larger
+than the configured maximum with a visible "File is too large" message before sending
+anything.  Uploaded bytes are written to a private temporary directory under their own name
+and read with ``llrlab.core.io.load_trials``; errors name the file as the user knows it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import panel as pn
+
+from .state import DashboardState
+
+__all__ = [
+    "DEFAULT_MAX_UPLOAD_MB",
+    "UploadPanel",
+    "calibration_controls",
+    "display_controls",
+    "operating_point_controls",
+    "teaching_controls",
+]
+
+#: Largest file accepted by the upload widgets, in MB (``llrlab serve --max-upload-mb``).
+DEFAULT_MAX_UPLOAD_MB = 500
+_CHUNK = 4_000_000
+
+
+def operating_point_controls(state: DashboardState):
+    """p_target, c_miss, c_fa, effective prior and prior log-odds, linked through the state."""
+    return pn.Column(
+        pn.widgets.FloatInput.from_param(state.param.p_target, format="0.[000000]",
+                                         step=0.001, name="P(target)"),
+        pn.Row(pn.widgets.FloatInput.from_param(state.param.c_miss, step=1.0, width=120),
+               pn.widgets.FloatInput.from_param(state.param.c_fa, step=1.0, width=120)),
+        pn.widgets.FloatInput.from_param(state.param.effective_prior, step=0.001,
+                                         format="0.[000000]"),
+        pn.widgets.EditableFloatSlider.from_param(state.param.plo, start=-10.0, end=10.0,
+                                                  fixed_start=-20.0, fixed_end=20.0,
+                                                  step=0.01, format="0.000",
+                                                  name="Prior log-odds"),
+        sizing_mode="stretch_width",
+    )
+
+
+def calibration_controls(state: DashboardState):
+    return pn.Column(
+        pn.widgets.RadioButtonGroup.from_param(state.param.calibration, name="Calibration",
+                                               button_type="primary",
+                                               button_style="outline"),
+        pn.widgets.FloatSlider.from_param(state.param.train_prior, throttled=True),
+        pn.widgets.Checkbox.from_param(state.param.fusion),
+        sizing_mode="stretch_width",
+    )
+
+
+def display_controls(state: DashboardState):
+    return pn.Column(
+        pn.widgets.RangeSlider.from_param(state.param.nber_range, start=-15.0, end=15.0,
+                                          step=0.5),
+        pn.widgets.RadioButtonGroup.from_param(state.param.det_kind, button_type="primary",
+                                               button_style="outline"),
+        pn.widgets.Checkbox.from_param(state.param.show_contributions),
+        pn.widgets.Checkbox.from_param(state.param.show_dev),
+        pn.widgets.Checkbox.from_param(state.param.presentation),
+        pn.widgets.Checkbox.from_param(state.param.svg),
+        sizing_mode="stretch_width",
+    )
+
+
+def teaching_controls(state: DashboardState):
+    """Sliders of the synthetic Gaussian data (update on release)."""
+    widgets = {p: {"type": pn.widgets.FloatSlider, "throttled": True}
+               for p in ("t_mu_tar", "t_sigma_tar", "t_mu_non", "t_sigma_non", "t_scale",
+                         "t_shift")}
+    widgets["t_n_tar"] = {"type": pn.widgets.IntInput, "step": 1000}
+    widgets["t_n_non"] = {"type": pn.widgets.IntInput, "step": 10_000}
+    widgets["t_seed"] = {"type": pn.widgets.IntInput}
+    return pn.Column(
+        pn.widgets.Switch.from_param(state.param.teaching, name="Teaching mode"),
+        pn.pane.Markdown(
+            "Targets and non-targets are Gaussian; the system outputs "
+            "`scale × true LLR + shift` (seed 000, figure 1). The green curve is the "
+            "true LLR; calibrating on dev repairs the miscalibration.", margin=(0, 5)),
+        pn.Param(state.param, parameters=["t_mu_tar", "t_sigma_tar", "t_mu_non",
+                                          "t_sigma_non", "t_n_tar", "t_n_non", "t_seed",
+                                          "t_scale", "t_shift", "t_references"],
+                 widgets=widgets, show_name=False, sizing_mode="stretch_width"),
+        sizing_mode="stretch_width",
+    )
+
+
+class UploadPanel:
+    """Upload widgets: a scores (or labelled, or HDF5) file and an optional key file."""
+
+    def __init__(self, state: DashboardState, *, max_upload_mb=DEFAULT_MAX_UPLOAD_MB):
+        self.state = state
+        self.max_bytes = int(max_upload_mb * 1_000_000)
+        size = f"{int(max_upload_mb)}MB"
+        self.scores = pn.widgets.FileDropper(name="Scores, labelled file or HDF5",
+                                             max_file_size=size, chunk_size=_CHUNK,
+                                             sizing_mode="stretch_width", layout="compact")
+        self.key = pn.widgets.FileDropper(name="Key file (optional)", max_file_size=size,
+                                          chunk_size=_CHUNK, sizing_mode="stretch_width",
+                                          layout="compact")
+        self.role = pn.widgets.RadioButtonGroup(name="Use as", options=["dev", "eval"],
+                                                value="eval", button_type="primary",
+                                                button_style="outline")
+        self.system = pn.widgets.TextInput(name="System name", value="uploaded",
+                                           sizing_mode="stretch_width")
+        self.button = pn.widgets.Button(name="Load uploaded file", button_type="primary",
+                                        sizing_mode="stretch_width")
+        self.button.on_click(self._load)
+        self.layout = pn.Column(
+            self.scores, self.key, pn.Row(pn.pane.Markdown("Use as:", margin=(8, 5)),
+                                          self.role),
+            self.system, self.button, sizing_mode="stretch_width")
+
+    def _load(self, _event=None):
+        files = dict(self.scores.value or {})
+        keys = dict(self.key.value or {})
+        if not files:
+            self.state.error = "choose a scores file to upload first"
+            return
+        (name, data), = list(files.items())[-1:]
+        key_item = list(keys.items())[-1] if keys else None
+        total = len(data) + (len(key_item[1]) if key_item else 0)
+        if total > self.max_bytes:
+            self.state.error = (f"{name}: the upload is larger than the "
+                                f"{self.max_bytes // 1_000_000} MB limit of this server")
+            return
+        tmp = tempfile.mkdtemp(prefix="llrlab-upload-")
+        display = {}
+        try:
+            scores_path = _write(tmp, "scores", name, data)
+            display[scores_path] = name
+            key_path = None
+            if key_item is not None:
+                key_path = _write(tmp, "key", *key_item)
+                display[key_path] = key_item[0]
+        except OSError as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            self.state.error = f"{name}: could not store the upload ({exc.strerror})"
+            return
+        system = self.system.value.strip() or "uploaded"
+        self.state.load_files([(system, self.role.value, scores_path, key_path)],
+                              display=display, cleanup=tmp)
+
+
+def _write(tmp, sub, name, data):
+    folder = os.path.join(tmp, sub)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, os.path.basename(name) or "upload")
+    mode = "w" if isinstance(data, str) else "wb"
+    kw = {"encoding": "utf-8", "newline": ""} if mode == "w" else {}
+    with open(path, mode, **kw) as f:
+        f.write(data)
+    return path

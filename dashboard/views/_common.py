@@ -1,0 +1,100 @@
+"""Shared look of the dashboard's Bokeh figures: colours, fonts, presentation style."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from bokeh.models import GlyphRenderer
+from bokeh.plotting import figure
+
+__all__ = ["COLORS", "Styler", "finite", "new_figure"]
+
+#: One meaning per colour across the dashboard.
+COLORS = {
+    "act": "#d62728",        # actual DCF (NBER)
+    "min": "#222222",        # minimum DCF (NBER)
+    "miss": "#1f77b4",       # misses' contribution
+    "fa": "#ff7f0e",         # false alarms' contribution
+    "true": "#2ca02c",       # teaching mode: true LLR
+    "op": "#c51b8a",         # operating point (magenta, as in BOSARIS)
+    "dr30_fa": "#d62728",    # DR30 marker where false alarms run out
+    "dr30_miss": "#2ca02c",  # DR30 marker where misses run out
+    "steppy": "#1f77b4",     # DET steppy curve
+    "rocch": "#d62728",      # DET ROCCH curve
+    "tar": "#ff7f0e",        # histogram targets
+    "non": "#1f77b4",        # histogram non-targets
+    "default": "#7f7f7f",
+    "unreliable": "#9e9e9e",
+    "map": "#6a3d9a",        # calibration map
+}
+REF_COLORS = ("#9467bd", "#8c564b", "#17becf", "#bcbd22")
+DASH = {"eval": "solid", "dev": "dashed", "true": "solid"}
+
+
+def finite(a):
+    """Float array with +-inf replaced by NaN (Bokeh draws nothing there)."""
+    a = np.asarray(a, dtype=np.float64)
+    return np.where(np.isfinite(a), a, np.nan)
+
+
+def new_figure(name, **kw):
+    """A figure with the dashboard's defaults: no active drag tool (drags move the
+    operating point), PNG save tool, sizes that stretch with the page."""
+    kw.setdefault("tools", "save,reset,wheel_zoom,box_zoom")
+    kw.setdefault("toolbar_location", "above")
+    kw.setdefault("sizing_mode", "stretch_width")
+    kw.setdefault("height", 400)
+    fig = figure(name=name, **kw)
+    fig.toolbar.active_drag = None
+    fig.toolbar.active_scroll = None
+    fig.toolbar.logo = None
+    for ax in fig.axis:
+        ax.axis_label_text_font_style = "normal"
+    fig.title.text_font_style = "bold"
+    return fig
+
+
+class Styler:
+    """Switches a figure between screen and presentation style, and canvas/SVG output.
+
+    Line widths and marker sizes are remembered when the figure is finished (call
+    :meth:`capture`) and scaled from there, so switching back and forth is exact.
+    """
+
+    FONTS: ClassVar[dict] = {False: ("13pt", "11pt", "9pt", "9pt"),
+                             True: ("20pt", "17pt", "14pt", "14pt")}
+
+    def __init__(self, fig):
+        self.fig = fig
+        self.base = []
+
+    def capture(self):
+        for r in self.fig.renderers:
+            if not isinstance(r, GlyphRenderer):
+                continue
+            g = r.glyph
+            lw = getattr(g, "line_width", None)
+            size = getattr(g, "size", None)
+            self.base.append((g, lw if isinstance(lw, (int, float)) else None,
+                              size if isinstance(size, (int, float)) else None))
+
+    def apply(self, presentation, svg):
+        fig = self.fig
+        title, label, ticks, legend = self.FONTS[bool(presentation)]
+        fig.title.text_font_size = title
+        for ax in fig.axis:
+            ax.axis_label_text_font_size = label
+            ax.major_label_text_font_size = ticks
+        for leg in fig.legend:
+            leg.label_text_font_size = legend
+            leg.glyph_width = 30 if presentation else 20
+        k = 2.0 if presentation else 1.0
+        for g, lw, size in self.base:
+            if lw is not None:
+                g.line_width = lw * k
+            if size is not None:
+                g.size = size * (1.6 if presentation else 1.0)
+        backend = "svg" if svg else "canvas"
+        if fig.output_backend != backend:
+            fig.output_backend = backend

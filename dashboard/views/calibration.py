@@ -1,0 +1,184 @@
+"""Calibration view: the score -> LLR map trained on dev, its parameters and downloads.
+
+The map is sampled on the histogram's score range (``Results.mapping``); the horizontal line is
+the Bayes threshold ``-plo`` on the LLR axis and the vertical line the score it corresponds to.
+Without calibration the scores are read as LLRs (identity map).  The trained parameters (from
+the calibration's ``to_dict()``) are shown and downloadable as JSON; the calibrated eval scores
+are downloadable as a score file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import tempfile
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource, Range1d, Span
+
+from ..state import DashboardState
+from ._common import COLORS, Styler, finite, new_figure
+
+__all__ = ["CalibrationView", "describe"]
+
+
+def _fmt(v):
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}"
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.6g}"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (list, tuple, np.ndarray)):
+        seq = list(v)
+        if len(seq) <= 6 and all(not isinstance(x, (list, tuple, dict)) for x in seq):
+            return "[" + ", ".join(_fmt(x) for x in seq) + "]"
+        return f"[{len(seq)} values]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_fmt(x)}" for k, x in list(v.items())[:6]) + "}"
+    return str(v)
+
+
+def describe(d):
+    """A Markdown table of a calibration's ``to_dict()``."""
+    if not d:
+        return "No calibration: the scores are read as LLRs."
+    lines = ["| parameter | value |", "|---|---|"]
+    for k, v in d.items():
+        lines.append(f"| {k} | {_fmt(v)} |")
+    return "\n".join(lines)
+
+
+class CalibrationView(pn.viewable.Viewer):
+    """Calibration map, parameters and downloads of a :class:`DashboardState`."""
+
+    state = param.ClassSelector(class_=DashboardState)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        fig = new_figure("calibration", x_range=Range1d(-1, 1), y_range=Range1d(-1, 1),
+                         title="Calibration map (trained on dev)", x_axis_label="score",
+                         y_axis_label="LLR", min_width=320, height=330)
+        self.figure = fig
+        self.source = ColumnDataSource({"score": np.empty(0), "llr": np.empty(0)},
+                                       name="calibration_map")
+        self.map_renderer = fig.line("score", "llr", source=self.source,
+                                     line_color=COLORS["map"], line_width=2.5)
+        self.hline = Span(location=0.0, dimension="width", line_color=COLORS["op"],
+                          line_dash="dashed", line_width=2, name="cal_llr_threshold")
+        self.vline = Span(location=0.0, dimension="height", line_color=COLORS["op"],
+                          line_dash="dotted", line_width=2, name="cal_score_threshold")
+        fig.add_layout(self.hline)
+        fig.add_layout(self.vline)
+        self.styler = Styler(fig)
+        self.styler.capture()
+        self.params = pn.pane.Markdown("", name="calibration_params", margin=(0, 10))
+        self.note = pn.pane.Markdown("", margin=(0, 10))
+        self.download_params = pn.widgets.FileDownload(
+            callback=self._params_json, filename="llrlab_calibration.json",
+            label="Parameters (JSON)", button_type="light", width=180,
+            disabled=True)
+        self.download_scores = pn.widgets.FileDownload(
+            callback=self._scores_file, filename="llrlab_calibrated_eval.txt",
+            label="Calibrated eval scores", button_type="light",
+            width=200, disabled=True)
+        self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+        self._layout = pn.Column(
+            self._pane,
+            pn.pane.Markdown("### Trained parameters", margin=(0, 10)),
+            self.note, self.params,
+            pn.Row(self.download_params, self.download_scores),
+            sizing_mode="stretch_width")
+        self._on_results()
+
+    def __panel__(self):
+        return self._layout
+
+    # ---------------------------------------------------------------- downloads
+
+    def _params_json(self):
+        d = self.state.calibration_dict() or {}
+        return io.StringIO(json.dumps(_jsonable(d), indent=2))
+
+    def _scores_file(self):
+        t = self.state.calibrated_eval()
+        if t is None:
+            return io.StringIO("")
+        from llrlab.core.io import write_scores
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "calibrated_eval.txt")
+            write_scores(path, t)
+            with open(path, "rb") as f:
+                return io.BytesIO(f.read())
+
+    # ---------------------------------------------------------------- updates
+
+    @param.depends("state.results", watch=True)
+    def _on_results(self):
+        st = self.state
+        res = st.results
+        with pn.io.hold():
+            cal = None if res is None else res.calibration
+            fused = cal is not None and res.mapping is None
+            self._pane.visible = not fused
+            if res is not None and res.primary is not None and res.primary.hist is not None:
+                e = res.primary.hist.edges
+                lo, hi = float(e[0]), float(e[-1])
+            else:
+                lo, hi = -1.0, 1.0
+            if res is not None and res.mapping is not None:
+                s, llr = res.mapping
+                llr = finite(llr)
+                self.source.data = {"score": s, "llr": llr}
+                self.figure.title.text = f"Calibration map: {cal.method} (trained on dev)"
+            else:
+                grid = np.linspace(lo, hi, 2)
+                self.source.data = {"score": grid, "llr": grid}
+                self.figure.title.text = "No calibration: scores read as LLRs"
+            y = self.source.data["llr"]
+            y = y[np.isfinite(y)]
+            ylo, yhi = (float(y.min()), float(y.max())) if y.size else (-1.0, 1.0)
+            pad = 0.05 * max(yhi - ylo, 1e-9)
+            self.figure.x_range.start, self.figure.x_range.end = lo, hi
+            self.figure.y_range.start, self.figure.y_range.end = ylo - pad, yhi + pad
+            d = st.calibration_dict()
+            self.params.object = describe(d)
+            self.note.object = " ".join(res.notes) if res is not None else ""
+            self.download_params.disabled = d is None
+            self.download_scores.disabled = d is None or st.teaching
+            self._on_op()
+            self.styler.apply(st.presentation, st.svg)
+
+    @param.depends("state.op", watch=True)
+    def _on_op(self):
+        st = self.state
+        res = st.results
+        self.hline.location = -st.plo
+        if res is not None:
+            self.vline.location = res.threshold_score(st.plo)
+
+    @param.depends("state.presentation", "state.svg", watch=True)
+    def _on_style(self):
+        self.styler.apply(self.state.presentation, self.state.svg)
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return [_jsonable(v) for v in x.tolist()]
+    if isinstance(x, (np.floating, float)):
+        f = float(x)
+        return f if math.isfinite(f) else str(f)
+    if isinstance(x, np.integer):
+        return int(x)
+    return x

@@ -1,0 +1,241 @@
+"""DET plot: probit axes labelled in percent, steppy and ROCCH curves, EER, DR30, operating point.
+
+Coordinates are ``probit(Pfa)``, ``probit(Pmiss)`` (seed 000 section 2.6).  Ticks are fixed
+probabilities (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 40 % ...) placed at their probits with
+``FixedTicker`` and labelled with ``major_label_overrides``.  For each dataset the actual
+operating point (error rates at the Bayes threshold ``-plo``, circle) and the minimum-DCF point
+(square) are drawn; a click or drag on the plot moves the operating point to the plo whose
+minimum-DCF point is nearest (``DashboardState.pick_det``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import param
+from bokeh import events
+from bokeh.models import (
+    ColumnDataSource,
+    CustomJSTickFormatter,
+    FixedTicker,
+    Legend,
+    LegendItem,
+    Range1d,
+)
+
+from llrlab.core import probit
+
+from ..state import DashboardState
+from ._common import COLORS, DASH, Styler, finite, new_figure
+
+__all__ = ["P_TICKS", "DETView", "choose_ticks", "tick_labels"]
+
+#: Probabilities with a tick on the DET axes.
+P_TICKS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.5,
+           0.6, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999)
+_P_HI = 0.6
+
+
+#: Ticks kept first when labels would collide: decades and the middle, then the rest.
+_PRIORITY = (0.5, 0.1, 0.01, 0.001, 0.0001, 0.9, 0.99, 0.999, 0.2, 0.4, 0.02, 0.05, 0.002,
+             0.005, 0.0002, 0.0005, 0.6, 0.8, 0.95, 0.98, 0.995, 0.998)
+
+
+def tick_labels():
+    """``{probit(p): "p in %"}`` for the fixed ticks."""
+    return {float(probit(p)): f"{100 * p:g}" for p in P_TICKS}
+
+
+def choose_ticks(lo, hi, min_gap):
+    """Tick positions (probits) inside ``[lo, hi]`` at least ``min_gap`` apart.
+
+    Ticks are taken in the order of ``_PRIORITY`` (decades first) and dropped when they
+    would sit closer than ``min_gap`` probit units to a tick already kept, so labels never
+    overlap whatever the range and the font size.
+    """
+    kept = []
+    for p in _PRIORITY:
+        x = float(probit(p))
+        if lo - 1e-9 <= x <= hi + 1e-9 and all(abs(x - k) >= min_gap for k in kept):
+            kept.append(x)
+    return sorted(kept)
+
+
+def _snap_down(p):
+    below = [t for t in P_TICKS if t <= p]
+    return below[-1] if below else P_TICKS[0]
+
+
+def _xy(p_fa, p_miss):
+    return finite(probit(np.asarray(p_fa, float))), finite(probit(np.asarray(p_miss, float)))
+
+
+class DETView(pn.viewable.Viewer):
+    """The DET plot of a :class:`DashboardState` (figure and sources built once)."""
+
+    state = param.ClassSelector(class_=DashboardState)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        lo, hi = float(probit(0.001)), float(probit(_P_HI))
+        fig = new_figure("det", x_range=Range1d(lo, hi), y_range=Range1d(lo, hi),
+                         title="DET", x_axis_label="false-alarm probability (%)",
+                         y_axis_label="miss probability (%)", min_width=360, height=540)
+        self.figure = fig
+        fig.min_border_left = 56
+        fig.min_border_bottom = 40
+        labels = tick_labels()
+        self.ticker = FixedTicker(ticks=sorted(labels), minor_ticks=[])
+        formatter = CustomJSTickFormatter(
+            args=dict(xs=list(labels), labels=list(labels.values())), code="""
+                for (let i = 0; i < xs.length; i++) {
+                    if (Math.abs(xs[i] - tick) < 1e-6) { return labels[i]; }
+                }
+                return "";
+            """)
+        for ax in (fig.xaxis[0], fig.yaxis[0]):
+            ax.ticker = self.ticker
+            ax.formatter = formatter
+        fig.xgrid.ticker = self.ticker
+        fig.ygrid.ticker = self.ticker
+
+        items = []
+        fig.line([-9.0, 9.0], [-9.0, 9.0], line_color=COLORS["default"], line_width=1,
+                 line_dash="dotted")
+        self.curve_sources, self.renderers = {}, {}
+        self.eer_sources, self.dr30_sources, self.op_sources = {}, {}, {}
+        for role in ("eval", "dev"):
+            dash = DASH[role]
+            r = {}
+            self.curve_sources[role] = {}
+            for kind in ("steppy", "rocch"):
+                src = ColumnDataSource({"x": np.empty(0), "y": np.empty(0)},
+                                       name=f"det_{kind}_{role}")
+                self.curve_sources[role][kind] = src
+                r[kind] = fig.line("x", "y", source=src, line_color=COLORS[kind],
+                                   line_width=2 if kind == "rocch" else 1.5, line_dash=dash)
+                items.append(LegendItem(label=f"{role} {'ROCCH' if kind == 'rocch' else kind}",
+                                        renderers=[r[kind]]))
+            src = ColumnDataSource({"x": [np.nan], "y": [np.nan]}, name=f"det_eer_{role}")
+            self.eer_sources[role] = src
+            r["eer"] = fig.scatter("x", "y", source=src, marker="diamond", size=12,
+                                   fill_color="white" if role == "dev" else "black",
+                                   line_color="black")
+            src = ColumnDataSource({"x": [np.nan, np.nan], "y": [np.nan, np.nan],
+                                    "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]},
+                                   name=f"det_dr30_{role}")
+            self.dr30_sources[role] = src
+            r["dr30"] = fig.scatter("x", "y", source=src, marker="triangle", size=12,
+                                    fill_color="color", line_color="black",
+                                    fill_alpha=1.0 if role == "eval" else 0.35)
+            src = ColumnDataSource({"x": [np.nan, np.nan], "y": [np.nan, np.nan],
+                                    "marker": ["circle", "square"],
+                                    "color": [COLORS["op"], COLORS["min"]]},
+                                   name=f"det_op_{role}")
+            self.op_sources[role] = src
+            r["op"] = fig.scatter("x", "y", source=src, marker="marker", size=11,
+                                  fill_color="color" if role == "eval" else "white",
+                                  line_color="color", line_width=2)
+            self.renderers[role] = r
+            if role == "eval":
+                items += [LegendItem(label="EER", renderers=[r["eer"]]),
+                          LegendItem(label="DR30 false alarms", renderers=[r["dr30"]],
+                                     index=0),
+                          LegendItem(label="DR30 misses", renderers=[r["dr30"]], index=1),
+                          LegendItem(label="actual op. point", renderers=[r["op"]],
+                                     index=0),
+                          LegendItem(label="min-DCF point", renderers=[r["op"]], index=1)]
+        self.legend = Legend(items=items, click_policy="hide", ncols=3,
+                             label_text_font_size="9pt", spacing=0, padding=4, margin=4,
+                             border_line_alpha=0)
+        fig.add_layout(self.legend, "below")
+        self._items = {i.label.value: i for i in items}
+
+        for ev in (events.Tap, events.PanStart, events.Pan):
+            fig.on_event(ev, self._on_drag)
+
+        self.styler = Styler(fig)
+        self.styler.capture()
+        self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+        self._on_results()
+        self._on_op()
+
+    def __panel__(self):
+        return self._pane
+
+    def _on_drag(self, event):
+        if event.x is not None and event.y is not None:
+            self.state.pick_det(event.x, event.y)
+
+    @param.depends("state.results", watch=True)
+    def _on_results(self):
+        res = self.state.results
+        datasets = {} if res is None else res.datasets
+        with pn.io.hold():
+            for role in ("eval", "dev"):
+                d = datasets.get(role)
+                for kind, src in self.curve_sources[role].items():
+                    if d is None:
+                        src.data = {"x": np.empty(0), "y": np.empty(0)}
+                    else:
+                        c = d.det(kind)
+                        src.data = {"x": finite(c.x), "y": finite(c.y)}
+                if d is None:
+                    self.eer_sources[role].data = {"x": [np.nan], "y": [np.nan]}
+                else:
+                    e = finite(probit(d.llr.eer))
+                    self.eer_sources[role].data = {"x": [float(e)], "y": [float(e)]}
+            self._update_dr30()
+            prim = None if res is None else res.primary
+            if prim is not None:
+                hi = float(probit(_P_HI))
+                for rng, n in ((self.figure.x_range, prim.llr.n_non),
+                               (self.figure.y_range, prim.llr.n_tar)):
+                    p = min(max(1.0 / max(n, 1), 1e-4), 0.01)
+                    rng.start, rng.end = float(probit(_snap_down(p))), hi
+            self._on_options()
+
+    def _update_dr30(self):
+        res = self.state.results
+        kind = "steppy" if self.state.det_kind == "steppy" else "rocch"
+        for role, src in self.dr30_sources.items():
+            d = None if res is None else res.datasets.get(role)
+            if d is None:
+                x = y = np.array([np.nan, np.nan])
+            else:
+                fa, miss = d.det_dr30(kind)
+                x, y = _xy([fa[0], miss[0]], [fa[1], miss[1]])
+            src.data = {"x": x, "y": y, "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]}
+
+    @param.depends("state.op", watch=True)
+    def _on_op(self):
+        op = self.state.op or {}
+        with pn.io.hold():
+            for role, src in self.op_sources.items():
+                o = op.get(role)
+                if o is None:
+                    x = y = np.array([np.nan, np.nan])
+                else:
+                    x, y = _xy([o.act.p_fa, o.min.p_fa], [o.act.p_miss, o.min.p_miss])
+                src.data = {"x": x, "y": y, "marker": ["circle", "square"],
+                            "color": [COLORS["op"], COLORS["min"]]}
+
+    @param.depends("state.det_kind", "state.show_dev", "state.presentation", "state.svg",
+                   watch=True)
+    def _on_options(self):
+        st = self.state
+        res = st.results
+        with pn.io.hold():
+            self._update_dr30()
+            for role, r in self.renderers.items():
+                have = res is not None and role in res.datasets
+                shown = have and (role == "eval" or st.show_dev)
+                for kind, label in (("steppy", "steppy"), ("rocch", "ROCCH")):
+                    r[kind].visible = shown and st.det_kind in (kind, "both")
+                    self._items[f"{role} {label}"].visible = r[kind].visible
+                for k in ("eer", "dr30", "op"):
+                    r[k].visible = shown
+            self.styler.apply(st.presentation, st.svg)
+            xr, yr = self.figure.x_range, self.figure.y_range
+            gap = 0.42 if st.presentation else 0.26
+            self.ticker.ticks = choose_ticks(min(xr.start, yr.start), max(xr.end, yr.end), gap)

@@ -1,0 +1,139 @@
+"""Score histograms of targets and non-targets with the Bayes threshold.
+
+Eval is drawn as filled bars, dev as step outlines (densities per class, binned on the server:
+at most a few hundred numbers go to the browser whatever the number of trials).  The vertical
+line is the Bayes decision threshold: ``-plo`` when the scores are read as LLRs, otherwise the
+score that the calibration maps to ``-plo``.  Dragging or clicking on the plot moves the
+threshold, hence the operating point (``DashboardState.set_threshold_score``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import param
+from bokeh import events
+from bokeh.models import ColumnDataSource, CustomJS, Legend, LegendItem, Range1d, Span
+
+from ..state import DashboardState
+from ._common import COLORS, Styler, new_figure
+
+__all__ = ["HistogramView"]
+
+
+def _empty_bars():
+    e = np.empty(0)
+    return {"left": e, "right": e, "tar": e, "non": e}
+
+
+def _empty_steps():
+    e = np.empty(0)
+    return {"x": e, "tar": e, "non": e}
+
+
+class HistogramView(pn.viewable.Viewer):
+    """Histograms of a :class:`DashboardState` (figure and sources built once)."""
+
+    state = param.ClassSelector(class_=DashboardState)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        fig = new_figure("histogram", x_range=Range1d(-1, 1), y_range=Range1d(0, 1),
+                         title="Score distributions", x_axis_label="score",
+                         y_axis_label="density (per class)", min_width=360, height=330)
+        self.figure = fig
+        self.bars = ColumnDataSource(_empty_bars(), name="hist_eval")
+        self.steps = ColumnDataSource(_empty_steps(), name="hist_dev")
+        items = []
+        r_non = fig.quad(left="left", right="right", bottom=0, top="non", source=self.bars,
+                         fill_color=COLORS["non"], fill_alpha=0.35, line_color=COLORS["non"],
+                         line_alpha=0.6, line_width=1)
+        r_tar = fig.quad(left="left", right="right", bottom=0, top="tar", source=self.bars,
+                         fill_color=COLORS["tar"], fill_alpha=0.35, line_color=COLORS["tar"],
+                         line_alpha=0.6, line_width=1)
+        s_non = fig.step("x", "non", source=self.steps, mode="after", line_color=COLORS["non"],
+                         line_dash="dashed", line_width=1.5)
+        s_tar = fig.step("x", "tar", source=self.steps, mode="after", line_color=COLORS["tar"],
+                         line_dash="dashed", line_width=1.5)
+        self.renderers = {"eval": [r_non, r_tar], "dev": [s_non, s_tar]}
+        items += [LegendItem(label="eval non-targets", renderers=[r_non]),
+                  LegendItem(label="eval targets", renderers=[r_tar]),
+                  LegendItem(label="dev non-targets", renderers=[s_non]),
+                  LegendItem(label="dev targets", renderers=[s_tar])]
+        self.threshold = Span(location=0.0, dimension="height", line_color=COLORS["op"],
+                              line_dash="dashed", line_width=2.5, name="hist_threshold")
+        fig.add_layout(self.threshold)
+        self.legend = Legend(items=items, click_policy="hide", location="top_right",
+                             background_fill_alpha=0.75, label_text_font_size="9pt",
+                             spacing=0, padding=6)
+        fig.add_layout(self.legend)
+        self._items = {i.label.value: i for i in items}
+        js = CustomJS(args=dict(span=self.threshold), code="span.location = cb_obj.x;")
+        for ev in (events.Tap, events.PanStart, events.Pan):
+            fig.js_on_event(ev, js)
+            fig.on_event(ev, self._on_drag)
+        fig.on_event(events.PanEnd, self._on_drag)
+        self.styler = Styler(fig)
+        self.styler.capture()
+        self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+        self._on_results()
+        self._on_op()
+
+    def __panel__(self):
+        return self._pane
+
+    def _on_drag(self, event):
+        if event.x is not None:
+            self.state.set_threshold_score(event.x)
+
+    @param.depends("state.results", watch=True)
+    def _on_results(self):
+        res = self.state.results
+        ds = {} if res is None else res.datasets
+        with pn.io.hold():
+            ymax = 0.0
+            ev = ds.get("eval")
+            if ev is not None and ev.hist is not None:
+                h = ev.hist
+                self.bars.data = {"left": h.edges[:-1], "right": h.edges[1:], "tar": h.tar,
+                                  "non": h.non}
+                ymax = max(ymax, float(h.tar.max(initial=0)), float(h.non.max(initial=0)))
+            else:
+                self.bars.data = _empty_bars()
+            dv = ds.get("dev")
+            if dv is not None and dv.hist is not None:
+                h = dv.hist
+                self.steps.data = {"x": h.edges, "tar": np.append(h.tar, h.tar[-1:]),
+                                   "non": np.append(h.non, h.non[-1:])}
+                ymax = max(ymax, float(h.tar.max(initial=0)), float(h.non.max(initial=0)))
+            else:
+                self.steps.data = _empty_steps()
+            some = ev if ev is not None else dv
+            if some is not None and some.hist is not None:
+                e = some.hist.edges
+                self.figure.x_range.start, self.figure.x_range.end = float(e[0]), float(e[-1])
+                self.figure.y_range.start, self.figure.y_range.end = 0.0, 1.08 * (ymax or 1.0)
+            self.figure.xaxis[0].axis_label = res.score_label if res is not None else "score"
+            self._on_op()
+            self._on_options()
+
+    @param.depends("state.op", watch=True)
+    def _on_op(self):
+        res = self.state.results
+        if res is None:
+            return
+        self.threshold.location = res.threshold_score(self.state.plo)
+
+    @param.depends("state.show_dev", "state.presentation", "state.svg", watch=True)
+    def _on_options(self):
+        st = self.state
+        res = st.results
+        with pn.io.hold():
+            for role, rs in self.renderers.items():
+                have = res is not None and role in res.datasets
+                vis = have and (role == "eval" or st.show_dev)
+                for r in rs:
+                    r.visible = vis
+            for label, item in self._items.items():
+                item.visible = self.renderers[label.split()[0]][0].visible
+            self.styler.apply(st.presentation, st.svg)

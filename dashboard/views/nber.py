@@ -1,0 +1,273 @@
+"""Normalized Bayes error-rate (NBER) plot with a draggable operating point.
+
+x: prior log-odds, y: normalized DCF (seed 000 section 2.5.4, figures 1-3).  Actual DCF (red)
+and minimum DCF (black) for dev (dashed) and eval (solid), optionally the contributions of
+misses and false alarms to the actual DCF, the default system at 1, DR30 triangles, and the
+regions outside DR30 shaded as unreliable.  The operating point is a vertical line: a drag (or
+a click) anywhere on the plot moves it.  The drag uses Bokeh's ``PanStart``/``Pan``/``Tap``
+UI events with no active drag tool: a CustomJS callback moves the line in the browser at once,
+and a Python callback sets ``state.plo``, which updates every other view.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import param
+from bokeh import events
+from bokeh.models import (
+    BoxAnnotation,
+    ColumnDataSource,
+    CustomJS,
+    Label,
+    Legend,
+    LegendItem,
+    Range1d,
+    Span,
+)
+
+from ..compute import TEACHING_REFERENCES
+from ..state import DashboardState
+from ._common import COLORS, DASH, REF_COLORS, Styler, finite, new_figure
+
+__all__ = ["NBERView"]
+
+_Y_MAX = 2.0
+
+
+def _empty_curves():
+    e = np.empty(0)
+    return {"plo": e, "act": e, "min": e, "act_miss": e, "act_fa": e}
+
+
+class NBERView(pn.viewable.Viewer):
+    """The NBER plot of a :class:`DashboardState` (figure and sources built once)."""
+
+    state = param.ClassSelector(class_=DashboardState)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        st = self.state
+        lo, hi = st.nber_range
+        fig = new_figure("nber", x_range=Range1d(lo, hi), y_range=Range1d(0, 1.2),
+                         title="Normalized Bayes error rate",
+                         x_axis_label="prior log-odds  logit(P̃)",
+                         y_axis_label="normalized DCF", min_width=420, height=520)
+        self.figure = fig
+
+        # unreliable regions (outside DR30), behind everything
+        style = dict(fill_color=COLORS["unreliable"], fill_alpha=0.15, line_alpha=0,
+                     level="underlay")
+        self.box_fa = BoxAnnotation(right=0.0, visible=False, **style)
+        self.box_miss = BoxAnnotation(left=0.0, visible=False, **style)
+        lab = dict(text_font_size="9pt", text_color="#555555", y=6, y_units="screen",
+                   visible=False, text_line_height=1.1)
+        self.label_fa = Label(x=0.0, text="unreliable:\n< 30 false alarms",
+                              text_align="right", x_offset=-4, **lab)
+        self.label_miss = Label(x=0.0, text="unreliable:\n< 30 misses", x_offset=4, **lab)
+        for m in (self.box_fa, self.box_miss, self.label_fa, self.label_miss):
+            fig.add_layout(m)
+
+        items = []
+        default = fig.line([-40.0, 40.0], [1.0, 1.0], line_color=COLORS["default"],
+                           line_width=1.5)
+        items.append(LegendItem(label="default (LLR = 0)", renderers=[default]))
+
+        self.sources = {}
+        self.renderers = {}
+        for role in ("eval", "dev"):
+            src = ColumnDataSource(_empty_curves(), name=f"nber_{role}")
+            dash = DASH[role]
+            r = {
+                "act": fig.line("plo", "act", source=src, line_color=COLORS["act"],
+                                line_width=2, line_dash=dash),
+                "min": fig.line("plo", "min", source=src, line_color=COLORS["min"],
+                                line_width=2.5, line_dash=dash),
+                "miss": fig.line("plo", "act_miss", source=src, line_color=COLORS["miss"],
+                                 line_width=1.5, line_dash=dash, visible=False),
+                "fa": fig.line("plo", "act_fa", source=src, line_color=COLORS["fa"],
+                               line_width=1.5, line_dash=dash, visible=False),
+            }
+            self.sources[role] = src
+            self.renderers[role] = r
+            items += [
+                LegendItem(label=f"{role} act DCF", renderers=[r["act"]]),
+                LegendItem(label=f"{role} min DCF", renderers=[r["min"]]),
+                LegendItem(label=f"{role} misses (act)", renderers=[r["miss"]], visible=False),
+                LegendItem(label=f"{role} false alarms (act)", renderers=[r["fa"]],
+                           visible=False),
+            ]
+
+        # teaching mode: the true LLR and reference miscalibrations
+        self.true_source = ColumnDataSource({"plo": np.empty(0), "act": np.empty(0)},
+                                            name="nber_true")
+        self.true_renderer = fig.line("plo", "act", source=self.true_source,
+                                      line_color=COLORS["true"], line_width=2.5, visible=False)
+        items.append(LegendItem(label="true LLR act DCF", renderers=[self.true_renderer],
+                                visible=False))
+        self.ref_source = ColumnDataSource(self._empty_refs(), name="nber_refs")
+        self.ref_renderers = []
+        for i, (label, _, _) in enumerate(TEACHING_REFERENCES):
+            rr = fig.line("plo", f"r{i}", source=self.ref_source, line_color=REF_COLORS[i],
+                          line_width=1.3, line_dash="dotdash", visible=False)
+            self.ref_renderers.append(rr)
+            items.append(LegendItem(label=label, renderers=[rr], visible=False))
+
+        # DR30 triangles, on the min DCF curves
+        self.dr30_sources = {}
+        for role in ("eval", "dev"):
+            src = ColumnDataSource({"x": [np.nan, np.nan], "y": [np.nan, np.nan],
+                                    "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]},
+                                   name=f"nber_dr30_{role}")
+            r = fig.scatter("x", "y", source=src, marker="triangle", size=13,
+                            fill_color="color", line_color="black",
+                            fill_alpha=1.0 if role == "eval" else 0.35)
+            self.dr30_sources[role] = src
+            self.renderers[role]["dr30"] = r
+            if role == "eval":
+                items += [LegendItem(label="DR30: 30 false alarms", renderers=[r], index=0),
+                          LegendItem(label="DR30: 30 misses", renderers=[r], index=1)]
+
+        # the operating point
+        self.op_span = Span(location=st.plo, dimension="height", line_color=COLORS["op"],
+                            line_dash="dashed", line_width=2.5, name="op_span")
+        self.op_label = Label(x=st.plo, y=1.17, x_offset=4, text="", text_baseline="top",
+                              text_color=COLORS["op"], text_font_size="10pt",
+                              text_font_style="bold", name="op_label")
+        fig.add_layout(self.op_span)
+        fig.add_layout(self.op_label)
+
+        self.legend = Legend(items=items, click_policy="hide", location="top_left",
+                             background_fill_alpha=0.7, label_text_font_size="9pt",
+                             spacing=0, padding=6)
+        fig.add_layout(self.legend, "right")
+        self._items = {i.label.value: i for i in items}
+
+        # dragging / clicking moves the operating point
+        js = CustomJS(args=dict(span=self.op_span, label=self.op_label), code="""
+            span.location = cb_obj.x;
+            label.x = cb_obj.x;
+        """)
+        for ev in (events.Tap, events.PanStart, events.Pan):
+            fig.js_on_event(ev, js)
+            fig.on_event(ev, self._on_drag)
+        fig.on_event(events.PanEnd, self._on_drag)
+
+        self.styler = Styler(fig)
+        self.styler.capture()
+        self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+        self._on_options()
+        self._on_curves()
+        self._on_op()
+
+    @staticmethod
+    def _empty_refs():
+        d = {"plo": np.empty(0)}
+        for i in range(len(TEACHING_REFERENCES)):
+            d[f"r{i}"] = np.empty(0)
+        return d
+
+    def __panel__(self):
+        return self._pane
+
+    # ---------------------------------------------------------------- callbacks
+
+    def _on_drag(self, event):
+        if event.x is not None:
+            self.state.set_plo(event.x)
+
+    @param.depends("state.nber", "state.results", watch=True)
+    def _on_curves(self):
+        st = self.state
+        nb, res = st.nber, st.results
+        sets = {} if nb is None else nb.sets
+        ymax = 1.2
+        with pn.io.hold():
+            for role, src in self.sources.items():
+                if role in sets:
+                    act, mn = sets[role]
+                    src.data = {"plo": nb.plo, "act": finite(act.dcf), "min": finite(mn.dcf),
+                                "act_miss": finite(act.miss_part),
+                                "act_fa": finite(act.fa_part)}
+                    vals = np.concatenate([act.dcf, mn.dcf])
+                    vals = vals[np.isfinite(vals)]
+                    if vals.size:
+                        ymax = max(ymax, min(_Y_MAX, 1.08 * float(vals.max())))
+                else:
+                    src.data = _empty_curves()
+            if "true" in sets:
+                act, _ = sets["true"]
+                self.true_source.data = {"plo": nb.plo, "act": finite(act.dcf)}
+            else:
+                self.true_source.data = {"plo": np.empty(0), "act": np.empty(0)}
+            refs = self._empty_refs()
+            if nb is not None and nb.references:
+                refs = {"plo": nb.plo}
+                for i, (_, act) in enumerate(nb.references):
+                    refs[f"r{i}"] = finite(act.dcf)
+            self.ref_source.data = refs
+            for role, src in self.dr30_sources.items():
+                d = None if res is None or role not in res.datasets else \
+                    res.datasets[role].llr.dr30
+                if d is None:
+                    src.data = {"x": [np.nan, np.nan], "y": [np.nan, np.nan],
+                                "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]}
+                else:
+                    src.data = {"x": finite([d.plo_fa, d.plo_miss]),
+                                "y": finite([d.dcf_fa, d.dcf_miss]),
+                                "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]}
+            self._shade(res)
+            self.figure.y_range.end = ymax
+            self.op_label.y = 0.975 * ymax
+            self.figure.y_range.start = 0.0
+            self.figure.x_range.start, self.figure.x_range.end = st.nber_range
+            self._on_options()
+
+    def _shade(self, res):
+        d = None if res is None or res.primary is None else res.primary.llr.dr30
+        fa_ok = d is not None and np.isfinite(d.plo_fa)
+        miss_ok = d is not None and np.isfinite(d.plo_miss)
+        if fa_ok:
+            self.box_fa.right = float(d.plo_fa)
+            self.label_fa.x = float(d.plo_fa)
+        if miss_ok:
+            self.box_miss.left = float(d.plo_miss)
+            self.label_miss.x = float(d.plo_miss)
+        self.box_fa.visible = self.label_fa.visible = fa_ok
+        self.box_miss.visible = self.label_miss.visible = miss_ok
+
+    @param.depends("state.op", watch=True)
+    def _on_op(self):
+        plo = self.state.plo
+        with pn.io.hold():
+            self.op_span.location = plo
+            self.op_label.x = plo
+            self.op_label.text = f"plo = {plo:.2f}"
+
+    @param.depends("state.show_contributions", "state.show_dev", "state.presentation",
+                   "state.svg", "state.teaching", "state.t_references", "state.nber_range",
+                   watch=True)
+    def _on_options(self):
+        st = self.state
+        res = st.results
+        with pn.io.hold():
+            for role, r in self.renderers.items():
+                shown = role == "eval" or st.show_dev
+                have = res is not None and role in res.datasets
+                for k in ("act", "min", "dr30"):
+                    r[k].visible = shown and have
+                for k in ("miss", "fa"):
+                    r[k].visible = shown and have and st.show_contributions
+                for k, label in (("act", "act DCF"), ("min", "min DCF"),
+                                 ("miss", "misses (act)"), ("fa", "false alarms (act)")):
+                    self._items[f"{role} {label}"].visible = r[k].visible
+            teach = res is not None and res.teaching
+            self.true_renderer.visible = teach
+            self._items["true LLR act DCF"].visible = teach
+            for (label, _, _), rr in zip(TEACHING_REFERENCES, self.ref_renderers,
+                                         strict=True):
+                rr.visible = teach and st.t_references
+                self._items[label].visible = rr.visible
+            lo, hi = st.nber_range
+            self.figure.x_range.start, self.figure.x_range.end = lo, hi
+            self.styler.apply(st.presentation, st.svg)

@@ -1,0 +1,121 @@
+"""Browser tests: Debian chromium driven by Playwright against a dashboard served in a thread.
+
+Every request that is not to localhost / 127.0.0.1 is aborted (and recorded), so a page that
+tries to fetch an external resource fails loudly instead of hanging.  Chromium is launched
+with the flags of /work/shared/DASHBOARD_NOTES.md.  Without chromium the tests are skipped,
+unless the environment variable CI is "true" (then they fail).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+CHROMIUM = os.environ.get("LLRLAB_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        msg = f"chromium not found at {CHROMIUM}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
+    pg = ctx.new_page()
+    pg.set_default_timeout(20_000)
+    pg.external_requests = []
+    pg.console_errors = []
+
+    def route(r):
+        host = urlparse(r.request.url).hostname
+        if host in ("localhost", "127.0.0.1"):
+            r.continue_()
+        else:
+            pg.external_requests.append(r.request.url)
+            r.abort()
+
+    pg.route("**/*", route)
+    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    yield pg
+    ctx.close()
+
+
+def _free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def serve():
+    """``serve(factory) -> (url, sessions)``: serve ``factory`` on a free localhost port;
+    ``sessions`` collects the page object of every browser session."""
+    import panel as pn
+
+    def start(factory):
+        sessions = []
+
+        def app():
+            page = factory()
+            sessions.append(page)
+            return page
+
+        port = _free_port()
+        pn.serve(app, port=port, address="127.0.0.1", threaded=True, show=False,
+                 websocket_max_message_size=64_000_000)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        return f"http://127.0.0.1:{port}/", sessions
+
+    yield start  # the autouse fixture below stops the servers
+
+
+@pytest.fixture(autouse=True)
+def _reset_panel():
+    yield
+    import panel as pn
+
+    pn.state.kill_all_servers()
+    pn.state.reset()
+
+
+def wait_until(page, condition, timeout=20.0, what="condition"):
+    """Poll ``condition()`` while letting the page run; fail with ``what`` on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if condition():
+                return
+        except Exception:  # e.g. a model not rendered yet
+            pass
+        page.wait_for_timeout(50)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def screenshot(page, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

@@ -1,0 +1,151 @@
+"""The dashboard in a real browser: rendering, dragging, calibration toggle, uploads."""
+
+from __future__ import annotations
+
+import pytest
+
+from llrlab.core.io import write_trials
+from llrlab.dashboard.app import create_app
+
+from ..dashboard.conftest import make_trials
+from .conftest import screenshot, wait_until
+
+pytestmark = pytest.mark.browser
+
+
+def _open(page, serve, factory=create_app):
+    url, sessions = serve(factory)
+    page.goto(url)
+    wait_until(page, lambda: sessions and sessions[0].state.results is not None
+               and sessions[0].state.results.datasets and not sessions[0].state.busy,
+               what="the demo data")
+    page.wait_for_function("document.querySelectorAll('body').length > 0")
+    wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 4, what="4 plots")
+    return sessions[0]
+
+
+def _model(page, name, attr):
+    return page.evaluate(
+        f"() => Bokeh.documents[0].get_model_by_name({name!r}).{attr}")
+
+
+def _table(page, role):
+    return page.evaluate(
+        f"() => Array.from(Bokeh.documents[0].get_model_by_name('metrics').data[{role!r}])")
+
+
+def _act_dcf_shown(page, role="eval"):
+    return _table(page, role)[5]  # row "act DCF" (see views.metrics.MEASURES)
+
+
+def _canvas_boxes(page):
+    boxes = [page.locator(".bk-Canvas").nth(i).bounding_box()
+             for i in range(page.locator(".bk-Canvas").count())]
+    return sorted((b for b in boxes if b), key=lambda b: (round(b["y"] / 50), b["x"]))
+
+
+def test_demo_renders_without_console_errors(page, serve):
+    state = _open(page, serve).state
+    assert page.locator(".bk-Canvas").count() >= 4
+    assert _model(page, "nber", "title.text") == "Normalized Bayes error rate"
+    assert _model(page, "det", "title.text") == "DET"
+    wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
+               what="the metrics table")
+    page.wait_for_timeout(500)
+    screenshot(page, "01_demo")
+    assert page.console_errors == []
+    assert page.external_requests == []
+
+
+def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
+    state = _open(page, serve).state
+    plo0 = state.plo
+    table0 = _table(page, "eval")
+    nber = _canvas_boxes(page)[0]
+    x = nber["x"] + 0.45 * nber["width"]
+    y = nber["y"] + 0.5 * nber["height"]
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for dx in range(0, 121, 10):
+        page.mouse.move(x + dx, y, steps=2)
+    page.mouse.up()
+    wait_until(page, lambda: abs(state.plo - plo0) > 0.5, what="the drag to reach the server")
+    assert state.plo > plo0  # dragged to the right
+    wait_until(page, lambda: abs(_model(page, "op_span", "location") - state.plo) < 1e-9,
+               what="the operating-point line")
+    wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
+               what="the metrics table to follow the drag")
+    assert _table(page, "eval") != table0  # min DCF, misses, false alarms moved
+    # the histogram threshold moved with it
+    wait_until(page, lambda: abs(_model(page, "hist_threshold", "location")
+                                 - state.results.threshold_score(state.plo)) < 1e-9,
+               what="the histogram threshold")
+    screenshot(page, "02_after_drag")
+    assert page.console_errors == []
+
+
+def test_calibration_toggle_changes_eval_act_dcf(page, serve):
+    state = _open(page, serve).state
+    before = _act_dcf_shown(page)
+    page.locator(".bk-btn", has_text="affine").first.click()
+    wait_until(page, lambda: state.calibration == "affine" and not state.busy
+               and state.results.calibration is not None, what="the affine calibration")
+    wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
+               what="the table to show calibrated values")
+    assert _act_dcf_shown(page) != before
+    wait_until(page, lambda: "affine" in _model(page, "calibration", "title.text"),
+               what="the calibration map")
+    assert "cal=affine" in page.url
+    screenshot(page, "03_affine")
+    page.locator(".bk-btn", has_text="pav").first.click()
+    wait_until(page, lambda: state.calibration == "pav" and not state.busy
+               and state.results.calibration is not None
+               and state.results.calibration.method == "pav", what="PAV")
+    wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
+               what="the table to show PAV values")
+    assert page.console_errors == []
+
+
+def test_upload_valid_then_broken_file(page, serve, tmp_path):
+    session = _open(page, serve)
+    state, uploads = session.state, session.uploads
+    good = tmp_path / "good_trials.txt"
+    write_trials(str(good), make_trials(3000, seed=11, ids=True))
+    bad = tmp_path / "broken_trials.txt"
+    bad.write_text("model segment score label\nm1 s1 0.5 target\nm1 s2 abc nontarget\n")
+
+    page.get_by_text("Upload files").first.click()
+    inputs = page.locator("input[type=file]")
+    wait_until(page, lambda: inputs.count() >= 2, what="the upload widgets")
+    inputs.nth(0).set_input_files(str(good))
+    wait_until(page, lambda: "good_trials.txt" in (uploads.scores.value or {}),
+               what="the upload to arrive")
+    page.locator(".bk-btn", has_text="Load uploaded file").first.click()
+    wait_until(page, lambda: "uploaded" in state.systems and not state.busy,
+               what="the uploaded system")
+    assert len(state.systems["uploaded"].eval) == 3000
+    assert state.system == "uploaded"
+    assert state.error == ""
+    wait_until(page, lambda: _table(page, "eval")[0] == f"{state.systems['uploaded'].eval.n_tar:,}",
+               what="the table to show the uploaded set")
+    screenshot(page, "04_upload_ok")
+
+    inputs.nth(0).set_input_files(str(bad))
+    wait_until(page, lambda: "broken_trials.txt" in (uploads.scores.value or {}),
+               what="the broken upload to arrive")
+    page.locator(".bk-btn", has_text="Load uploaded file").first.click()
+    wait_until(page, lambda: "broken_trials.txt" in state.error, what="the error message")
+    alert = page.locator(".alert-danger", has_text="broken_trials.txt")
+    wait_until(page, lambda: alert.count() > 0 and alert.first.is_visible(),
+               what="the error shown in the page")
+    assert "Traceback" not in alert.first.inner_text()
+    assert "uploaded" in state.systems  # previous data kept
+    assert len(state.systems["uploaded"].eval) == 3000
+    screenshot(page, "05_upload_broken")
+
+    # the page keeps working
+    plo0 = state.plo
+    nber = _canvas_boxes(page)[0]
+    page.mouse.click(nber["x"] + 0.3 * nber["width"], nber["y"] + 0.5 * nber["height"])
+    wait_until(page, lambda: abs(state.plo - plo0) > 0.1, what="a click after the error")
+    assert page.console_errors == []

@@ -1,0 +1,114 @@
+"""The page factory, the upload panel and the command line (no browser)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from llrlab.core.io import write_trials
+from llrlab.dashboard import cli
+from llrlab.dashboard.app import DEMO_FILES, create_app, demo_specs
+from llrlab.dashboard.controls import UploadPanel
+
+from .conftest import make_trials
+
+
+def test_demo_files_are_shipped():
+    specs = demo_specs()
+    assert len(specs) == len(DEMO_FILES)
+    import os
+
+    total = 0
+    for s in specs:
+        for p in (s.scores, s.key):
+            assert os.path.isfile(p), p
+            total += os.path.getsize(p)
+    assert total < 5_000_000
+
+
+def test_create_app_loads_the_demo():
+    page = create_app(threaded=False)
+    st = page.state
+    assert st.error == ""
+    assert set(st.systems) == {"system A", "system B"}
+    for sd in st.systems.values():
+        n = len(sd.eval)
+        assert 20_000 <= n <= 100_000
+        assert 0.01 <= sd.eval.n_tar / n <= 0.10
+    assert set(st.results.datasets) == {"dev", "eval"}
+    # eval is mildly miscalibrated after a calibration trained on dev
+    st.calibration = "affine"
+    ev = {r["role"]: r for r in st.metrics_rows()}["eval"]
+    assert ev["cllr"] > ev["min_cllr"] + 0.005
+    st.fusion = True
+    assert st.error == ""
+    assert all("fused" in r["dataset"] for r in st.metrics_rows())
+
+
+def test_create_app_with_command_line_files(tmp_path):
+    t = make_trials(4000, seed=3, ids=True)
+    path = tmp_path / "trials.txt"
+    write_trials(str(path), t)
+    specs = cli.parse_file_specs([f"eval:mine={path}"])
+    page = create_app(specs, threaded=False)
+    assert list(page.state.systems) == ["mine"]
+    assert len(page.state.systems["mine"].eval) == 4000
+
+
+def test_upload_panel_valid_and_broken_files(tmp_path):
+    page = create_app(demo=False, threaded=False)
+    st = page.state
+    up = UploadPanel(st)
+    t = make_trials(3000, seed=4, ids=True)
+    path = tmp_path / "good.txt"
+    write_trials(str(path), t)
+    up.scores.value = {"good.txt": path.read_text()}
+    up.role.value = "dev"
+    up.system.value = "upl"
+    up._load()
+    assert st.error == ""
+    assert len(st.systems["upl"].dev) == 3000
+    systems = st.systems
+    up.scores.value = {"bad.txt": "m1 s1 1.0 target\nm1 s2 oops nontarget\n"}
+    up._load()
+    assert st.error.startswith("bad.txt")
+    assert "llrlab-upload" not in st.error  # the temporary path is not shown
+    assert st.systems is systems
+    up.scores.value = {"big.txt": b"x" * 10}
+    up.max_bytes = 5
+    up._load()
+    assert "limit" in st.error
+
+
+def test_parse_file_specs(tmp_path):
+    a, b = tmp_path / "a.h5", tmp_path / "b.txt"
+    a.write_bytes(b"")
+    b.write_bytes(b"")
+    specs = cli.parse_file_specs([str(a), f"{b},{a}"])
+    assert [(s.system, s.role, s.key) for s in specs] == [
+        ("system 1", "dev", None), ("system 1", "eval", str(a))]
+    specs = cli.parse_file_specs([f"eval:X={a}"])
+    assert (specs[0].system, specs[0].role) == ("X", "eval")
+    with pytest.raises(cli.SpecError, match="no such file"):
+        cli.parse_file_specs([str(tmp_path / "missing.txt")])
+    with pytest.raises(cli.SpecError, match="twice"):
+        cli.parse_file_specs([f"dev={a}", f"dev={b}"])
+
+
+def test_serve_parser_and_main(capsys):
+    parser = cli.build_parser()
+    args = parser.parse_args(["serve", "--port", "0", "--no-show", "x.h5"])
+    assert (args.command, args.port, args.no_show, args.address) == ("serve", 0, True,
+                                                                      "127.0.0.1")
+    assert args.files == ["x.h5"]
+    sub = argparse.ArgumentParser().add_subparsers()
+    cli.add_serve_parser(sub)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["serve", "--help"])
+    assert exc.value.code == 0
+    assert "--max-upload-mb" in capsys.readouterr().out
+    # a bad FILE exits with code 2 and one line, before any server starts
+    args = parser.parse_args(["serve", "--no-show", "nope.h5"])
+    assert cli.run_serve(args) == 2
+    assert "nope.h5: no such file" in capsys.readouterr().err

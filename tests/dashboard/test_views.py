@@ -1,0 +1,142 @@
+"""Views: figures and sources are built once and updated whole, in step with the state."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from llrlab.core import probit
+from llrlab.dashboard.views import (
+    CalibrationView,
+    DETView,
+    HistogramView,
+    MetricsView,
+    NBERView,
+)
+from llrlab.dashboard.views.det import choose_ticks, tick_labels
+from llrlab.dashboard.views.metrics import MEASURES
+
+
+@pytest.fixture
+def views(state):
+    return {"nber": NBERView(state=state), "det": DETView(state=state),
+            "hist": HistogramView(state=state), "metrics": MetricsView(state=state),
+            "cal": CalibrationView(state=state)}
+
+
+def _models(views):
+    out = {}
+    for name, v in views.items():
+        if hasattr(v, "figure"):
+            out[name] = v.figure
+    out["metrics_table"] = views["metrics"].table
+    return out
+
+
+def test_views_build_their_figures_once(state, views):
+    models = _models(views)
+    sources = {id(s) for v in views.values() for s in _sources(v)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. Bokeh's "columns of unequal length"
+        state.p_target = 0.001
+        state.calibration = "affine"
+        state.nber_range = (-9.0, 4.0)
+        state.param.update(presentation=True, svg=True, show_contributions=True,
+                           det_kind="rocch", show_dev=False)
+        state.calibration = "pav"
+        state.teaching = True
+        state.t_scale = 2.0
+        state.teaching = False
+    assert _models(views) == models
+    assert {id(s) for v in views.values() for s in _sources(v)} == sources
+    assert views["nber"].figure.output_backend == "svg"
+
+
+def _sources(view):
+    from bokeh.models import ColumnDataSource
+
+    fig = getattr(view, "figure", None)
+    if fig is None:
+        return [view.source]
+    return [s for s in fig.select(type=ColumnDataSource)]
+
+
+def test_p_target_updates_the_sources(state, views):
+    nber, det, hist, metrics = views["nber"], views["det"], views["hist"], views["metrics"]
+    old_det = dict(det.op_sources["eval"].data)
+    old_table = list(metrics.source.data["eval"])
+    state.p_target = 0.001
+    plo = state.plo
+    assert nber.op_span.location == plo
+    assert hist.threshold.location == -plo  # uncalibrated: the threshold is -plo
+    op = state.op["eval"]
+    x = det.op_sources["eval"].data["x"]
+    assert_allclose(x[0], probit(op.act.p_fa))
+    assert_allclose(x[1], probit(op.min.p_fa))
+    assert not np.array_equal(x, old_det["x"], equal_nan=True)
+    rows = [label for _, label, _ in MEASURES]
+    table = dict(zip(rows, metrics.source.data["eval"], strict=True))
+    assert table["act DCF"] == f"{op.act_dcf:.4f}"
+    assert table["min DCF"] == f"{op.min_dcf:.4f}"
+    assert metrics.source.data["eval"] != old_table
+    assert f"{plo:.3f}" in metrics.header.object
+
+
+def test_nber_sources_follow_results_and_range(state, views):
+    nber = views["nber"]
+    src = nber.sources["eval"]
+    act, mn = state.nber.sets["eval"]
+    assert_allclose(src.data["act"], act.dcf)
+    assert_allclose(src.data["min"], mn.dcf)
+    state.nber_range = (-3.0, 1.0)
+    assert nber.sources["eval"].data["plo"][0] == -3.0
+    assert (nber.figure.x_range.start, nber.figure.x_range.end) == (-3.0, 1.0)
+    d = state.results.datasets["eval"].llr.dr30
+    assert_allclose(nber.dr30_sources["eval"].data["x"][0], d.plo_fa)
+
+
+def test_calibration_view_shows_the_map(state, views):
+    cal = views["cal"]
+    assert "No calibration" in cal.params.object
+    assert cal.download_params.disabled
+    state.calibration = "affine"
+    _, llr = state.results.mapping
+    assert_allclose(cal.source.data["llr"], llr)
+    assert "scale" in cal.params.object or "affine" in cal.params.object
+    assert not cal.download_params.disabled
+    text = cal._params_json().getvalue()
+    assert '"method": "affine"' in text
+    assert_allclose(views["hist"].threshold.location, state.results.threshold_score(state.plo))
+
+
+def test_histograms_are_binned(state, views):
+    hist = views["hist"]
+    data = hist.bars.data
+    assert len(data["left"]) < 200
+    edges = np.append(data["left"], data["right"][-1])
+    # densities of the eval non-targets integrate to the fraction inside the range
+    assert 0.99 < float(np.sum(data["non"] * np.diff(edges))) <= 1.0 + 1e-12
+
+
+def test_det_ticks_never_collide():
+    labels = tick_labels()
+    assert labels[float(probit(0.01))] == "1"
+    assert labels[float(probit(0.001))] == "0.1"
+    assert labels[float(probit(0.4))] == "40"
+    for gap in (0.2, 0.26, 0.42):
+        ticks = choose_ticks(float(probit(1e-4)), float(probit(0.6)), gap)
+        assert np.all(np.diff(ticks) >= gap - 1e-12)
+        assert float(probit(0.01)) in ticks
+
+
+def test_core_does_not_import_panel_or_bokeh():
+    code = ("import sys, llrlab.core, llrlab.dashboard.state, llrlab.dashboard.compute; "
+            "bad = [m for m in ('panel', 'bokeh') if m in sys.modules]; print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == ""
