@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
@@ -113,21 +114,37 @@ class ThreadRunner:
             log.debug("session closed before a result arrived")
 
     def run(self, job, on_done, on_error, on_progress):
-        last = [-1]
+        # progress: only the latest value matters; at most one update waits on the loop
+        latest = {"value": None, "queued": False, "finished": False}
+        lock = threading.Lock()
+
+        def deliver():
+            with lock:
+                value, latest["queued"] = latest["value"], False
+                finished = latest["finished"]
+            if value is not None and not finished:
+                on_progress(*value)
 
         def progress(fraction, message=""):
-            pct = int(100 * fraction)
-            if pct != last[0]:
-                last[0] = pct
-                self._schedule(on_progress, fraction, message)
+            with lock:
+                latest["value"] = (fraction, message)
+                if latest["queued"]:
+                    return
+                latest["queued"] = True
+            self._schedule(deliver)
+
+        def finish(fn, arg):
+            with lock:
+                latest["finished"] = True
+            fn(arg)
 
         def work():
             try:
                 result = job(progress)
             except Exception as exc:
-                self._schedule(on_error, exc)
+                self._schedule(finish, on_error, exc)
             else:
-                self._schedule(on_done, result)
+                self._schedule(finish, on_done, result)
 
         self.executor.submit(work)
 
@@ -301,9 +318,12 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                pn.Column(calib, width=480), sizing_mode="stretch_width"),
         pn.Row(pn.Column(hist, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
     ]
+    # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(
-        title="llrlab: detector scores, calibration and DCF", sidebar=sidebar,
-        main=main, sidebar_width=360, header_background="#2b4a6f")
+        title="llrlab: detector scores, calibration and DCF",
+        sidebar=[pn.Column(*sidebar, sizing_mode="stretch_width")],
+        main=[pn.Column(*main, sizing_mode="stretch_width")],
+        sidebar_width=360, header_background="#2b4a6f")
 
     if pn.state.location is not None:
         pn.state.location.sync(state, URL_PARAMS)

@@ -161,6 +161,8 @@ class DashboardState(param.Parameterized):
 
     def __init__(self, runner=None, **params):
         self._linking = False
+        self._active = 0
+        self._pending = None
         self._gen = 0
         self._data_version = 0
         self._cache = OrderedDict()
@@ -285,9 +287,12 @@ class DashboardState(param.Parameterized):
     def refresh(self):
         """Bring ``results`` up to date with the choices (cache hit, or a heavy job)."""
         key = self._key()
+        if key == self._pending:  # the newest job already computes this
+            return
         hit = self._cache.get(key)
         self._gen += 1
         gen = self._gen
+        self._pending = None
         if hit is not None:
             self._cache.move_to_end(key)
             self._last_good = self._choices()
@@ -309,14 +314,16 @@ class DashboardState(param.Parameterized):
 
         def done(out):
             res, notes = out
+            self._end_busy()
             self._store(key, res)
             if gen != self._gen:
                 return
+            self._pending = None
             self._last_good = choices
-            self._end_busy()
             self._apply(res)
             self.notice = " ".join([*res.notes, *notes])
 
+        self._pending = key
         self._begin_busy("computing")
         self.runner.run(job, done, lambda exc: self._fail(gen, exc), self._on_progress)
 
@@ -336,9 +343,10 @@ class DashboardState(param.Parameterized):
     def _fail(self, gen, exc):
         if not isinstance(exc, LlrlabError):
             log.error("dashboard computation failed", exc_info=exc)
+        self._end_busy()
         if gen != self._gen:
             return
-        self._end_busy()
+        self._pending = None
         self.error = user_message(exc)
         good = self._last_good
         if good is not None and good != self._choices():
@@ -347,10 +355,13 @@ class DashboardState(param.Parameterized):
             self.refresh()
 
     def _begin_busy(self, status):
+        self._active += 1
         self.param.update(busy=True, status=status, progress=None)
 
     def _end_busy(self):
-        self.param.update(busy=False, status="", progress=None)
+        self._active = max(self._active - 1, 0)
+        if self._active == 0:
+            self.param.update(busy=False, status="", progress=None)
 
     def _on_progress(self, fraction, message=""):
         self.param.update(progress=float(min(max(fraction, 0.0), 1.0)),
@@ -376,8 +387,8 @@ class DashboardState(param.Parameterized):
         names = list(systems)
         current = show if show in systems else (self.system if self.system in systems
                                                  else (names[0] if names else None))
-        self.param.system.objects = names
-        with self._guard():
+        with self._guard():  # widgets following `objects` must not start a computation
+            self.param.system.objects = names
             self.param.update(systems=systems, system=current,
                               teaching=self.teaching and not leave_teaching,
                               fusion=self.fusion and len(systems) > 1, error="")

@@ -95,6 +95,7 @@ class Styler:
                 g.line_width = lw * k
             if size is not None:
                 g.size = size * (1.6 if presentation else 1.0)
+        fig.toolbar.autohide = bool(presentation)
         backend = "svg" if svg else "canvas"
         if fig.output_backend != backend:
             fig.output_backend = backend

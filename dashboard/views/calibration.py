@@ -63,7 +63,7 @@ class CalibrationView(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         fig = new_figure("calibration", x_range=Range1d(-1, 1), y_range=Range1d(-1, 1),
-                         title="Calibration map (trained on dev)", x_axis_label="score",
+                         title="Calibration (trained on dev)", x_axis_label="score",
                          y_axis_label="LLR", min_width=320, height=330)
         self.figure = fig
         self.source = ColumnDataSource({"score": np.empty(0), "llr": np.empty(0)},
@@ -137,7 +137,7 @@ class CalibrationView(pn.viewable.Viewer):
                 s, llr = res.mapping
                 llr = finite(llr)
                 self.source.data = {"score": s, "llr": llr}
-                self.figure.title.text = f"Calibration map: {cal.method} (trained on dev)"
+                self.figure.title.text = f"Calibration: {cal.method} (trained on dev)"
             else:
                 grid = np.linspace(lo, hi, 2)
                 self.source.data = {"score": grid, "llr": grid}

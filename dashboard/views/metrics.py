@@ -1,22 +1,22 @@
 """The metrics table: dev and eval measures at the operating point, with the DR30 warning.
 
-A Bokeh ``DataTable`` over one ColumnDataSource (rows: measures, columns: datasets), updated
-whole when the operating point or the results change; values come from
-``DashboardState.metrics_rows`` (i.e. from ``Analysis`` and ``Analysis.at``).
+Rows are measures, columns datasets; values come from ``DashboardState.metrics_rows`` (i.e. from
+``Analysis`` and ``Analysis.at``).  The table is an HTML pane regenerated whole on every update
+(a dozen cells): Bokeh 3.9's ``DataTable`` does not repaint when its source data are replaced
+(bokeh/bokeh#15328), so it is not used here.  ``MetricsView.data`` holds the formatted columns.
 """
 
 from __future__ import annotations
 
+import html
 import io
 
 import panel as pn
 import param
-from bokeh.core.properties import field
-from bokeh.models import ColumnDataSource, DataTable, StringFormatter, TableColumn
 
 from ..state import DashboardState
 
-__all__ = ["MEASURES", "MetricsView", "table_data"]
+__all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
 
 #: (key in metrics_rows, row label, formatter)
 MEASURES = (
@@ -60,6 +60,39 @@ def table_data(state: DashboardState):
     return data
 
 
+_CSS = """
+<style>
+table.llrlab-metrics { border-collapse: collapse; font-size: %(size)s; min-width: 420px; }
+table.llrlab-metrics th, table.llrlab-metrics td { padding: 3px 12px;
+    border-bottom: 1px solid #e3e3e3; }
+table.llrlab-metrics th { text-align: right; border-bottom: 2px solid #999; }
+table.llrlab-metrics th:first-child, table.llrlab-metrics td:first-child { text-align: left;
+    font-weight: bold; }
+table.llrlab-metrics td { text-align: right; font-variant-numeric: tabular-nums; }
+table.llrlab-metrics tr:nth-child(even) td { background: #f6f7f9; }
+</style>
+"""
+
+
+def table_html(data, roles, presentation=False):
+    """The HTML of the table for the given dataset columns (see :func:`table_data`)."""
+    titles = {"dev": "dev", "eval": "eval", "true": "true LLR"}
+    out = [_CSS % {"size": "19px" if presentation else "14px"},
+           '<table class="llrlab-metrics"><thead><tr><th>measure</th>']
+    out += [f"<th>{titles[r]}</th>" for r in roles]
+    out.append("</tr></thead><tbody>")
+    for i, (key, label, _) in enumerate(MEASURES):
+        out.append(f"<tr><td>{html.escape(label)}</td>")
+        for r in roles:
+            style = (f"color:{data[f'{r}_color'][i]};"
+                     f"font-weight:{data[f'{r}_style'][i]}")
+            out.append(f'<td data-role="{r}" data-key="{key}" style="{style}">'
+                       f"{html.escape(data[r][i])}</td>")
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
 class MetricsView(pn.viewable.Viewer):
     """Metrics table, DR30 warning and CSV download of a :class:`DashboardState`."""
 
@@ -67,22 +100,8 @@ class MetricsView(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.source = ColumnDataSource(table_data(self.state), name="metrics")
-        cols = [TableColumn(field="measure", title="measure", width=150,
-                            formatter=StringFormatter(font_style="bold"))]
-        self.columns = {}
-        for role in _ROLES:
-            c = TableColumn(field=role, title=role if role != "true" else "true LLR",
-                            width=110,
-                            formatter=StringFormatter(text_color=field(f"{role}_color"),
-                                                      font_style=field(f"{role}_style"),
-                                                      text_align="right"))
-            self.columns[role] = c
-            cols.append(c)
-        self.table = DataTable(source=self.source, columns=cols, index_position=None,
-                               sortable=False, reorderable=False, selectable=False,
-                               height=30 + 26 * len(MEASURES), row_height=26,
-                               width=500, name="metrics_table")
+        self.data = table_data(self.state)
+        self.table = pn.pane.HTML("", name="metrics_table", margin=(0, 10))
         self.header = pn.pane.Markdown("", margin=(0, 10), name="op_summary")
         self.warning = pn.pane.Alert("", alert_type="warning", visible=False,
                                      name="dr30_warning", margin=(5, 10))
@@ -91,9 +110,9 @@ class MetricsView(pn.viewable.Viewer):
             button_type="light", width=180)
         self._layout = pn.Column(
             pn.pane.Markdown("### Metrics at the operating point", margin=(0, 10)),
-            self.header, pn.pane.Bokeh(self.table), self.warning, self.download,
+            self.header, self.table, self.warning, self.download,
             sizing_mode="stretch_width")
-        self._on_results()
+        self._on_op()
 
     def __panel__(self):
         return self._layout
@@ -101,21 +120,16 @@ class MetricsView(pn.viewable.Viewer):
     def _csv(self):
         return io.StringIO(self.state.metrics_csv())
 
-    @param.depends("state.results", watch=True)
-    def _on_results(self):
-        self._on_op()
-        # after the data: a DataTable re-rendered for new columns must see the new rows
+    def roles(self):
         res = self.state.results
-        have = set() if res is None else set(res.datasets)
-        for role, c in self.columns.items():
-            shown = role in have or (role != "true" and not have)
-            if c.visible != shown:
-                c.visible = shown
+        have = [] if res is None else list(res.datasets)
+        return have or ["dev", "eval"]
 
-    @param.depends("state.op", watch=True)
+    @param.depends("state.op", "state.presentation", watch=True)
     def _on_op(self):
         st = self.state
-        self.source.data = table_data(st)
+        self.data = table_data(st)
+        self.table.object = table_html(self.data, self.roles(), st.presentation)
         self.header.object = (
             f"P(target) = {st.p_target:.4g}, C(miss) = {st.c_miss:g}, C(fa) = {st.c_fa:g} "
             f"→ effective prior {st.effective_prior:.4g}, prior log-odds **{st.plo:.3f}**, "

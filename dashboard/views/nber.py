@@ -144,9 +144,13 @@ class NBERView(pn.viewable.Viewer):
         self._items = {i.label.value: i for i in items}
 
         # dragging / clicking moves the operating point
-        js = CustomJS(args=dict(span=self.op_span, label=self.op_label), code="""
+        js = CustomJS(args=dict(span=self.op_span, label=self.op_label, xr=fig.x_range),
+                      code="""
             span.location = cb_obj.x;
             label.x = cb_obj.x;
+            const right = cb_obj.x > 0.5 * (xr.start + xr.end);
+            label.text_align = right ? "right" : "left";
+            label.x_offset = right ? -4 : 4;
         """)
         for ev in (events.Tap, events.PanStart, events.Pan):
             fig.js_on_event(ev, js)
@@ -239,10 +243,13 @@ class NBERView(pn.viewable.Viewer):
     @param.depends("state.op", watch=True)
     def _on_op(self):
         plo = self.state.plo
+        lo, hi = self.state.nber_range
+        right = plo > 0.5 * (lo + hi)
         with pn.io.hold():
             self.op_span.location = plo
-            self.op_label.x = plo
-            self.op_label.text = f"plo = {plo:.2f}"
+            self.op_label.update(x=plo, text=f"plo = {plo:.2f}",
+                                 text_align="right" if right else "left",
+                                 x_offset=-4 if right else 4)
 
     @param.depends("state.show_contributions", "state.show_dev", "state.presentation",
                    "state.svg", "state.teaching", "state.t_references", "state.nber_range",

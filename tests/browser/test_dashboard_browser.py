@@ -30,8 +30,8 @@ def _model(page, name, attr):
 
 
 def _table(page, role):
-    return page.evaluate(
-        f"() => Array.from(Bokeh.documents[0].get_model_by_name('metrics').data[{role!r}])")
+    """The rendered metrics column of ``role`` (rows in views.metrics.MEASURES order)."""
+    return page.locator(f'td[data-role="{role}"]').all_inner_texts()
 
 
 def _act_dcf_shown(page, role="eval"):

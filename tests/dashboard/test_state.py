@@ -242,9 +242,10 @@ def test_stale_results_are_not_applied():
     assert len(pending) == 3  # the empty start, then one per set_trials
     newest = pending[-1]
     newest[1](newest[0](newest[2]))
-    first = pending[1]
-    first[1](first[0](first[2]))
+    for job, on_done, on_progress in (pending[1], pending[0]):  # stale ones finish last
+        on_done(job(on_progress))
     assert st.results.datasets["eval"].llr.n_tar == b.n_tar
+    assert not st.busy  # every job ended, the stale one included
     assert_allclose(st.results.datasets["eval"].llr.cllr, analyze(b).cllr)
 
 

@@ -62,14 +62,14 @@ def _sources(view):
 
     fig = getattr(view, "figure", None)
     if fig is None:
-        return [view.source]
+        return []
     return [s for s in fig.select(type=ColumnDataSource)]
 
 
 def test_p_target_updates_the_sources(state, views):
     nber, det, hist, metrics = views["nber"], views["det"], views["hist"], views["metrics"]
     old_det = dict(det.op_sources["eval"].data)
-    old_table = list(metrics.source.data["eval"])
+    old_table = list(metrics.data["eval"])
     state.p_target = 0.001
     plo = state.plo
     assert nber.op_span.location == plo
@@ -80,10 +80,12 @@ def test_p_target_updates_the_sources(state, views):
     assert_allclose(x[1], probit(op.min.p_fa))
     assert not np.array_equal(x, old_det["x"], equal_nan=True)
     rows = [label for _, label, _ in MEASURES]
-    table = dict(zip(rows, metrics.source.data["eval"], strict=True))
+    table = dict(zip(rows, metrics.data["eval"], strict=True))
     assert table["act DCF"] == f"{op.act_dcf:.4f}"
     assert table["min DCF"] == f"{op.min_dcf:.4f}"
-    assert metrics.source.data["eval"] != old_table
+    assert metrics.data["eval"] != old_table
+    assert f'data-key="act_dcf" style="color:#222222;font-weight:bold">{op.act_dcf:.4f}<' \
+        in metrics.table.object
     assert f"{plo:.3f}" in metrics.header.object
 
 
