@@ -21,7 +21,7 @@ from importlib import resources
 import panel as pn
 from panel.io.state import set_curdoc
 
-from .controls import (
+from llrlab.dashboard.controls import (
     DEFAULT_MAX_UPLOAD_MB,
     UploadPanel,
     calibration_controls,
@@ -29,8 +29,14 @@ from .controls import (
     operating_point_controls,
     teaching_controls,
 )
-from .state import DashboardState, SyncRunner
-from .views import CalibrationView, DETView, HistogramView, MetricsView, NBERView
+from llrlab.dashboard.state import DashboardState, SyncRunner
+from llrlab.dashboard.views import (
+    CalibrationView,
+    DETView,
+    HistogramView,
+    MetricsView,
+    NBERView,
+)
 
 __all__ = ["DEMO_FILES", "FileSpec", "ThreadRunner", "create_app", "demo_specs"]
 
@@ -336,5 +342,6 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     return template
 
 
-if __name__.startswith("bokeh_app"):  # `panel serve dashboard/app.py`
+# `panel serve dashboard/app.py` runs this file as a script (hence the absolute imports above)
+if __name__.startswith("bokeh_app"):
     create_app().servable()

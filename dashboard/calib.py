@@ -29,11 +29,15 @@ class Calibration:
         The trained object of ``llrlab.core.calibration``.
     monotone : bool
         True when the map is non-decreasing in the score (sorted scores stay sorted).
+    strictly_increasing : bool
+        True when distinct scores stay distinct and ordered (affine with a positive scale):
+        then every order-based result (ROC, DET) is that of the raw scores.
     """
 
     method: str
     model: object
     monotone: bool
+    strictly_increasing: bool = False
 
     def apply(self, scores):
         """LLRs of a score array (single-system calibration)."""
@@ -65,7 +69,7 @@ def train(method, dev: list[Trials], prior=0.5) -> Calibration:
     if method == "affine":
         (t,) = dev
         m = cal.train_affine(t, prior=prior)
-        return Calibration("affine", m, bool(m.scale >= 0))
+        return Calibration("affine", m, bool(m.scale >= 0), bool(m.scale > 0))
     if method == "pav":
         (t,) = dev
         return Calibration("pav", cal.train_pav(t), True)

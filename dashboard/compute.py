@@ -12,6 +12,7 @@ samples the calibration map for its plot and picks display ranges.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,6 +47,7 @@ DET_POINTS = 4000
 HIST_BINS = 80
 #: Prior log-odds grid used to map a click on the DET plot to an operating point.
 _PICK_PLO = np.linspace(-20.0, 20.0, 4001)
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-compute")
 #: Reference miscalibrations drawn in teaching mode (seed 000 figure 1): (label, scale, shift).
 TEACHING_REFERENCES = (("2 × LLR", 2.0, 0.0), ("0.5 × LLR", 0.5, 0.0),
                        ("LLR + 2", 1.0, 2.0), ("LLR − 2", 1.0, -2.0))
@@ -120,12 +122,26 @@ class DatasetResult:
     pick_x: np.ndarray = field(default_factory=lambda: np.empty(0))
     pick_y: np.ndarray = field(default_factory=lambda: np.empty(0))
     pick_plo: np.ndarray = field(default_factory=lambda: np.empty(0))
+    same_order: bool = False
+
+    @property
+    def _ordered(self):
+        # DET curves depend on the order of the scores only: under a strictly increasing
+        # map (affine calibration with a positive scale) they are those of the raw scores.
+        return self.raw if self.same_order else self.llr
 
     def det(self, kind):
-        return self.llr.det(kind, max_points=DET_POINTS)
+        return self._ordered.det(kind, max_points=DET_POINTS)
 
     def det_dr30(self, kind):
-        return self.llr.det_dr30(kind)
+        return self._ordered.det_dr30(kind)
+
+    def warm(self):
+        """Compute the (cached) DET curves now, in the worker thread, not while drawing."""
+        for kind in ("steppy", "rocch"):
+            self.det(kind)
+            self.det_dr30(kind)
+        return self
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,10 +249,20 @@ def _pick_points(a: Analysis):
     return x[starts], y[starts], mid
 
 
-def _dataset(role, label, raw, llr, edges):
+def _dataset(role, label, raw, llr, edges, same_order=False):
     px, py, pp = _pick_points(llr)
     return DatasetResult(role, label, raw, llr,
-                         None if edges is None else histogram(raw, edges), px, py, pp)
+                         None if edges is None else histogram(raw, edges), px, py, pp,
+                         same_order).warm()
+
+
+def _parallel(fn, items):
+    """``{key: fn(key, value)}`` over a dict, two at a time (numpy releases the GIL)."""
+    items = list(items.items())
+    if len(items) < 2:
+        return {k: fn(k, v) for k, v in items}
+    futures = {k: _POOL.submit(fn, k, v) for k, v in items}
+    return {k: f.result() for k, f in futures.items()}
 
 
 def _raw(cache, trials):
@@ -309,7 +335,7 @@ def compute_results(key, *, systems=None, system=None, fusion=False, calibration
     data: SystemData = systems[system]
     sets = {r: t for r, t in (("dev", data.dev), ("eval", data.eval)) if t is not None}
     progress(0.05, "analysing raw scores")
-    raws = {r: _raw(raw_cache, t) for r, t in sets.items()}
+    raws = _parallel(lambda r, t: _raw(raw_cache, t), sets)
     cal = None
     if calibration != "none":
         if data.dev is None:
@@ -318,10 +344,15 @@ def compute_results(key, *, systems=None, system=None, fusion=False, calibration
         progress(0.4, f"training {calibration} calibration on dev")
         cal = calib.train(calibration, [data.dev], train_prior)
     progress(0.6, "analysing calibrated scores")
-    llrs = {r: (a if cal is None else _transformed(a, cal)) for r, a in raws.items()}
     lo, hi = hist_range(raws.values())
     edges = np.linspace(lo, hi, HIST_BINS + 1)
-    datasets = {r: _dataset(r, f"{r}", raws[r], llrs[r], edges) for r in sets}
+    same = cal is None or cal.strictly_increasing
+
+    def finish(role, raw):
+        llr = raw if cal is None else _transformed(raw, cal)
+        return _dataset(role, role, raw, llr, edges, same_order=same)
+
+    datasets = _parallel(finish, raws)
     mapping = None
     if cal is not None:
         grid = np.linspace(lo, hi, 801)
@@ -342,7 +373,6 @@ def _fusion_results(key, systems, train_prior, raw_cache, progress):
                         "has none")
     progress(0.2, "training linear fusion on dev")
     cal = calib.train("fusion", [systems[n].dev for n in names], train_prior)
-    datasets = {}
     fused = {}
     for role in ("dev", "eval"):
         sets = [getattr(systems[n], role) for n in names]
@@ -352,11 +382,10 @@ def _fusion_results(key, systems, train_prior, raw_cache, progress):
         fused[role] = cal.apply_trials(sets)
     if not fused:
         return Results(key, {})
-    analyses = {r: analyze(t) for r, t in fused.items()}
+    analyses = _parallel(lambda r, t: analyze(t), fused)
     lo, hi = hist_range(analyses.values())
     edges = np.linspace(lo, hi, HIST_BINS + 1)
-    for r, a in analyses.items():
-        datasets[r] = _dataset(r, f"{r} (fused)", a, a, edges)
+    datasets = _parallel(lambda r, a: _dataset(r, f"{r} (fused)", a, a, edges), analyses)
     progress(1.0, "done")
     note = f"linear fusion of {len(names)} systems: " + ", ".join(names)
     return Results(key, datasets, cal, "fused LLR", None, notes=[note])
@@ -378,9 +407,10 @@ def _teaching_results(key, spec: TeachingSpec, calibration, train_prior, progres
     lo, hi = hist_range([*raw.values(), true_a])
     edges = np.linspace(lo, hi, HIST_BINS + 1)
     miscal = f"{spec.scale:g} × LLR {'+' if spec.shift >= 0 else '−'} {abs(spec.shift):g}"
+    same = cal is None or cal.strictly_increasing
     datasets = {
-        "dev": _dataset("dev", f"dev: {miscal}", raw["dev"], llrs["dev"], edges),
-        "eval": _dataset("eval", f"eval: {miscal}", raw["eval"], llrs["eval"], edges),
+        "dev": _dataset("dev", f"dev: {miscal}", raw["dev"], llrs["dev"], edges, same),
+        "eval": _dataset("eval", f"eval: {miscal}", raw["eval"], llrs["eval"], edges, same),
         "true": _dataset("true", "true LLR (eval)", true_a, true_a, edges),
     }
     refs = [(label, analyze_transformed(true_a, _affine(a, b)))
