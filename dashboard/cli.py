@@ -25,6 +25,23 @@ from functools import partial
 
 __all__ = ["add_serve_parser", "build_parser", "main", "parse_file_specs", "run_serve"]
 
+SERVE_DESCRIPTION = """\
+Serve the llrlab dashboard (on 127.0.0.1 by default) and open it in a browser.
+
+Each FILE is [dev|eval[:SYSTEM]=]SCORES[,KEY]:
+  dev / eval   the role of the set: dev trains the calibration and fusion, eval is tested
+  SYSTEM       the system's name (load several systems to fuse them)
+  SCORES,KEY   a BOSARIS score file (text or HDF5) and its key file, or one labelled file
+               (score label, or model segment score label) without KEY
+Files without a role are taken in pairs (dev, then eval) per system; a single such file is
+an eval set.  These are the only server-side files the page can read; in the browser, files
+are uploaded.  Without FILE the built-in demo data are shown.
+
+examples:
+  llrlab serve
+  llrlab serve dev.h5,dev_key.h5 eval.h5,eval_key.h5
+  llrlab serve dev:A=a_dev.txt eval:A=a_eval.txt dev:B=b_dev.txt eval:B=b_eval.txt
+"""
 _ROLE = re.compile(r"^(dev|eval)(?::(.+))?=(.+)$")
 #: Websocket messages larger than this are refused by the server (upload chunks are 4 MB).
 WEBSOCKET_MAX_MESSAGE_MB = 64
@@ -79,8 +96,7 @@ def add_serve_parser(subparsers):
     """Add ``serve`` to an argparse subparsers object (used by the main ``llrlab`` CLI)."""
     p = subparsers.add_parser(
         "serve", help="open the interactive dashboard in a browser",
-        description=__doc__.split("\n\n")[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=SERVE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="[dev|eval[:SYSTEM]=]SCORES[,KEY]; none: the demo data")
     p.add_argument("--port", type=int, default=5006, help="port (default 5006; 0: any)")

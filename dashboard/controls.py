@@ -76,12 +76,13 @@ def display_controls(state: DashboardState):
 
 def teaching_controls(state: DashboardState):
     """Sliders of the synthetic Gaussian data (update on release)."""
-    widgets = {p: {"type": pn.widgets.FloatSlider, "throttled": True}
+    fit = {"sizing_mode": "stretch_width", "margin": (5, 10)}
+    widgets = {p: {"type": pn.widgets.FloatSlider, "throttled": True, **fit}
                for p in ("t_mu_tar", "t_sigma_tar", "t_mu_non", "t_sigma_non", "t_scale",
                          "t_shift")}
-    widgets["t_n_tar"] = {"type": pn.widgets.IntInput, "step": 1000}
-    widgets["t_n_non"] = {"type": pn.widgets.IntInput, "step": 10_000}
-    widgets["t_seed"] = {"type": pn.widgets.IntInput}
+    widgets["t_n_tar"] = {"type": pn.widgets.IntInput, "step": 1000, **fit}
+    widgets["t_n_non"] = {"type": pn.widgets.IntInput, "step": 10_000, **fit}
+    widgets["t_seed"] = {"type": pn.widgets.IntInput, **fit}
     return pn.Column(
         pn.widgets.Switch.from_param(state.param.teaching, name="Teaching mode"),
         pn.pane.Markdown(

@@ -84,6 +84,28 @@ def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
     assert page.console_errors == []
 
 
+def test_dragging_on_the_det_plot_moves_the_operating_point(page, serve):
+    state = _open(page, serve).state
+    plo0 = state.plo
+    det = _canvas_boxes(page)[1]
+    # a drag towards the lower right of the DET plot: fewer misses, more false alarms,
+    # i.e. a larger prior log-odds
+    x, y = det["x"] + 0.45 * det["width"], det["y"] + 0.35 * det["height"]
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for d in range(0, 101, 10):
+        page.mouse.move(x + d, y + d, steps=2)
+    page.mouse.up()
+    wait_until(page, lambda: state.plo > plo0 + 0.5, what="the DET drag to reach the server")
+    # the operating point sits on the eval min-DCF point nearest to where the mouse stopped
+    d = state.results.datasets["eval"]
+    i = int(abs(d.pick_plo - state.plo).argmin())
+    assert d.pick_plo[i] == state.plo
+    wait_until(page, lambda: abs(_model(page, "op_span", "location") - state.plo) < 1e-9,
+               what="the NBER line to follow")
+    assert page.console_errors == []
+
+
 def test_calibration_toggle_changes_eval_act_dcf(page, serve):
     state = _open(page, serve).state
     before = _act_dcf_shown(page)
