@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from bokeh.models import GlyphRenderer
+from bokeh import events
+from bokeh.models import BoxZoomTool, ColumnDataSource, CustomJS, GlyphRenderer
 from bokeh.plotting import figure
 
-__all__ = ["COLORS", "Styler", "finite", "new_figure"]
+__all__ = ["COLORS", "Styler", "connect_drag", "finite", "new_figure"]
 
 #: One meaning per colour across the dashboard.
 COLORS = {
@@ -53,6 +54,37 @@ def new_figure(name, **kw):
         ax.axis_label_text_font_style = "normal"
     fig.title.text_font_style = "bold"
     return fig
+
+
+def connect_drag(fig, callback, *, js_code="", js_args=None):
+    """Call ``callback(x, y)`` (data coordinates) on clicks and drags on ``fig``.
+
+    The figure has no active drag tool (see :func:`new_figure`), so a drag does not pan the
+    plot.  Bokeh's ``Tap``/``PanStart``/``Pan``/``PanEnd`` UI events run a CustomJS callback
+    in the browser which (unless the user has switched the box-zoom tool on) runs
+    ``js_code`` at once, for immediate feedback (``cb_obj`` is the event), and writes the
+    position into a one-row ColumnDataSource, ``<figure name>_drag``.  That change is synced
+    to the server, where ``callback`` runs.  Returns the source (setting its ``data`` from
+    Python triggers the callback too, which is how the unit tests drag).
+    """
+    zoom = fig.select_one({"type": BoxZoomTool})
+    channel = ColumnDataSource({"x": [np.nan], "y": [np.nan]}, name=f"{fig.name}_drag")
+
+    def on_change(_attr, _old, new):
+        x, y = new["x"][0], new["y"][0]
+        if x is not None and y is not None and np.isfinite(x) and np.isfinite(y):
+            callback(float(x), float(y))
+
+    channel.on_change("data", on_change)
+    js = CustomJS(args=dict(zoom=zoom, channel=channel, **(js_args or {})), code="""
+        if (zoom != null && zoom.active) { return; }
+        if (cb_obj.x == null || cb_obj.y == null) { return; }
+        """ + js_code + """
+        channel.data = {x: [cb_obj.x], y: [cb_obj.y]};
+    """)
+    for ev in (events.Tap, events.PanStart, events.Pan, events.PanEnd):
+        fig.js_on_event(ev, js)
+    return channel
 
 
 class Styler:

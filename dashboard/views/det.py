@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
-from bokeh import events
 from bokeh.models import (
     ColumnDataSource,
     CustomJSTickFormatter,
@@ -26,7 +25,7 @@ from bokeh.models import (
 from llrlab.core import probit
 
 from ..state import DashboardState
-from ._common import COLORS, DASH, Styler, finite, new_figure
+from ._common import COLORS, DASH, Styler, connect_drag, finite, new_figure
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "tick_labels"]
 
@@ -151,8 +150,7 @@ class DETView(pn.viewable.Viewer):
         fig.add_layout(self.legend, "below")
         self._items = {i.label.value: i for i in items}
 
-        for ev in (events.Tap, events.PanStart, events.Pan):
-            fig.on_event(ev, self._on_drag)
+        self.drag = connect_drag(fig, self._on_drag)
 
         self.styler = Styler(fig)
         self.styler.capture()
@@ -163,9 +161,8 @@ class DETView(pn.viewable.Viewer):
     def __panel__(self):
         return self._pane
 
-    def _on_drag(self, event):
-        if event.x is not None and event.y is not None:
-            self.state.pick_det(event.x, event.y)
+    def _on_drag(self, x, y):
+        self.state.pick_det(x, y)
 
     @param.depends("state.results", watch=True)
     def _on_results(self):

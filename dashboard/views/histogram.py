@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
-from bokeh import events
-from bokeh.models import ColumnDataSource, CustomJS, Legend, LegendItem, Range1d, Span
+from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from ..state import DashboardState
-from ._common import COLORS, Styler, new_figure
+from ._common import COLORS, Styler, connect_drag, new_figure
 
 __all__ = ["HistogramView"]
 
@@ -68,11 +67,8 @@ class HistogramView(pn.viewable.Viewer):
                              spacing=0, padding=6)
         fig.add_layout(self.legend)
         self._items = {i.label.value: i for i in items}
-        js = CustomJS(args=dict(span=self.threshold), code="span.location = cb_obj.x;")
-        for ev in (events.Tap, events.PanStart, events.Pan):
-            fig.js_on_event(ev, js)
-            fig.on_event(ev, self._on_drag)
-        fig.on_event(events.PanEnd, self._on_drag)
+        self.drag = connect_drag(fig, self._on_drag, js_args=dict(span=self.threshold),
+                                 js_code="span.location = cb_obj.x;")
         self.styler = Styler(fig)
         self.styler.capture()
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
@@ -82,9 +78,8 @@ class HistogramView(pn.viewable.Viewer):
     def __panel__(self):
         return self._pane
 
-    def _on_drag(self, event):
-        if event.x is not None:
-            self.state.set_threshold_score(event.x)
+    def _on_drag(self, x, _y):
+        self.state.set_threshold_score(x)
 
     @param.depends("state.results", watch=True)
     def _on_results(self):

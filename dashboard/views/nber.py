@@ -14,11 +14,9 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
-from bokeh import events
 from bokeh.models import (
     BoxAnnotation,
     ColumnDataSource,
-    CustomJS,
     Label,
     Legend,
     LegendItem,
@@ -28,7 +26,7 @@ from bokeh.models import (
 
 from ..compute import TEACHING_REFERENCES
 from ..state import DashboardState
-from ._common import COLORS, DASH, REF_COLORS, Styler, finite, new_figure
+from ._common import COLORS, DASH, REF_COLORS, Styler, connect_drag, finite, new_figure
 
 __all__ = ["NBERView"]
 
@@ -144,18 +142,14 @@ class NBERView(pn.viewable.Viewer):
         self._items = {i.label.value: i for i in items}
 
         # dragging / clicking moves the operating point
-        js = CustomJS(args=dict(span=self.op_span, label=self.op_label, xr=fig.x_range),
-                      code="""
+        args = dict(span=self.op_span, label=self.op_label, xr=fig.x_range)
+        self.drag = connect_drag(fig, self._on_drag, js_args=args, js_code="""
             span.location = cb_obj.x;
             label.x = cb_obj.x;
             const right = cb_obj.x > 0.5 * (xr.start + xr.end);
             label.text_align = right ? "right" : "left";
             label.x_offset = right ? -4 : 4;
         """)
-        for ev in (events.Tap, events.PanStart, events.Pan):
-            fig.js_on_event(ev, js)
-            fig.on_event(ev, self._on_drag)
-        fig.on_event(events.PanEnd, self._on_drag)
 
         self.styler = Styler(fig)
         self.styler.capture()
@@ -176,9 +170,8 @@ class NBERView(pn.viewable.Viewer):
 
     # ---------------------------------------------------------------- callbacks
 
-    def _on_drag(self, event):
-        if event.x is not None:
-            self.state.set_plo(event.x)
+    def _on_drag(self, x, _y):
+        self.state.set_plo(x)
 
     @param.depends("state.nber", "state.results", watch=True)
     def _on_curves(self):

@@ -81,6 +81,17 @@ def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
                                  - state.results.threshold_score(state.plo)) < 1e-9,
                what="the histogram threshold")
     screenshot(page, "02_after_drag")
+    # with the box-zoom tool active, a drag zooms and leaves the operating point alone
+    plo1 = state.plo
+    page.locator(".bk-tool-icon-box-zoom").first.click()
+    page.mouse.move(x - 100, y - 60)
+    page.mouse.down()
+    for dx in range(0, 81, 10):
+        page.mouse.move(x - 100 + dx, y - 60 + dx, steps=2)
+    page.mouse.up()
+    wait_until(page, lambda: _model(page, "nber", "x_range.start") > -6.9, what="the zoom")
+    page.wait_for_timeout(300)
+    assert state.plo == plo1
     assert page.console_errors == []
 
 

@@ -142,3 +142,18 @@ def test_core_does_not_import_panel_or_bokeh():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == ""
+
+
+def test_drag_channels_move_the_operating_point(state, views):
+    """What the browser's CustomJS writes into the drag sources moves the state."""
+    views["nber"].drag.data = {"x": [-2.5], "y": [0.4]}
+    assert state.plo == -2.5
+    assert views["nber"].op_span.location == -2.5
+    views["hist"].drag.data = {"x": [1.75], "y": [0.1]}
+    assert state.plo == -1.75  # uncalibrated: threshold -plo
+    d = state.results.datasets["eval"]
+    i = d.pick_x.size // 2
+    views["det"].drag.data = {"x": [float(d.pick_x[i])], "y": [float(d.pick_y[i])]}
+    assert state.plo == d.pick_plo[i]
+    views["nber"].drag.data = {"x": [float("nan")], "y": [0.0]}  # ignored
+    assert state.plo == d.pick_plo[i]
