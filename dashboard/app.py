@@ -333,10 +333,14 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
 
     if pn.state.location is not None:
         pn.state.location.sync(state, URL_PARAMS)
-    if specs:
-        load_specs(state, specs)
-    elif demo:
-        load_specs(state, demo_specs())
+    initial = specs or (demo_specs() if demo else None)
+    if initial:
+        if isinstance(runner, ThreadRunner):
+            # load once the page is shown: its progress bar is then visible, and the
+            # first render does not compete with the loading thread
+            pn.state.onload(lambda: load_specs(state, initial))
+        else:
+            load_specs(state, initial)
     template.state = state  # for tests and notebooks
     template.uploads = uploads
     return template

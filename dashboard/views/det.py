@@ -148,7 +148,6 @@ class DETView(pn.viewable.Viewer):
                              label_text_font_size="9pt", spacing=0, padding=4, margin=4,
                              border_line_alpha=0)
         fig.add_layout(self.legend, "below")
-        self._items = {i.label.value: i for i in items}
 
         self.drag = connect_drag(fig, self._on_drag)
 
@@ -227,11 +226,12 @@ class DETView(pn.viewable.Viewer):
             for role, r in self.renderers.items():
                 have = res is not None and role in res.datasets
                 shown = have and (role == "eval" or st.show_dev)
-                for kind, label in (("steppy", "steppy"), ("rocch", "ROCCH")):
+                for kind in ("steppy", "rocch"):
                     r[kind].visible = shown and st.det_kind in (kind, "both")
-                    self._items[f"{role} {label}"].visible = r[kind].visible
                 for k in ("eer", "dr30", "op"):
                     r[k].visible = shown
+            for item in self.legend.items:  # no legend entry for what is not drawn
+                item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.presentation, st.svg)
             xr, yr = self.figure.x_range, self.figure.y_range
             gap = 0.42 if st.presentation else 0.26

@@ -66,7 +66,6 @@ class HistogramView(pn.viewable.Viewer):
                              background_fill_alpha=0.75, label_text_font_size="9pt",
                              spacing=0, padding=6)
         fig.add_layout(self.legend)
-        self._items = {i.label.value: i for i in items}
         self.drag = connect_drag(fig, self._on_drag, js_args=dict(span=self.threshold),
                                  js_code="span.location = cb_obj.x;")
         self.styler = Styler(fig)
@@ -129,6 +128,6 @@ class HistogramView(pn.viewable.Viewer):
                 vis = have and (role == "eval" or st.show_dev)
                 for r in rs:
                     r.visible = vis
-            for label, item in self._items.items():
-                item.visible = self.renderers[label.split()[0]][0].visible
+            for item in self.legend.items:  # no legend entry for what is not drawn
+                item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.presentation, st.svg)

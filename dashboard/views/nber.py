@@ -139,7 +139,6 @@ class NBERView(pn.viewable.Viewer):
                              background_fill_alpha=0.7, label_text_font_size="9pt",
                              spacing=0, padding=6)
         fig.add_layout(self.legend, "right")
-        self._items = {i.label.value: i for i in items}
 
         # dragging / clicking moves the operating point
         args = dict(span=self.op_span, label=self.op_label, xr=fig.x_range)
@@ -258,16 +257,12 @@ class NBERView(pn.viewable.Viewer):
                     r[k].visible = shown and have
                 for k in ("miss", "fa"):
                     r[k].visible = shown and have and st.show_contributions
-                for k, label in (("act", "act DCF"), ("min", "min DCF"),
-                                 ("miss", "misses (act)"), ("fa", "false alarms (act)")):
-                    self._items[f"{role} {label}"].visible = r[k].visible
             teach = res is not None and res.teaching
             self.true_renderer.visible = teach
-            self._items["true LLR act DCF"].visible = teach
-            for (label, _, _), rr in zip(TEACHING_REFERENCES, self.ref_renderers,
-                                         strict=True):
+            for rr in self.ref_renderers:
                 rr.visible = teach and st.t_references
-                self._items[label].visible = rr.visible
             lo, hi = st.nber_range
             self.figure.x_range.start, self.figure.x_range.end = lo, hi
+            for item in self.legend.items:  # no legend entry for what is not drawn
+                item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.presentation, st.svg)
