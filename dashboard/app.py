@@ -29,7 +29,7 @@ from llrlab.dashboard.controls import (
     operating_point_controls,
     teaching_controls,
 )
-from llrlab.dashboard.state import DashboardState, SyncRunner
+from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
@@ -265,6 +265,13 @@ def _data_summary(state):
     return md
 
 
+def _exception_handler(exc):
+    """Any error in a callback: one line in the page, the traceback in the server log."""
+    log.error("error in a dashboard callback", exc_info=exc)
+    if pn.state.notifications is not None:
+        pn.state.notifications.error(user_message(exc), duration=8000)
+
+
 def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True):
     """Build the dashboard page for one session.
 
@@ -285,6 +292,9 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     panel.template.BootstrapTemplate
     """
     pn.extension("filedropper", notifications=True)
+    pn.config.exception_handler = _exception_handler
+    pn.config.disconnect_notification = ("Connection to the llrlab server lost: restart "
+                                         "`llrlab serve` and reload the page.")
     doc = pn.state.curdoc
     runner = (ThreadRunner(doc) if threaded and doc is not None and doc.session_context
               else SyncRunner())
