@@ -71,9 +71,10 @@ def main():
         non = rng.normal(-2.0, 1.0, n - t_count)
         scores = np.concatenate([tar, non])
         t_sort = median_time(lambda s=scores: np.sort(s), args.repeats)
-        t_an = median_time(lambda: analyze(tar, non, plo=plo), args.repeats)
-        t_1 = median_time(lambda: analyze(tar, non, plo=plo, threads=False), args.repeats)
-        peak = peak_bytes(lambda: analyze(tar, non, plo=plo)) / scores.nbytes
+        t_an = median_time(lambda t=tar, u=non: analyze(t, u, plo=plo), args.repeats)
+        t_1 = median_time(lambda t=tar, u=non: analyze(t, u, plo=plo, threads=False),
+                          args.repeats)
+        peak = peak_bytes(lambda t=tar, u=non: analyze(t, u, plo=plo)) / scores.nbytes
         line = (f"{n:>10,d} {t_sort:>10.4f} {t_an:>12.4f} {t_an / t_sort:>6.2f}x "
                 f"{t_1 / t_sort:>8.2f}x {peak:>17.2f}x")
         if det_curve:

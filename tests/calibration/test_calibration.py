@@ -113,7 +113,7 @@ def test_round_trip_and_bad_json(tmp_path):
     assert from_dict(json.loads(json.dumps(cal.to_dict()))) == cal
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(FileFormatError, match="bad.json.*not valid JSON"):
+    with pytest.raises(FileFormatError, match=r"bad\.json.*not valid JSON"):
         load_calibrator(bad)
     bad.write_text(json.dumps({"llrlab_calibrator": 1, "kind": "affine"}))
     with pytest.raises(FileFormatError, match="missing field"):
