@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._sorting import PooledBlocks, SortedScores, pooled_blocks, sort_scores
-from ._validate import as_plo, as_tar_non, as_weights
-from .cllr import _LN2, _ce_parts, _min_ce_sorted, _min_cllr
+from ._validate import as_plo
+from .cllr import _LN2, _ce_parts, _min_ce_sorted, _min_cllr, _validated
 from .dcf import DCFResult, _act_dcf, _min_dcf
 from .det import DETCurve, _det, _det_dr30
 from .nber import DR30, _dr30
 from .operating_point import effective_prior, plo_from_costs, prior_from_plo
 from .rocch import ROCCH, _eer, _prbep
-from .trials import Trials
 
 __all__ = ["DEFAULT_PLO", "Analysis", "OperatingPoint", "analyze"]
 
@@ -150,19 +149,6 @@ class Analysis:
         }
 
 
-def _inputs(tar, non, tar_weights, non_weights):
-    if isinstance(tar, Trials):
-        if non is not None:
-            raise TypeError("pass either a Trials object or tar and non arrays, not both")
-        t = tar.require_both_classes()
-        return t.tar, t.non, t.tar_weights, t.non_weights
-    if non is None:
-        raise TypeError("non-target scores are missing: pass tar and non, or a Trials object")
-    tar, non = as_tar_non(tar, non)
-    return (tar, non, as_weights(tar_weights, tar.size, "target weights"),
-            as_weights(non_weights, non.size, "non-target weights"))
-
-
 def analyze(tar, non=None, *, plo=None, tar_weights=None, non_weights=None,
             threads=True) -> Analysis:
     """Analyse a score set: every measure, from one sort.
@@ -201,7 +187,7 @@ def analyze(tar, non=None, *, plo=None, tar_weights=None, non_weights=None,
     >>> round(a.eer, 4), float(a.min.dcf[0]), float(a.act.dcf[0])
     (0.1429, 0.25, 0.5833333333333333)
     """
-    tar, non, tw, nw = _inputs(tar, non, tar_weights, non_weights)
+    tar, non, tw, nw = _validated(tar, non, tar_weights, non_weights)
     plo = DEFAULT_PLO if plo is None else as_plo(plo)
 
     def cllr_parts():
