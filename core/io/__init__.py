@@ -12,6 +12,10 @@ Formats (all read and written):
   variant: score, key (current and old layout) and index files.  See
   :mod:`llrlab.core.io.hdf5` for the layouts and the matrix orientation rule.
 * **Condition files** ``model segment condition``, joined into ``Trials.conditions``.
+* **A score file to be calibrated**, in any of the formats above that hold scores:
+  :func:`read_score_file` returns it with its :class:`ScoreFormat`, and
+  :func:`write_score_file` writes new scores in that same format.  See
+  :mod:`llrlab.core.io.scorefile`.
 
 The format of a file being read is detected from its content: HDF5 by its signature bytes,
 anything else is text.  The format of a file being written follows its extension (``.h5``,
@@ -63,26 +67,38 @@ from .hdf5 import (
     write_scores_hdf5,
 )
 from .labelled import read_labelled, write_labelled
+from .scorefile import (
+    HDF5_EXTENSIONS,
+    ScoreFormat,
+    _scores_from_table,
+    check_extension,
+    read_score_file,
+    write_score_file,
+)
 
 __all__ = [
     "JoinReport",
     "Key",
     "Ndx",
+    "ScoreFormat",
     "attach_conditions",
     "attach_conditions_with_report",
+    "check_extension",
     "is_hdf5",
     "load_scores",
     "load_trials",
     "load_trials_with_report",
     "read_key",
     "read_ndx",
+    "read_score_file",
     "write_key",
     "write_ndx",
+    "write_score_file",
     "write_scores",
     "write_trials",
 ]
 
-_HDF5_EXTENSIONS = (".h5", ".hdf5", ".hdf", ".he5")
+_HDF5_EXTENSIONS = HDF5_EXTENSIONS
 
 
 class _Stage:
@@ -213,8 +229,6 @@ def load_scores(path, *, progress=None):
         In file order (model-major for HDF5).  A trial listed twice with the same score is
         kept once (with a LlrlabWarning); with two different scores it is an error.
     """
-    from .bosaris_text import deduplicate
-
     name = _name(path)
     if is_hdf5(name):
         table = read_hdf5_table(name, "scores", progress=progress)
@@ -222,10 +236,7 @@ def load_scores(path, *, progress=None):
         table = read_score_text(name, allow_bare=True, progress=progress)
         if isinstance(table, Scores):
             return table
-        keep, _ = deduplicate(table, ("scores",), "scores")
-        if keep.size != len(table):
-            table = table.subset(keep)
-    return Scores(table.values["scores"], table.model_ids(), table.segment_ids(), source=name)
+    return _scores_from_table(name, table)
 
 
 def read_key(path):

@@ -47,7 +47,15 @@ from .bosaris_text import (
     write_text,
 )
 
-__all__ = ["COLUMN_NAMES", "read_labelled", "write_labelled"]
+__all__ = [
+    "COLUMN_NAMES",
+    "HEADERLESS_ROLES",
+    "ROLES",
+    "format_labelled",
+    "header_roles",
+    "read_labelled",
+    "write_labelled",
+]
 
 COLUMN_NAMES = {
     "score": "score", "scores": "score", "llr": "score",
@@ -58,6 +66,13 @@ COLUMN_NAMES = {
     "weight": "weight",
 }
 
+#: The column roles (the values of :data:`COLUMN_NAMES`), in the order :func:`write_labelled`
+#: writes them.
+ROLES = ("model", "segment", "score", "label", "condition", "weight")
+
+#: The column roles of a file without a header line, by number of fields.
+HEADERLESS_ROLES = {2: ("score", "label"), 4: ("model", "segment", "score", "label")}
+
 
 def _is_number(tok):
     try:
@@ -67,8 +82,21 @@ def _is_number(tok):
     return True
 
 
-def _header_roles(tt):
-    """Column roles from the first row if it is a header, else None."""
+def header_roles(tt):
+    """Column roles from the first row of a TextTable if it is a header, else None.
+
+    Returns
+    -------
+    dict or None
+        ``{role: column index}`` (roles as in :data:`ROLES`) when the first row is a header:
+        none of its fields is a number and at least one is a column name.
+
+    Raises
+    ------
+    FileFormatError
+        A header with an unknown or repeated column, without a score or label column, or with
+        only one of model and segment (at line and text of the header).
+    """
     first = [t.decode("utf-8") for t in tt.tokens[: tt.ncols]]
     lowered = [t.lower() for t in first]
     if any(_is_number(t) for t in first) or not any(t in COLUMN_NAMES for t in lowered):
@@ -93,7 +121,7 @@ def _header_roles(tt):
     return roles
 
 
-def read_labelled(path, data=None, *, progress=None):
+def read_labelled(path, data=None, *, progress=None, require_both=True):
     """Read one labelled text file as Trials.
 
     Parameters
@@ -103,6 +131,9 @@ def read_labelled(path, data=None, *, progress=None):
         The content, if already read.
     progress : callable, optional
         ``progress(fraction, message)``.
+    require_both : bool, default True
+        Require at least one target and one non-target trial (every measure needs both).
+        False accepts a file of one class only, e.g. trials whose scores are to be calibrated.
 
     Returns
     -------
@@ -119,7 +150,7 @@ def read_labelled(path, data=None, *, progress=None):
         Unreadable file, bad header, wrong number of fields, non-number or non-finite score,
         unknown label (with the line number and text).
     DataError
-        No target or no non-target trial.
+        No target or no non-target trial (with ``require_both``).
     """
     name = os.fspath(path)
     if data is None:
@@ -128,12 +159,10 @@ def read_labelled(path, data=None, *, progress=None):
         progress(0.1, f"parsing {name}")
     delim = choose_delimiter(name, data, (2, 3, 4, 5, 6))
     tt = split_table(name, data, delimiter=delim)
-    roles = _header_roles(tt)
+    roles = header_roles(tt)
     if roles is None:
-        if tt.ncols == 2:
-            roles = {"score": 0, "label": 1}
-        elif tt.ncols == 4:
-            roles = {"model": 0, "segment": 1, "score": 2, "label": 3}
+        if tt.ncols in HEADERLESS_ROLES:
+            roles = {r: j for j, r in enumerate(HEADERLESS_ROLES[tt.ncols])}
         else:
             raise tt.error(0, f"expected 2 fields (score label) or 4 (model segment score "
                               f"label) per line, found {tt.ncols}; with other columns, start "
@@ -177,7 +206,71 @@ def read_labelled(path, data=None, *, progress=None):
         raise FileFormatError(name, str(exc)) from None
     if progress:
         progress(1.0, f"read {name}")
-    return require_both_classes(trials), n_dup
+    return (require_both_classes(trials) if require_both else trials), n_dup
+
+
+def format_labelled(trials, columns, *, sep=" ", names=None):
+    """The text of a labelled file: the given columns of ``trials``, one trial per line.
+
+    Parameters
+    ----------
+    trials : Trials
+    columns : sequence of str
+        Column roles (see :data:`ROLES`) in the order to write them.
+    sep : {" ", "\\t", ","}
+        Field separator.
+    names : sequence of str, optional
+        Header words, one per column; None writes no header line.
+
+    Returns
+    -------
+    str
+        Scores and weights in full precision (shortest round-trip repr), labels as
+        ``target``/``nontarget``, every line ending with ``\\n``.
+
+    Raises
+    ------
+    DataError
+        A column the trials do not have (ids, conditions or weights), or an id or condition
+        that cannot be written as one field.
+
+    Examples
+    --------
+    >>> t = Trials([0.1, -2.0], [True, False], weights=[1.0, 0.5])
+    >>> print(format_labelled(t, ("weight", "score", "label"), sep=",",
+    ...                       names=("w", "LLR", "class")), end="")
+    w,LLR,class
+    1.0,0.1,target
+    0.5,-2.0,nontarget
+    """
+    csv = sep == ","
+    where = trials.source or "the trials"
+    cols = []
+    for role in columns:
+        if role in ("model", "segment"):
+            ids = trials.model_ids if role == "model" else trials.segment_ids
+            if ids is None:
+                raise DataError(f"{where} have no (model, segment) ids for the {role} column")
+            check_text_ids(ids, f"{role} id", csv=csv)
+            cols.append(ids.tolist())
+        elif role == "score":
+            cols.append(format_scores(trials.scores))
+        elif role == "label":
+            cols.append(np.where(trials.labels, "target", "nontarget").tolist())
+        elif role == "condition":
+            if trials.conditions is None:
+                raise DataError(f"{where} have no conditions for the condition column")
+            check_text_ids(trials.conditions, "condition", csv=csv)
+            cols.append(trials.conditions.tolist())
+        elif role == "weight":
+            if trials.weights is None:
+                raise DataError(f"{where} have no weights for the weight column")
+            cols.append(format_scores(trials.weights))
+        else:
+            raise DataError(f"unknown column role {role!r}; known: {', '.join(ROLES)}")
+    line = sep.join(["{}"] * len(cols)) + "\n"
+    head = "" if names is None else sep.join(names) + "\n"
+    return head + "".join(map(line.format, *cols))
 
 
 def write_labelled(path, trials, *, header=True):
@@ -199,24 +292,10 @@ def write_labelled(path, trials, *, header=True):
     name = os.fspath(path)
     ext = os.path.splitext(name)[1].lower()
     sep = {".csv": ",", ".tsv": "\t"}.get(ext, " ")
-    cols, names = [], []
-    if trials.model_ids is not None:
-        check_text_ids(trials.model_ids, "model id", csv=sep == ",")
-        check_text_ids(trials.segment_ids, "segment id", csv=sep == ",")
-        cols += [trials.model_ids.tolist(), trials.segment_ids.tolist()]
-        names += ["model", "segment"]
-    cols += [format_scores(trials.scores),
-             np.where(trials.labels, "target", "nontarget").tolist()]
-    names += ["score", "label"]
-    if trials.conditions is not None:
-        check_text_ids(trials.conditions, "condition", csv=sep == ",")
-        cols.append(trials.conditions.tolist())
-        names.append("condition")
-    if trials.weights is not None:
-        cols.append(format_scores(trials.weights))
-        names.append("weight")
-    if not header and len(names) not in (2, 4):
-        raise DataError(f"columns {' '.join(names)} need a header line; call with header=True")
-    line = sep.join(["{}"] * len(names)) + "\n"
-    body = "".join(map(line.format, *cols))
-    write_text(name, (sep.join(names) + "\n" if header else "") + body)
+    present = {"model": trials.model_ids is not None, "segment": trials.model_ids is not None,
+               "condition": trials.conditions is not None, "weight": trials.weights is not None}
+    columns = tuple(r for r in ROLES if present.get(r, True))
+    if not header and columns not in HEADERLESS_ROLES.values():
+        raise DataError(f"columns {' '.join(columns)} need a header line; call with header=True")
+    write_text(name, format_labelled(trials, columns, sep=sep,
+                                     names=columns if header else None))
