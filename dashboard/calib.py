@@ -2,7 +2,8 @@
 
 The dashboard needs one small interface whatever the method: train on dev trials, apply to
 score arrays (the sorted scores of an analysis, a grid for the map, one score for a drag),
-apply to whole trial sets (fusion, downloads), and export parameters.  All numerics are in
+apply to whole trial sets (fusion, downloads), and show the parameters.  All numerics, and
+the properties the dashboard relies on (``monotone``, ``strictly_increasing``), are in
 ``llrlab.core.calibration``; this module only dispatches.
 """
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llrlab.core import DataError, Trials
+from llrlab.core import Trials
 
 __all__ = ["Calibration", "train"]
 
@@ -25,54 +26,42 @@ class Calibration:
     ----------
     method : str
         ``"affine"``, ``"pav"`` or ``"fusion"``.
-    model : object
-        The trained object of ``llrlab.core.calibration``.
-    monotone : bool
-        True when the map is non-decreasing in the score (sorted scores stay sorted).
-    strictly_increasing : bool
-        True when distinct scores stay distinct and ordered (affine with a positive scale):
-        then every order-based result (ROC, DET) is that of the raw scores.
+    model : llrlab.core.calibration.Calibrator
+        The trained calibrator.
     """
 
     method: str
     model: object
-    monotone: bool
-    strictly_increasing: bool = False
+
+    @property
+    def monotone(self):
+        """True when the map is non-decreasing in the score (sorted scores stay sorted)."""
+        return self.model.monotone
+
+    @property
+    def strictly_increasing(self):
+        """True when every order-based result (ROC, DET) is that of the raw scores."""
+        return self.model.strictly_increasing
 
     def apply(self, scores):
         """LLRs of a score array (single-system calibration)."""
-        return np.asarray(self.model.apply(np.asarray(scores, dtype=np.float64)),
-                          dtype=np.float64)
+        return self.model.apply(np.asarray(scores, dtype=np.float64))
 
     def apply_one(self, score):
         return float(self.apply(np.array([score], dtype=np.float64))[0])
 
     def apply_trials(self, trials):
         """Calibrated (one Trials) or fused (a list of aligned Trials) trials."""
-        from llrlab.core import calibration as cal
-
-        if self.method == "fusion":
-            return cal.apply_fusion(self.model, list(trials))
-        (t,) = trials if isinstance(trials, (list, tuple)) else (trials,)
-        return t.with_scores(self.apply(t.scores))
+        sets = list(trials) if isinstance(trials, (list, tuple)) else [trials]
+        return self.model.apply_systems(sets)
 
     def to_dict(self):
-        d = dict(self.model.to_dict())
-        d.setdefault("method", self.method)
-        return d
+        """The parameters and training report as one flat JSON-able dict (for display)."""
+        return self.model.report()
 
 
 def train(method, dev: list[Trials], prior=0.5) -> Calibration:
     """Train ``method`` (``"affine"``, ``"pav"`` or ``"fusion"``) on dev trials."""
-    from llrlab.core import calibration as cal
+    from llrlab.core.calibration import fit_calibrator
 
-    if method == "affine":
-        (t,) = dev
-        m = cal.train_affine(t, prior=prior)
-        return Calibration("affine", m, bool(m.scale >= 0), bool(m.scale > 0))
-    if method == "pav":
-        (t,) = dev
-        return Calibration("pav", cal.train_pav(t), True)
-    if method == "fusion":
-        return Calibration("fusion", cal.train_fusion(list(dev), prior=prior), False)
-    raise DataError(f"unknown calibration method {method!r}")
+    return Calibration(method, fit_calibrator(list(dev), method=method, prior=prior))

@@ -463,7 +463,7 @@ def join_tables(left, right, *, compare_left=(), compare_right=(), left_what="sc
 # Reading
 
 
-def _text_table(path, data, ncols, describe, progress):
+def _text_table(path, data, ncols, describe, progress, comma_counts=None):
     name = os.fspath(path)
     if progress:
         progress(0.0, f"reading {name}")
@@ -472,7 +472,7 @@ def _text_table(path, data, ncols, describe, progress):
     if progress:
         progress(0.1, f"splitting {name}")
     tt = split_table(name, data, ncols=ncols, describe=describe,
-                     delimiter=choose_delimiter(name, data, ncols))
+                     delimiter=choose_delimiter(name, data, comma_counts or ncols))
     if progress:
         progress(0.35, f"parsing {name}")
     return tt
@@ -502,7 +502,10 @@ def read_score_text(path, data=None, *, allow_bare=False, progress=None):
     :class:`~llrlab.core.trials.Scores` without ids.
     """
     ncols = (3, 1) if allow_bare else (3,)
-    tt = _text_table(path, data, ncols, {3: "model segment score", 1: "score"}, progress)
+    # a bare score never contains a comma: a comma in the first line means a comma-separated
+    # 'model,segment,score' file even though it is one whitespace-separated field
+    tt = _text_table(path, data, ncols, {3: "model segment score", 1: "score"}, progress,
+                     comma_counts=(3,))
     if tt.ncols == 1:
         return Scores(parse_numbers(tt, 0), source=tt.path)
     return _ids_table(tt, {"scores": parse_numbers(tt, 2)}, progress)

@@ -1,0 +1,369 @@
+"""What every calibrator shares: the training report, application, and the JSON model format.
+
+A calibrator maps scores to calibrated log-likelihood-ratios (natural log).  It is trained on
+labelled dev trials with ``Kind.fit(dev, ...)`` and applied by calling it:
+
+* ``cal(array)`` -> array of LLRs (shape (n,); shape (n, K) input for a K-system fusion);
+* ``cal(scores)`` with a :class:`~llrlab.core.trials.Scores` or
+  :class:`~llrlab.core.trials.Trials` -> the same object with the LLRs as its scores
+  (a list of K of them for a fusion, aligned by trial id).
+
+``to_dict()`` gives a JSON-serialisable, versioned description from which
+:func:`from_dict` rebuilds an identical calibrator (floats survive JSON exactly);
+:func:`save_calibrator` / :func:`load_calibrator` write and read it as a file.
+
+Model format, version 1::
+
+    {"llrlab_calibrator": 1, "kind": "affine" | "pav" | "fusion",
+     "params": {...kind-specific...}, "training": {...TrainingReport...}}
+
+References: seed 000 sections 2.7 and 4.3-4.4 (train on dev, apply to eval or to the same set).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+from abc import ABC, abstractmethod
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+
+from .._validate import as_scores
+from ..errors import DataError, FileFormatError, LlrlabWarning
+from ..trials import Scores, Trials
+
+__all__ = ["FORMAT_VERSION", "Calibrator", "TrainingReport", "from_dict", "load_calibrator",
+           "noting_warnings", "save_calibrator", "training_report"]
+
+#: Version of the JSON model format written by :meth:`Calibrator.to_dict`.
+FORMAT_VERSION = 1
+
+_KINDS: dict[str, type] = {}
+
+
+@dataclass(frozen=True)
+class TrainingReport:
+    """What a calibrator was trained on, and how it did there.
+
+    Attributes
+    ----------
+    source : str
+        The dev set(s) it was trained on (file names), for messages and reports.
+    n_tar, n_non : int
+        Number of target and non-target training trials.
+    weighted : bool
+        The trials carried weights (counts and Cllr are then weighted).
+    cllr_raw : tuple of float
+        Cllr (bits) of each input system's raw training scores read as LLRs.
+    cllr : float
+        Cllr (bits) of the calibrated training LLRs.
+    min_cllr : float
+        Minimum Cllr (bits) of the calibrated training LLRs: their discrimination loss.
+        ``cllr - min_cllr`` is what calibration left of the calibration loss.
+    score_range : tuple of (float, float)
+        Smallest and largest training score of each system; outside it the map
+        extrapolates (affine) or saturates (PAV).
+    notes : tuple of str
+        Warnings raised while training (separable data, collinear systems, trials missing
+        from a system, ...).
+    """
+
+    source: str
+    n_tar: int
+    n_non: int
+    weighted: bool
+    cllr_raw: tuple
+    cllr: float
+    min_cllr: float
+    score_range: tuple
+    notes: tuple = ()
+
+    def to_dict(self):
+        d = asdict(self)
+        d["cllr_raw"] = list(self.cllr_raw)
+        d["score_range"] = [list(r) for r in self.score_range]
+        d["notes"] = list(self.notes)
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        _require_keys(d, [f.name for f in fields(cls)], "training")
+        ranges = d["score_range"]
+        if not isinstance(ranges, list) or not all(
+                isinstance(r, list) and len(r) == 2 for r in ranges):
+            raise ValueError("training.score_range must be a list of [low, high] pairs")
+        rep = cls(
+            source=_str(d["source"], "training.source"),
+            n_tar=_count(d["n_tar"], "training.n_tar"),
+            n_non=_count(d["n_non"], "training.n_non"),
+            weighted=_bool(d["weighted"], "training.weighted"),
+            cllr_raw=tuple(_number(v, "training.cllr_raw") for v in _list(d["cllr_raw"],
+                                                                          "training.cllr_raw")),
+            cllr=_number(d["cllr"], "training.cllr"),
+            min_cllr=_number(d["min_cllr"], "training.min_cllr"),
+            score_range=tuple((_number(lo, "training.score_range"),
+                               _number(hi, "training.score_range")) for lo, hi in ranges),
+            notes=tuple(_str(v, "training.notes") for v in _list(d["notes"], "training.notes")),
+        )
+        if any(lo > hi for lo, hi in rep.score_range):
+            raise ValueError("training.score_range has a low end above its high end")
+        return rep
+
+    def lines(self):
+        """Human-readable lines (for the command line)."""
+        out = [f"trained on {self.source or 'the dev trials'}: {self.n_tar} target and "
+               f"{self.n_non} non-target trials" + (" (weighted)" if self.weighted else "")]
+        raw = ", ".join(f"{c:.6g}" for c in self.cllr_raw)
+        out.append(f"train Cllr: {raw} before, {self.cllr:.6g} after "
+                   f"(min Cllr {self.min_cllr:.6g}) [bits]")
+        out += [f"note: {n}" for n in self.notes]
+        return out
+
+
+class Calibrator(ABC):
+    """Interface of every calibrator (subclasses are frozen dataclasses).
+
+    Subclasses define ``kind``, ``n_systems``, ``fit`` (classmethod), ``apply`` (arrays),
+    ``_params`` / ``_from_params`` (the ``"params"`` part of the model format) and
+    ``report``.
+    """
+
+    kind: str = ""
+    training: TrainingReport
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if cls.kind:
+            _KINDS[cls.kind] = cls
+
+    # ------------------------------------------------------------------ application
+    @property
+    def n_systems(self):
+        return 1
+
+    @property
+    def monotone(self):
+        """True when the map never decreases with the score (single-system maps only)."""
+        return False
+
+    @property
+    def strictly_increasing(self):
+        """True when distinct scores stay distinct and ordered (order-based results kept)."""
+        return False
+
+    @abstractmethod
+    def apply(self, scores):
+        """LLRs of a score array (shape (n,), or (n, K) for a K-system fusion)."""
+
+    def __call__(self, x):
+        """LLRs of ``x``: an array, a Scores/Trials, or (fusion) a list of them."""
+        if isinstance(x, (Scores, Trials)):
+            if self.n_systems != 1:
+                raise DataError(f"this {self.kind} was trained on {self.n_systems} systems; "
+                                f"give a list of {self.n_systems} score sets")
+            return x.with_scores(self.apply(x.scores))
+        if isinstance(x, (list, tuple)) and x and isinstance(x[0], (Scores, Trials)):
+            return self.apply_systems(x)
+        return self.apply(x)
+
+    def apply_systems(self, systems):
+        """LLRs of a list of score sets (one per system), as the first one's type."""
+        if len(systems) != 1:
+            raise DataError(f"this {self.kind} calibration takes one score set, got "
+                            f"{len(systems)}")
+        return self(systems[0])
+
+    def _scores(self, scores):
+        return as_scores(scores, "scores to calibrate", allow_empty=True, allow_inf=True)
+
+    # ------------------------------------------------------------------ serialisation
+    @abstractmethod
+    def _params(self):
+        """The kind-specific ``"params"`` of the model format (JSON-serialisable)."""
+
+    @classmethod
+    @abstractmethod
+    def _from_params(cls, params, training):
+        """Rebuild from ``_params()``; raise ValueError naming a malformed field."""
+
+    def to_dict(self):
+        """A JSON-serialisable, versioned description (see the module docstring)."""
+        return {"llrlab_calibrator": FORMAT_VERSION, "kind": self.kind,
+                "params": self._params(), "training": self.training.to_dict()}
+
+    def report(self):
+        """Flat dict of what a user needs to judge the calibrator (JSON-serialisable)."""
+        t = self.training
+        d = {"method": self.kind}
+        d.update(self._params())
+        d.update({"train_source": t.source, "train_n_tar": t.n_tar, "train_n_non": t.n_non,
+                  "train_cllr_before": t.cllr_raw[0] if len(t.cllr_raw) == 1
+                  else list(t.cllr_raw),
+                  "train_cllr_after": t.cllr, "train_min_cllr": t.min_cllr})
+        if t.notes:
+            d["notes"] = list(t.notes)
+        return d
+
+    def lines(self):
+        """Human-readable description (for the command line)."""
+        return self._param_lines() + self.training.lines()
+
+    @abstractmethod
+    def _param_lines(self):
+        """Lines describing the parameters."""
+
+
+def from_dict(d, *, source="calibration model"):
+    """A calibrator from its ``to_dict()`` form.
+
+    Raises
+    ------
+    FileFormatError
+        Naming ``source`` and what is wrong: not an llrlab model, a newer format version,
+        an unknown kind, a missing or malformed field.
+    """
+    try:
+        if not isinstance(d, dict) or "llrlab_calibrator" not in d:
+            raise ValueError("not an llrlab calibration model (no 'llrlab_calibrator' field)")
+        version = d["llrlab_calibrator"]
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise ValueError(f"'llrlab_calibrator' must be a format version number, got "
+                             f"{version!r}")
+        if version > FORMAT_VERSION:
+            raise ValueError(f"written in model format {version} by a newer llrlab; this one "
+                             f"reads format {FORMAT_VERSION}")
+        _require_keys(d, ["kind", "params", "training"], "model")
+        kind = d["kind"]
+        cls = _KINDS.get(kind) if isinstance(kind, str) else None
+        if cls is None:
+            raise ValueError(f"unknown kind {kind!r} (known: {', '.join(sorted(_KINDS))})")
+        if not isinstance(d["params"], dict) or not isinstance(d["training"], dict):
+            raise ValueError("'params' and 'training' must be objects")
+        training = TrainingReport.from_dict(d["training"])
+        return cls._from_params(d["params"], training)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FileFormatError(source, f"not a valid calibration model: {exc}") from None
+
+
+def save_calibrator(cal, path):
+    """Write ``cal.to_dict()`` as standard JSON (no NaN or infinity), indented."""
+    name = os.fspath(path)
+    text = json.dumps(cal.to_dict(), indent=2, allow_nan=False) + "\n"
+    try:
+        with open(name, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise FileFormatError(name, f"cannot be written ({exc.strerror or exc})") from None
+
+
+def load_calibrator(path):
+    """Read a calibrator written by :func:`save_calibrator`."""
+    name = os.fspath(path)
+    try:
+        with open(name, encoding="utf-8") as f:
+            d = json.load(f)
+    except FileNotFoundError:
+        raise FileFormatError(name, "file not found") from None
+    except OSError as exc:
+        raise FileFormatError(name, f"cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise FileFormatError(name, "not valid JSON: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise FileFormatError(name, f"not valid JSON: {exc.msg}", line=exc.lineno) from None
+    return from_dict(d, source=name)
+
+
+# ---------------------------------------------------------------------- field validation
+def signed(x):
+    """``"+ 1.5"`` or ``"- 1.5"`` (full precision), to write a sum term by term."""
+    return f"- {-x!r}" if x < 0 else f"+ {x!r}"
+
+
+def _require_keys(d, keys, where):
+    missing = [k for k in keys if k not in d]
+    if missing:
+        raise ValueError(f"{where} is missing the field(s) {', '.join(map(repr, missing))}")
+
+
+def _number(v, name, *, finite=True):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{name} must be a number, got {v!r}")
+    v = float(v)
+    if finite and not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v!r}")
+    return v
+
+
+def _count(v, name):
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ValueError(f"{name} must be a non-negative whole number, got {v!r}")
+    return v
+
+
+def _bool(v, name):
+    if not isinstance(v, bool):
+        raise ValueError(f"{name} must be true or false, got {v!r}")
+    return v
+
+
+def _str(v, name):
+    if not isinstance(v, str):
+        raise ValueError(f"{name} must be a string, got {v!r}")
+    return v
+
+
+def _list(v, name):
+    if not isinstance(v, list):
+        raise ValueError(f"{name} must be a list, got {v!r}")
+    return v
+
+
+def _numbers(v, name):
+    """A list of finite numbers as a float64 array."""
+    return np.array([_number(x, name) for x in _list(v, name)], dtype=np.float64)
+
+
+def _prior(v, name="params.prior"):
+    p = _number(v, name)
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {p!r}")
+    return p
+
+
+# ---------------------------------------------------------------------- training helpers
+@contextmanager
+def noting_warnings(notes):
+    """Record the messages of LlrlabWarnings raised inside into ``notes``, then re-issue them.
+
+    Every warning is passed on unchanged (so filters and ``pytest.warns`` still see it);
+    llrlab's own are also kept in the calibrator's training report.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        if issubclass(w.category, LlrlabWarning):
+            notes.append(str(w.message))
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def training_report(systems, llr, notes=(), source=None):
+    """The :class:`TrainingReport` of LLRs ``llr`` computed for the aligned dev ``systems``."""
+    from ..cllr import cllr, min_cllr
+
+    t0 = systems[0]
+    tw, nw = t0.tar_weights, t0.non_weights
+    lab = t0.labels
+    lt, ln = llr[lab], llr[~lab]
+    return TrainingReport(
+        source=source if source is not None else " + ".join(s.source or "dev" for s in systems),
+        n_tar=t0.n_tar, n_non=t0.n_non, weighted=t0.weights is not None,
+        cllr_raw=tuple(cllr(s) for s in systems),
+        cllr=cllr(lt, ln, tar_weights=tw, non_weights=nw),
+        min_cllr=min_cllr(lt, ln, tar_weights=tw, non_weights=nw),
+        score_range=tuple((float(s.scores.min()), float(s.scores.max())) for s in systems),
+        notes=tuple(notes))

@@ -1,0 +1,210 @@
+"""PAV calibration: the non-parametric, monotone score-to-LLR map of the dev trials.
+
+References: seed 000 sections 2.7.1 and 3.2; seed 004 section 7.7 and appendix C;
+../shared/CONVENTIONS.md "PAV".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DataError
+from ..pav import pav
+from ..trials import Trials
+from .base import (
+    Calibrator,
+    TrainingReport,
+    _number,
+    _numbers,
+    _require_keys,
+    training_report,
+)
+
+__all__ = ["PSEUDO_COUNT", "PAVCalibrator"]
+
+#: Pseudo-trials of each class added to a pure end block to give it a finite LLR.
+PSEUDO_COUNT = 0.5
+
+
+@dataclass(frozen=True, eq=False)
+class PAVCalibrator(Calibrator):
+    """Monotone non-parametric calibration from the PAV solution of the dev trials.
+
+    Attributes
+    ----------
+    lower, upper : ndarray, shape (B,)
+        Smallest and largest dev score of each PAV block (ascending; ``upper[i] <
+        lower[i+1]``; tied dev scores are never split between blocks).
+    llr : ndarray, shape (B,)
+        The finite LLR of each block, non-decreasing (see Notes).
+    pure_ends : tuple of bool
+        Whether the lowest block had no target / the highest no non-target (their PAV LLRs,
+        -inf / +inf, were replaced as described in Notes).
+    training : TrainingReport
+
+    Notes
+    -----
+    PAV pools the sorted dev trials into blocks with increasing target proportion; block
+    ``i`` with ``t_i`` targets and ``n_i`` non-targets (weighted counts with weights) gets
+    ``llr_i = log(t_i / n_i) - log(T / N)`` (seed 004 eq. 7.50, appendix C).  On the dev
+    trials this is optimal for every proper scoring rule and its actual DCF equals the
+    minimum DCF at every prior.
+
+    Applied to any score ``s`` (dev or unseen):
+
+    * inside a block, ``lower[i] <= s <= upper[i]``: ``llr_i`` (a dev score gets exactly
+      its PAV LLR, except in a pure end block);
+    * between blocks, ``upper[i] < s < lower[i+1]``: linear interpolation from
+      ``(upper[i], llr_i)`` to ``(lower[i+1], llr_{i+1})``, so the map is continuous and
+      monotone;
+    * below the lowest / above the highest dev score: the end block's LLR (saturation).
+
+    **Finite saturation.**  Only the lowest block can be free of targets (LLR ``-inf``) and
+    only the highest free of non-targets (``+inf``).  Such a pure end block gets
+    ``log((t_i + 0.5) / (n_i + 0.5)) - log(T/N)``: half a pseudo-trial of each class
+    (Krichevsky-Trofimov / Jeffreys estimate of its target proportion), so the LLR grows with
+    the evidence (``log(2 t_i + 1) - log(T/N)`` for ``t_i`` targets) but stays finite; then
+    ``llr`` is made non-decreasing (raised from the left, then lowered from the right), which
+    only changes a pure end block that would otherwise cross its neighbour.  Eval LLRs, and
+    the Cllr of any eval set, are therefore always finite.  The BOSARIS Toolkit's
+    ``pav_calibration`` regularises differently (one pseudo-target below and one
+    pseudo-non-target above all scores, before PAV, which can pool several low blocks);
+    this choice keeps every non-pure block's LLR exactly as PAV found it.
+
+    Use :func:`llrlab.core.pav` for the exact PAV LLRs of the dev trials themselves,
+    including the infinite ones (minimum DCF at every prior, minimum Cllr).
+
+    References
+    ----------
+    seed 000, sections 2.7.1 and 3.2; seed 004, section 7.7 and appendix C.
+
+    Examples
+    --------
+    >>> from llrlab.core import Trials
+    >>> from llrlab.core.calibration import PAVCalibrator
+    >>> dev = Trials.from_tar_non([2.0, 3.0, 3.0, 5.0], [0.0, 1.0, 3.0, 4.0])
+    >>> cal = PAVCalibrator.fit(dev)
+    >>> cal.lower, cal.upper            # the tie at 3 (2 targets, 1 non-target) stays whole
+    (array([0., 2., 5.]), array([1., 4., 5.]))
+    >>> cal.llr.round(4)                # log(0.5/2.5), log(3/2) - log(4/4), log(1.5/0.5)
+    array([-1.6094,  0.4055,  1.0986])
+    >>> cal([-10.0, 0.5, 1.5, 3.0, 99.0]).round(4)    # saturates at both ends
+    array([-1.6094, -1.6094, -0.602 ,  0.4055,  1.0986])
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    llr: np.ndarray
+    pure_ends: tuple
+    training: TrainingReport
+
+    kind = "pav"
+
+    def __post_init__(self):
+        lo, hi, v = (np.array(a, dtype=np.float64) for a in (self.lower, self.upper, self.llr))
+        for a in (lo, hi, v):
+            a.setflags(write=False)
+        object.__setattr__(self, "lower", lo)
+        object.__setattr__(self, "upper", hi)
+        object.__setattr__(self, "llr", v)
+        knots = np.column_stack([lo, hi]).ravel()
+        object.__setattr__(self, "_knots", knots)
+        object.__setattr__(self, "_values", np.repeat(v, 2))
+
+    @classmethod
+    def fit(cls, dev: Trials):
+        """Train on labelled dev trials (PAV is independent of any prior).
+
+        Raises
+        ------
+        DataError
+            No target or no non-target trial.
+        """
+        if not isinstance(dev, Trials):
+            raise DataError(f"PAV calibration is trained on labelled Trials, got "
+                            f"{type(dev).__name__}")
+        dev.require_both_classes()
+        f = pav(dev.scores, dev.labels, weights=dev.weights)
+        llr = f.llr.copy()
+        pure = ~np.isfinite(llr)
+        base = np.log(f.n_tar) - np.log(f.n_non)
+        llr[pure] = (np.log(f.tar[pure] + PSEUDO_COUNT) - np.log(f.non[pure] + PSEUDO_COUNT)
+                     - base)
+        llr = np.maximum.accumulate(llr)
+        llr = np.minimum.accumulate(llr[::-1])[::-1]
+        pure_ends = (bool(f.non[0] > 0 and f.tar[0] == 0),
+                     bool(f.tar[-1] > 0 and f.non[-1] == 0))
+        untrained = cls(f.lower, f.upper, llr, pure_ends, None)
+        report = training_report([dev], untrained.apply(dev.scores))
+        return cls(f.lower, f.upper, llr, pure_ends, report)
+
+    @property
+    def n_blocks(self):
+        return int(self.llr.size)
+
+    @property
+    def monotone(self):
+        return True
+
+    def apply(self, scores):
+        """LLRs of scores (see Notes); NaN is refused, +-inf saturates."""
+        return np.interp(self._scores(scores), self._knots, self._values)
+
+    def curve(self, lo=None, hi=None):
+        """The exact map over ``[lo, hi]`` (default: the dev score range) as plot points.
+
+        Returns ``(scores, llrs)``: the block ends inside the range plus both ends; the map
+        is linear between consecutive points (at most ``2 B + 2`` points).
+        """
+        lo = float(self.lower[0]) if lo is None else float(lo)
+        hi = float(self.upper[-1]) if hi is None else float(hi)
+        if not lo <= hi:
+            raise DataError(f"the curve range [{lo}, {hi}] is empty")
+        k = self._knots
+        s = np.concatenate([[lo], k[(k > lo) & (k < hi)], [hi]])
+        return s, self.apply(s)
+
+    def _params(self):
+        return {"lower": self.lower.tolist(), "upper": self.upper.tolist(),
+                "llr": self.llr.tolist(), "pure_ends": list(self.pure_ends),
+                "n_blocks": self.n_blocks, "pseudo_count": PSEUDO_COUNT}
+
+    def report(self):
+        d = super().report()
+        for k in ("lower", "upper", "llr"):
+            del d[k]
+        d["llr_range"] = [float(self.llr[0]), float(self.llr[-1])]
+        return d
+
+    @classmethod
+    def _from_params(cls, params, training):
+        _require_keys(params, ["lower", "upper", "llr", "pure_ends"], "params")
+        lo = _numbers(params["lower"], "params.lower")
+        hi = _numbers(params["upper"], "params.upper")
+        v = _numbers(params["llr"], "params.llr")
+        if not lo.size or lo.shape != hi.shape or lo.shape != v.shape:
+            raise ValueError("params.lower, params.upper and params.llr must be non-empty "
+                             "lists of equal length")
+        if np.any(lo > hi) or np.any(hi[:-1] >= lo[1:]):
+            raise ValueError("the PAV blocks [lower, upper] must be ordered and disjoint")
+        if np.any(np.diff(v) < 0):
+            raise ValueError("params.llr must be non-decreasing")
+        ends = params["pure_ends"]
+        if not (isinstance(ends, list) and len(ends) == 2
+                and all(isinstance(e, bool) for e in ends)):
+            raise ValueError("params.pure_ends must be two booleans")
+        if "pseudo_count" in params:
+            _number(params["pseudo_count"], "params.pseudo_count")
+        if len(training.score_range) != 1:
+            raise ValueError("a PAV calibration has one system's training score range")
+        return cls(lo, hi, v, tuple(ends), training)
+
+    def _param_lines(self):
+        ends = [w for w, p in zip(("lowest", "highest"), self.pure_ends, strict=True) if p]
+        sat = (f"; the pure {' and '.join(ends)} block(s) saturate with pseudo-count "
+               f"{PSEUDO_COUNT:g}" if ends else "")
+        lo, hi = float(self.lower[0]), float(self.upper[-1])
+        return [f"PAV calibration: {self.n_blocks} blocks over dev scores [{lo!r}, {hi!r}], "
+                f"LLRs from {self.llr[0]:.6g} to {self.llr[-1]:.6g}" + sat]

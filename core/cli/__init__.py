@@ -1,0 +1,65 @@
+"""The ``llrlab`` command line (numeric subcommands; ``serve`` is added by the dashboard).
+
+Subcommands: ``eval`` (:mod:`.evaluate`), ``calibrate``, ``fuse`` and ``apply``
+(:mod:`.calibrate`).  Bad input exits with code 2 and one line on stderr naming the file,
+the line and the problem; llrlab's warnings are printed as ``llrlab CMD: warning: ...``.
+:func:`build_parser` is reused by ``llrlab.dashboard.cli``, which adds ``serve``, so that
+this package never imports Panel or Bokeh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from ..errors import LlrlabError, LlrlabWarning
+from ._common import StderrProgress
+from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
+from .evaluate import add_eval_parser
+
+__all__ = ["StderrProgress", "build_parser", "main", "run"]
+
+
+def build_parser():
+    """The argparse parser of all numeric subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="llrlab",
+        description="Analyse and calibrate the scores of binary detectors.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    add_eval_parser(sub)
+    add_calibrate_parser(sub)
+    add_fuse_parser(sub)
+    add_apply_parser(sub)
+    return parser
+
+
+def run(argv=None, *, parser=None, out=None, err=None):
+    """Run the command line; return the exit code (2 on bad input)."""
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    parser = parser if parser is not None else build_parser()
+    args = parser.parse_args(argv)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LlrlabWarning)
+        try:
+            code = args.handler(args, out)
+        except LlrlabError as exc:
+            err.write(f"llrlab {args.command}: error: {exc}\n")
+            code = 2
+        except OSError as exc:
+            err.write(f"llrlab {args.command}: error: {exc.strerror or exc}: "
+                      f"{exc.filename or ''}\n")
+            code = 2
+    for w in caught:
+        if issubclass(w.category, LlrlabWarning):
+            err.write(f"llrlab {args.command}: warning: {w.message}\n")
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return code
+
+
+def main(argv=None):  # pragma: no cover - thin wrapper
+    sys.exit(run(argv))

@@ -1,0 +1,121 @@
+"""``llrlab eval``: the evaluation of one score set, optionally before and after calibration.
+
+``llrlab eval SCORES [KEY]`` prints EER, Cllr, minCllr, actual and minimum DCF, PRBEP and the
+DR30 status at an operating point; ``--calibrate-on DEV [KEY]`` (train a calibration on dev)
+or ``--model MODEL.json`` (a saved calibration) adds a column of the same metrics after
+calibration.  ``--json`` prints one object.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import LlrlabError
+from ._common import StderrProgress, fmt_number, load_trials_arg, operating_point_args
+
+__all__ = ["add_eval_parser"]
+
+
+def add_eval_parser(sub):
+    """Add ``eval`` to an argparse subparsers object."""
+    ev = sub.add_parser(
+        "eval", help="evaluate a score set (EER, Cllr, minCllr, act/min DCF, PRBEP, DR30)",
+        description="Evaluate scores: SCORES + KEY (BOSARIS text or HDF5), or one labelled "
+                    "file (score label, or model segment score label).")
+    ev.add_argument("scores", help="score file (text or HDF5), or a labelled file")
+    ev.add_argument("key", nargs="?", help="key file (text or HDF5); omit for a labelled file")
+    operating_point_args(ev)
+    ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    how = ev.add_mutually_exclusive_group()
+    how.add_argument("--calibrate-on", nargs="+", metavar=("DEV", "KEY"),
+                     help="also report the metrics after calibration trained on DEV [KEY]")
+    how.add_argument("--model", metavar="MODEL.json",
+                     help="also report the metrics after a saved calibration (llrlab "
+                          "calibrate --model)")
+    ev.add_argument("--method", choices=("affine", "pav"), default="affine",
+                    help="calibration method for --calibrate-on (default affine)")
+    ev.add_argument("--prior", type=float, default=0.5,
+                    help="training prior of the calibration (default 0.5)")
+    ev.set_defaults(handler=_cmd_eval)
+    return ev
+
+
+_ROWS = [
+    ("n_tar", "target trials"),
+    ("n_non", "non-target trials"),
+    ("eer", "EER (ROCCH)"),
+    ("cllr", "Cllr [bits]"),
+    ("min_cllr", "min Cllr [bits]"),
+    ("act_dcf", "actual DCF (normalized)"),
+    ("min_dcf", "minimum DCF (normalized)"),
+    ("prbep", "PRBEP [errors]"),
+    ("effective_prior", "effective prior"),
+]
+
+
+def _evaluate(trials, args):
+    from ..analysis import analyze
+    from ..operating_point import plo_from_costs
+
+    a = analyze(trials, plo=[])
+    summary = a.summary(args.p_target, args.c_miss, args.c_fa)
+    op = a.at(float(plo_from_costs(args.p_target, args.c_miss, args.c_fa)))
+    return summary, op
+
+
+def _dr30_line(op):
+    m, f = int(op.min.misses), int(op.min.false_alarms)
+    status = "inside" if op.dr30_safe else "OUTSIDE"
+    return (f"DR30: {status} the rule-of-30 region at this operating point "
+            f"({m} misses, {f} false alarms at the minimum-DCF threshold)")
+
+
+def _calibration(args, progress):
+    """The calibrator asked for (trained on --calibrate-on, or read from --model), or None."""
+    from ..calibration import fit_calibrator, load_calibrator
+
+    if args.model:
+        cal = load_calibrator(args.model)
+        if cal.n_systems != 1:
+            raise LlrlabError(f"{args.model}: a fusion of {cal.n_systems} systems cannot "
+                              f"calibrate one score set; use 'llrlab apply'")
+        return cal, f"the calibration in {args.model}"
+    if args.calibrate_on:
+        dev = load_trials_arg(args.calibrate_on, "--calibrate-on", progress)
+        prior = "" if args.method == "pav" else f", prior {args.prior:g}"
+        return (fit_calibrator(dev, method=args.method, prior=args.prior),
+                f"{args.method} calibration trained on {args.calibrate_on[0]}{prior}")
+    return None, ""
+
+
+def _cmd_eval(args, out):
+    progress = StderrProgress(quiet=args.quiet or args.json)
+    trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
+                             progress)
+    cal, what = _calibration(args, progress)
+    progress.done()
+    summary, op = _evaluate(trials, args)
+    after = None
+    if cal is not None:
+        after, op_after = _evaluate(cal(trials), args)
+    if args.json:
+        obj = summary if after is None else {"raw": summary, "calibrated": after,
+                                             "calibration": cal.report()}
+        out.write(json.dumps(obj) + "\n")
+        return 0
+    head = f"{'':28}{'raw':>14}" + (f"{'calibrated':>14}" if after else "")
+    out.write(f"llrlab eval: {args.scores}" + (f" + {args.key}" if args.key else "") + "\n")
+    out.write(f"operating point: p_target={args.p_target:g} c_miss={args.c_miss:g} "
+              f"c_fa={args.c_fa:g}\n")
+    out.write(head + "\n")
+    for key, label in _ROWS:
+        line = f"{label:28}{fmt_number(summary[key]):>14}"
+        if after:
+            line += f"{fmt_number(after[key]):>14}"
+        out.write(line + "\n")
+    out.write(_dr30_line(op) + "\n")
+    if after:
+        out.write(f"after {what}: " + _dr30_line(op_after) + "\n")
+        out.write("".join(f"  {line}\n" for line in cal.lines()))
+    return 0
