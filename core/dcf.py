@@ -69,10 +69,10 @@ def _weights(plo, normalized):
     plo = np.asarray(plo, dtype=np.float64)
     if not normalized:
         return expit(plo), expit(-plo)
-    with np.errstate(over="ignore"):
-        e = np.exp(-np.abs(plo))
-    cm = np.where(plo < 0, 1.0, 1.0 / e)
-    cf = np.where(plo < 0, 1.0 / e, 1.0)
+    with np.errstate(over="ignore"):  # beyond |plo| ~ 709 the weight is inf (see _combine)
+        e = np.exp(np.abs(plo))
+    cm = np.where(plo < 0, 1.0, e)
+    cf = np.where(plo < 0, e, 1.0)
     return cm, cf
 
 

@@ -17,7 +17,8 @@ Method
    ``V diag(1/sqrt(lambda))`` from the eigen-decomposition of their class-balanced
    covariance.  Newton's method then works on a problem whose Hessian is close to a
    multiple of the identity, whatever the scale of the scores.  Eigen-directions with
-   ``lambda <= 1e-12 * max(lambda)`` are dropped: a constant system, or one that is an
+   ``lambda <= 1e-12 * max(lambda)``, or with a standard deviation below ``1e-10`` of the
+   scores' root-mean-square size, are dropped: a constant system, or one that is an
    affine function of the others, has no identifiable weight, and the minimum-norm
    solution (zero weight in the dropped directions) is returned with a warning.
 2. **Separability.**  ``Ce`` has no finite minimizer exactly when there is a direction
@@ -31,9 +32,11 @@ Method
    :class:`~llrlab.core.errors.SeparableDataWarning` and the penalty
    ``SEPARABLE_L2 / 2 * |beta|^2`` on the whitened weights ``beta`` (not on the offset).
    Because the penalty acts on whitened features it is invariant to any affine change of
-   the input scores; with 1e-4 the penalised optimum separates the training classes by a
-   few tens of nats at most: finite, correctly ordered LLRs whose size reflects the
-   penalty, not the data.
+   the input scores; with 1e-4 the LLRs stay within a few tens of nats: finite, but their
+   size reflects the penalty, not the data.  With one system the order of the scores is
+   kept (every positive scale does); with several, the penalised direction is a compromise
+   close to the maximum-margin separator, so dev trials within a small margin of the
+   separating boundary may come out on the wrong side of it.
 3. **Trust-region Newton** (``scipy.optimize.minimize(method="trust-exact")``, seed 000
    section 3.3 and its reference [21]) with the analytic gradient and Hessian computed in
    one pass over the trials, started from the linear-discriminant solution (exact for
@@ -241,7 +244,10 @@ def _whitening(xt, xn, ct, cn):
     dt, dn = xt - m, xn - m
     cov = (dt.T * ct) @ dt + (dn.T * cn) @ dn
     lam, vec = np.linalg.eigh(cov)
-    keep = lam > RANK_RTOL * lam.max() if lam.max() > 0 else np.zeros(lam.size, bool)
+    # relative to the largest direction, and to the scores' magnitude: rounding leaves a
+    # variance of ~(1e-16 |x|)^2 in a constant feature
+    floor = (1e-10 * np.sqrt(float(np.trace(cov)) + float(m @ m))) ** 2
+    keep = (lam > RANK_RTOL * lam.max()) & (lam > floor)
     return m, vec[:, keep] / np.sqrt(lam[keep])
 
 
@@ -369,8 +375,8 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
         warnings.warn(SeparableDataWarning(
             f"{what} are perfectly separable (a linear score threshold makes no error, "
             f"apart from ties): the unregularised optimum is at infinity, so the fit uses an "
-            f"L2 penalty {SEPARABLE_L2:g} on the whitened weights; its LLRs are finite and "
-            f"correctly ordered but their size reflects the penalty, not the data"),
+            f"L2 penalty {SEPARABLE_L2:g} on the whitened weights; its LLRs are finite but "
+            f"their size reflects the penalty, not the data"),
             stacklevel=3)
     pen = np.r_[np.full(r, SEPARABLE_L2 if separable else 0.0), 0.0]
     obj = _Objective([_Class(zt, ct, -1.0), _Class(zn, cn, 1.0)], float(logit(p)), pen)

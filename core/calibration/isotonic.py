@@ -65,9 +65,9 @@ class PAVCalibrator(Calibrator):
     only the highest free of non-targets (``+inf``).  Such a pure end block gets
     ``log((t_i + 0.5) / (n_i + 0.5)) - log(T/N)``: half a pseudo-trial of each class
     (Krichevsky-Trofimov / Jeffreys estimate of its target proportion), so the LLR grows with
-    the evidence (``log(2 t_i + 1) - log(T/N)`` for ``t_i`` targets) but stays finite; then
-    ``llr`` is made non-decreasing (raised from the left, then lowered from the right), which
-    only changes a pure end block that would otherwise cross its neighbour.  Eval LLRs, and
+    the evidence (``log(2 t_i + 1) - log(T/N)`` for ``t_i`` targets) but stays finite; a
+    pure end block whose value would cross its neighbour's is set to the neighbour's value
+    (only pure end blocks are ever changed).  Eval LLRs, and
     the Cllr of any eval set, are therefore always finite.  The BOSARIS Toolkit's
     ``pav_calibration`` regularises differently (one pseudo-target below and one
     pseudo-non-target above all scores, before PAV, which can pool several low blocks);
@@ -109,9 +109,14 @@ class PAVCalibrator(Calibrator):
         object.__setattr__(self, "lower", lo)
         object.__setattr__(self, "upper", hi)
         object.__setattr__(self, "llr", v)
-        knots = np.column_stack([lo, hi]).ravel()
-        object.__setattr__(self, "_knots", knots)
-        object.__setattr__(self, "_values", np.repeat(v, 2))
+        object.__setattr__(self, "_knots", np.column_stack([lo, hi]).ravel())
+        # per block: the gap to the next block and the next block's LLR (the last block's
+        # "next" is itself, with a dummy gap of 1 and a difference of 0)
+        nxt = np.minimum(np.arange(1, v.size + 1), v.size - 1)
+        gap = lo[nxt] - hi
+        gap[-1] = 1.0
+        object.__setattr__(self, "_gap", gap)
+        object.__setattr__(self, "_next_llr", v[nxt])
 
     @classmethod
     def fit(cls, dev: Trials):
@@ -132,10 +137,12 @@ class PAVCalibrator(Calibrator):
         base = np.log(f.n_tar) - np.log(f.n_non)
         llr[pure] = (np.log(f.tar[pure] + PSEUDO_COUNT) - np.log(f.non[pure] + PSEUDO_COUNT)
                      - base)
-        llr = np.maximum.accumulate(llr)
-        llr = np.minimum.accumulate(llr[::-1])[::-1]
-        pure_ends = (bool(f.non[0] > 0 and f.tar[0] == 0),
-                     bool(f.tar[-1] > 0 and f.non[-1] == 0))
+        pure_ends = (bool(f.tar[0] == 0), bool(f.non[-1] == 0))
+        if llr.size > 1:  # a pure end never crosses its neighbour (only it is changed)
+            if pure_ends[0]:
+                llr[0] = min(llr[0], llr[1])
+            if pure_ends[1]:
+                llr[-1] = max(llr[-1], llr[-2])
         untrained = cls(f.lower, f.upper, llr, pure_ends, None)
         report = training_report([dev], untrained.apply(dev.scores))
         return cls(f.lower, f.upper, llr, pure_ends, report)
@@ -149,8 +156,22 @@ class PAVCalibrator(Calibrator):
         return True
 
     def apply(self, scores):
-        """LLRs of scores (see Notes); NaN is refused, +-inf saturates."""
-        return np.interp(self._scores(scores), self._knots, self._values)
+        """LLRs of scores (see Notes); NaN is refused, +-inf saturates.
+
+        Exactly non-decreasing in floating point: within a gap every operation is monotone,
+        and the result is clipped to the next block's LLR.
+        """
+        x = self._scores(scores)
+        i = np.searchsorted(self.lower, x, side="right") - 1
+        np.clip(i, 0, None, out=i)  # below the first block: block 0 (t clips to 0)
+        v = self.llr[i]
+        nv = self._next_llr[i]
+        t = x - self.upper[i]
+        t /= self._gap[i]
+        np.clip(t, 0.0, 1.0, out=t)
+        t *= nv - v
+        t += v
+        return np.minimum(t, nv, out=t)
 
     def curve(self, lo=None, hi=None):
         """The exact map over ``[lo, hi]`` (default: the dev score range) as plot points.
