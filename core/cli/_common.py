@@ -7,10 +7,10 @@ import os
 import sys
 import time
 
-from ..errors import LlrlabError
+from ..errors import FileFormatError, LlrlabError
 
 __all__ = ["StderrProgress", "fmt_number", "load_trials_arg", "operating_point_args",
-           "refuse_overwriting_inputs", "write_atomically"]
+           "refuse_overwriting_inputs", "write_all_atomically", "write_atomically"]
 
 
 class StderrProgress:
@@ -86,13 +86,37 @@ def write_atomically(path, write):
 
     A failure while writing leaves any existing ``path`` untouched and no partial file.
     """
-    path = os.fspath(path)
-    folder, base = os.path.split(os.path.abspath(path))
-    stem, ext = os.path.splitext(base)
-    tmp = os.path.join(folder, f".{stem}.partial-{os.getpid()}{ext}")
+    write_all_atomically([(path, write)])
+
+
+def write_all_atomically(jobs):
+    """Write several files, each through ``write(tmp)`` as in :func:`write_atomically`.
+
+    ``jobs`` is a list of ``(path, write)``.  The files are renamed into place only once
+    every one of them is written, so a failure leaves all existing paths untouched (and no
+    partial file); errors name the path, not the temporary file.
+    """
+    done = []  # (path, tmp) of every file begun
+    path = None  # the file being written or renamed, for error messages
     try:
-        write(tmp)
-        os.replace(tmp, path)
+        for path, write in jobs:
+            path = os.fspath(path)
+            folder, base = os.path.split(os.path.abspath(path))
+            stem, ext = os.path.splitext(base)
+            tmp = os.path.join(folder, f".{stem}.partial-{os.getpid()}{ext}")
+            done.append((path, tmp))
+            try:
+                write(tmp)
+            except FileFormatError as exc:
+                if exc.path != tmp:
+                    raise
+                raise FileFormatError(path, exc.reason.replace(tmp, path), line=exc.line,
+                                      text=exc.text) from None
+        for path, tmp in done:
+            os.replace(tmp, path)
+    except OSError as exc:
+        raise FileFormatError(path, f"cannot be written ({exc.strerror or exc})") from None
     finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        for _, tmp in done:
+            if os.path.exists(tmp):
+                os.remove(tmp)

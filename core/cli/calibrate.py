@@ -24,7 +24,7 @@ from ._common import (
     StderrProgress,
     load_trials_arg,
     refuse_overwriting_inputs,
-    write_atomically,
+    write_all_atomically,
 )
 
 __all__ = ["add_apply_parser", "add_calibrate_parser", "add_fuse_parser"]
@@ -126,6 +126,9 @@ def _check_outputs(args, fmt, model_path, inputs):
         check_extension(args.out, fmt)
     if model_path and os.path.splitext(model_path)[1].lower() != ".json":
         raise LlrlabError(f"{model_path}: the model is written as JSON; give it a .json name")
+    if args.out and model_path and os.path.abspath(args.out) == os.path.abspath(model_path):
+        raise LlrlabError(f"{model_path}: the model would overwrite the scores written to "
+                          f"--out; choose another name")
 
 
 def _outside(cal, systems):
@@ -139,10 +142,12 @@ def _finish(args, out, cal, result, fmt, sources, outside, model_path):
     from ..calibration import save_calibrator
     from ..io import write_score_file
 
+    jobs = []
     if args.out:
-        write_atomically(args.out, lambda tmp: write_score_file(tmp, result, fmt))
+        jobs.append((args.out, lambda tmp: write_score_file(tmp, result, fmt)))
     if model_path:
-        write_atomically(model_path, lambda tmp: save_calibrator(cal, tmp))
+        jobs.append((model_path, lambda tmp: save_calibrator(cal, tmp)))
+    write_all_atomically(jobs)  # both or neither: never new scores beside an old model
     if args.json:
         obj = {"calibration": cal.report(), "applied_to": sources, "n_scores": len(result),
                "outside_dev_range": outside, "out": args.out, "out_format": fmt.describe(),
@@ -213,7 +218,8 @@ def _cmd_apply(args, out):
     cal = load_calibrator(args.model)
     if len(args.scores) != cal.n_systems:
         what = (f"a fusion of {cal.n_systems} systems ({', '.join(cal.systems)})"
-                if cal.n_systems > 1 else f"a {cal.kind} calibration of one system")
+                if cal.n_systems > 1 else
+                f"{'an' if cal.kind == 'affine' else 'a'} {cal.kind} calibration of one system")
         raise LlrlabError(f"{args.model} is {what}; give {cal.n_systems} score file(s), got "
                           f"{len(args.scores)}")
     inputs = _read_inputs(args.scores, progress)
