@@ -49,9 +49,10 @@ def test_matches_sklearn_with_prior_weights(p):
     y = dev[0].labels
     n_t, n_n = y.sum(), (~y).sum()
     w = np.where(y, p / n_t, (1 - p) / n_n) * y.size
-    lr = LogisticRegression(C=np.inf, tol=1e-12, max_iter=100_000).fit(x, y, sample_weight=w)
-    assert_allclose(fus.weights, lr.coef_[0], rtol=1e-6)
-    assert fus.offset + logit(p) == pytest.approx(lr.intercept_[0], rel=1e-6)
+    lr = LogisticRegression(C=np.inf, tol=1e-14, max_iter=100_000).fit(x, y, sample_weight=w)
+    # agreement limited by sklearn's stopping rule (see test_affine)
+    assert_allclose(fus.weights, lr.coef_[0], rtol=1e-7)
+    assert fus.offset + logit(p) == pytest.approx(lr.intercept_[0], rel=1e-7)
 
 
 def test_one_system_fusion_is_affine_calibration():
