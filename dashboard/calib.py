@@ -50,6 +50,10 @@ class Calibration:
     def apply_one(self, score):
         return float(self.apply(np.array([score], dtype=np.float64))[0])
 
+    def curve(self, lo, hi):
+        """``(scores, llrs)``: the exact piecewise-linear map over ``[lo, hi]``."""
+        return self.model.curve(lo, hi)
+
     def apply_trials(self, trials):
         """Calibrated (one Trials) or fused (a list of aligned Trials) trials."""
         sets = list(trials) if isinstance(trials, (list, tuple)) else [trials]

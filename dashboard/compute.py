@@ -188,7 +188,8 @@ class Results:
         """Score whose LLR is the Bayes threshold ``-plo`` (histogram domain).
 
         Uncalibrated scores are read as LLRs, so the threshold is ``-plo``; with a
-        calibration it is the inverse of the sampled monotone map (clipped to its range).
+        calibration it is the inverse of its exact piecewise-linear map (clipped to its
+        range).
         """
         if self.mapping is None:
             return -float(plo)
@@ -353,10 +354,7 @@ def compute_results(key, *, systems=None, system=None, fusion=False, calibration
         return _dataset(role, role, raw, llr, edges, same_order=same)
 
     datasets = _parallel(finish, raws)
-    mapping = None
-    if cal is not None:
-        grid = np.linspace(lo, hi, 801)
-        mapping = (grid, cal.apply(grid))
+    mapping = None if cal is None else cal.curve(lo, hi)
     progress(1.0, "done")
     return Results(key, datasets, cal, "score" if cal is not None else "score (read as LLR)",
                    mapping)
@@ -415,10 +413,7 @@ def _teaching_results(key, spec: TeachingSpec, calibration, train_prior, progres
     }
     refs = [(label, analyze_transformed(true_a, _affine(a, b)))
             for label, a, b in TEACHING_REFERENCES]
-    mapping = None
-    if cal is not None:
-        grid = np.linspace(lo, hi, 801)
-        mapping = (grid, cal.apply(grid))
+    mapping = None if cal is None else cal.curve(lo, hi)
     progress(1.0, "done")
     return Results(key, datasets, cal, "system output (miscalibrated LLR)", mapping,
                    references=refs, teaching=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 import tempfile
 
@@ -82,7 +81,7 @@ class CalibrationView(pn.viewable.Viewer):
         self.note = pn.pane.Markdown("", margin=(0, 10))
         self.download_params = pn.widgets.FileDownload(
             callback=self._params_json, filename="llrlab_calibration.json",
-            label="Parameters (JSON)", button_type="light", width=180,
+            label="Model (JSON)", button_type="light", width=180,
             disabled=True)
         self.download_scores = pn.widgets.FileDownload(
             callback=self._scores_file, filename="llrlab_calibrated_eval.txt",
@@ -103,8 +102,11 @@ class CalibrationView(pn.viewable.Viewer):
     # ---------------------------------------------------------------- downloads
 
     def _params_json(self):
-        d = self.state.calibration_dict() or {}
-        return io.StringIO(json.dumps(_jsonable(d), indent=2))
+        """The trained model in llrlab's versioned format (``llrlab apply`` re-applies it)."""
+        res = self.state.results
+        cal = None if res is None else res.calibration
+        d = {} if cal is None else cal.model.to_dict()
+        return io.StringIO(json.dumps(d, indent=2, allow_nan=False))
 
     def _scores_file(self):
         t = self.state.calibrated_eval()
@@ -168,17 +170,3 @@ class CalibrationView(pn.viewable.Viewer):
     def _on_style(self):
         self.styler.apply(self.state.presentation, self.state.svg)
 
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return [_jsonable(v) for v in x.tolist()]
-    if isinstance(x, (np.floating, float)):
-        f = float(x)
-        return f if math.isfinite(f) else str(f)
-    if isinstance(x, np.integer):
-        return int(x)
-    return x
