@@ -245,8 +245,7 @@ def sorted_input(tar, non=None, *, tar_weights=None, non_weights=None) -> Sorted
     if isinstance(tar, Trials):
         if non is not None:
             raise TypeError("pass either a Trials object or tar and non arrays, not both")
-        t = tar.require_both_classes()
-        return sort_scores(t.tar, t.non, tar_weights=t.tar_weights, non_weights=t.non_weights)
+        return tar.sorted()
     if non is None:
         raise TypeError("non-target scores are missing: pass tar and non, or a Trials object")
     return sort_scores(tar, non, tar_weights=tar_weights, non_weights=non_weights)

@@ -22,6 +22,7 @@ from .det import DETCurve, _det, _det_dr30
 from .nber import DR30, _dr30
 from .operating_point import effective_prior, plo_from_costs, prior_from_plo
 from .rocch import ROCCH, _eer, _prbep
+from .trials import Trials
 
 __all__ = ["DEFAULT_PLO", "Analysis", "OperatingPoint", "analyze"]
 
@@ -187,19 +188,25 @@ def analyze(tar, non=None, *, plo=None, tar_weights=None, non_weights=None,
     >>> round(a.eer, 4), float(a.min.dcf[0]), float(a.act.dcf[0])
     (0.1429, 0.25, 0.5833333333333333)
     """
+    trials = tar if isinstance(tar, Trials) else None
     tar, non, tw, nw = _validated(tar, non, tar_weights, non_weights)
     plo = DEFAULT_PLO if plo is None else as_plo(plo)
 
     def cllr_parts():
         return _ce_parts(tar, non, 0.0, tw, nw)
 
+    def sort():  # a Trials object keeps its sort for every later measure
+        if trials is not None:
+            return trials.sorted()
+        return sort_scores(tar, non, tar_weights=tw, non_weights=nw)
+
     if threads and tar.size + non.size > 200_000:
         with ThreadPoolExecutor(max_workers=1) as pool:
             fut = pool.submit(cllr_parts)
-            s = sort_scores(tar, non, tar_weights=tw, non_weights=nw)
+            s = sort()
             ct, cn = fut.result()
     else:
-        s = sort_scores(tar, non, tar_weights=tw, non_weights=nw)
+        s = sort()
         ct, cn = cllr_parts()
     return _from_sorted(s, plo, float((ct + cn) / (2 * _LN2)))
 

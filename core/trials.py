@@ -176,6 +176,20 @@ class Trials:
             self._cache["non"] = self.scores[~self.labels]
         return self._cache["non"]
 
+    def sorted(self):
+        """Target and non-target scores sorted once, with cumulative weights (cached).
+
+        The :class:`~llrlab.core._sorting.SortedScores` every order-based measure starts
+        from; measures given this Trials object share it instead of sorting again.
+        """
+        if "sorted" not in self._cache:
+            from ._sorting import sort_scores
+
+            t = self.require_both_classes()
+            self._cache["sorted"] = sort_scores(t.tar, t.non, tar_weights=t.tar_weights,
+                                                non_weights=t.non_weights)
+        return self._cache["sorted"]
+
     @property
     def tar_weights(self):
         return None if self.weights is None else self.weights[self.labels]

@@ -26,7 +26,7 @@ Method
    ``> 0`` for some (``y = +1`` for targets, ``-1`` for non-targets): moving along ``v``
    lowers every loss term.  With one feature this is ``max(non) <= min(tar)`` (or the
    mirror image); with several it is decided exactly by a linear programme (HiGHS) solved
-   by constraint generation: on a sample of ~3000 trials first, adding every trial the
+   by constraint generation: on a sample of ~256 trials first, adding every trial the
    candidate direction misclassifies until the direction is confirmed on all trials or
    none exists.  Separable (or quasi-separable: ties on the boundary) data get a
    :class:`~llrlab.core.errors.SeparableDataWarning` and the penalty
@@ -71,7 +71,7 @@ DECREMENT_RTOL = 1e-12
 #: Eigenvalues of the feature covariance below this fraction of the largest are dropped.
 RANK_RTOL = 1e-12
 #: Trials in the first linear programme of the separability test.
-LP_SAMPLE = 3000
+LP_SAMPLE = 256
 
 
 class ConvergenceWarning(LlrlabWarning):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..cllr import min_cllr
 from ..errors import DataError
 from ..trials import Trials
 from ._logreg import fit_linear
@@ -108,8 +109,11 @@ class AffineCalibrator(Calibrator):
             fit = fit_linear(dev.scores, dev.labels, prior, weights=dev.weights, what=what)
         a, b = float(fit.weights[0]), float(fit.offset)
         llr = a * dev.scores + b
+        # an increasing map keeps the order, so the minimum Cllr is that of the raw scores
+        # (computed from the dev set's cached sort)
+        min_after = min_cllr(dev) if a > 0 else None
         return cls(a, b, float(prior), fit.objective, fit.separable,
-                   training_report([dev], llr, notes))
+                   training_report([dev], llr, notes, min_cllr_after=min_after))
 
     def apply(self, scores):
         """``scale * scores + offset`` (NaN refused; infinite scores give infinite LLRs)."""

@@ -351,19 +351,28 @@ def noting_warnings(notes):
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def training_report(systems, llr, notes=(), source=None):
-    """The :class:`TrainingReport` of LLRs ``llr`` computed for the aligned dev ``systems``."""
+def training_report(systems, llr=None, notes=(), *, cllr_after=None, min_cllr_after=None,
+                    source=None):
+    """The :class:`TrainingReport` of a calibrator trained on the aligned dev ``systems``.
+
+    ``llr`` are the calibrated dev LLRs; a calibrator that knows their Cllr or minimum Cllr
+    more cheaply (PAV from its blocks, an increasing affine map from the raw scores' cached
+    sort) passes ``cllr_after`` / ``min_cllr_after`` instead.
+    """
     from ..cllr import cllr, min_cllr
 
     t0 = systems[0]
     tw, nw = t0.tar_weights, t0.non_weights
-    lab = t0.labels
-    lt, ln = llr[lab], llr[~lab]
+    if llr is not None:
+        lt, ln = llr[t0.labels], llr[~t0.labels]
+        if cllr_after is None:
+            cllr_after = cllr(lt, ln, tar_weights=tw, non_weights=nw)
+        if min_cllr_after is None:
+            min_cllr_after = min_cllr(lt, ln, tar_weights=tw, non_weights=nw)
     return TrainingReport(
         source=source if source is not None else " + ".join(s.source or "dev" for s in systems),
         n_tar=t0.n_tar, n_non=t0.n_non, weighted=t0.weights is not None,
         cllr_raw=tuple(cllr(s) for s in systems),
-        cllr=cllr(lt, ln, tar_weights=tw, non_weights=nw),
-        min_cllr=min_cllr(lt, ln, tar_weights=tw, non_weights=nw),
+        cllr=float(cllr_after), min_cllr=float(min_cllr_after),
         score_range=tuple((float(s.scores.min()), float(s.scores.max())) for s in systems),
         notes=tuple(notes))

@@ -195,3 +195,15 @@ def test_report_and_bad_input():
         PAVCalibrator.fit(Trials.from_tar_non([1.0], []))
     with pytest.raises(DataError, match="no target"):
         PAVCalibrator.fit(Trials.from_tar_non([], [1.0]))
+
+
+def test_sorted_input_fast_path_is_bit_identical():
+    t = tied_trials(9, 200, 2000, decimals=2)
+    cal = PAVCalibrator.fit(t)
+    rng = np.random.default_rng(1)
+    x = np.r_[rng.normal(1, 3, 5000), cal.lower, cal.upper, -np.inf, np.inf]
+    order = np.argsort(x, kind="stable")
+    fast = cal(x[order])                       # sorted: block starts + repeat
+    assert np.array_equal(cal(x)[order], fast)  # unsorted: a binary search per score
+    assert np.array_equal(fast, [cal([v])[0] for v in x[order]])
+    assert np.all(np.diff(fast) >= 0)
