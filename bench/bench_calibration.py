@@ -195,10 +195,11 @@ def affine_table(sizes, reps):
     print("-" * len(LINEAR_HEADER))
     for n in sizes:
         s, lab = affine_data(n, seed=1)
-        trials = Trials(s, lab)
         for p in (0.5, 0.01):
-            def fit(p, trials=trials):
-                cal = AffineCalibrator.fit(trials, prior=p)
+            # a fresh Trials per call: a Trials caches its sort, which a repeated fit of the
+            # same object would otherwise get for free (its construction is timed too)
+            def fit(p, s=s, lab=lab):
+                cal = AffineCalibrator.fit(Trials(s, lab), prior=p)
                 return np.array([cal.scale, cal.offset])
             print(linear_rows(f"{p:g}", s, lab, p, reps(n), fit), flush=True)
 
@@ -209,9 +210,8 @@ def fusion_table(sizes, reps):
     print("-" * len(LINEAR_HEADER))
     for n in sizes:
         x, lab = fusion_data(n, seed=2)
-        systems = [Trials(x[:, k], lab) for k in range(x.shape[1])]
-
-        def fit(p, systems=systems):
+        def fit(p, x=x, lab=lab):  # fresh Trials per call (see affine_table)
+            systems = [Trials(x[:, k], lab) for k in range(x.shape[1])]
             cal = FusionCalibrator.fit(systems, prior=p)
             return np.r_[cal.weights, cal.offset]
         print(linear_rows("0.5", x, lab, 0.5, reps(n), fit), flush=True)
@@ -228,9 +228,8 @@ def pav_row(n, repeats):
     s, lab = affine_data(n, seed=3)
     s = np.round(s, 2)
     y = lab.astype(np.float64)
-    trials = Trials(s, lab)
     res, t = timed({
-        "cal": lambda: PAVCalibrator.fit(trials),
+        "cal": lambda: PAVCalibrator.fit(Trials(s, lab)),  # fresh: no cached sort
         "pav": lambda: pav(s, lab),
         "skfit": lambda: IsotonicRegression(out_of_bounds="clip").fit(s, y),
         "sk": lambda: sklearn_pav_llr(s, y)}, repeats)
