@@ -304,22 +304,18 @@ def _count(v, name):
     return v
 
 
-def _bool(v, name):
-    if not isinstance(v, bool):
-        raise ValueError(f"{name} must be true or false, got {v!r}")
-    return v
+def _of_type(kind, what):
+    """A validator: ``v`` if it is a ``kind``, else ValueError '<name> must be <what>'."""
+    def check(v, name):
+        if not isinstance(v, kind):
+            raise ValueError(f"{name} must be {what}, got {v!r}")
+        return v
+    return check
 
 
-def _str(v, name):
-    if not isinstance(v, str):
-        raise ValueError(f"{name} must be a string, got {v!r}")
-    return v
-
-
-def _list(v, name):
-    if not isinstance(v, list):
-        raise ValueError(f"{name} must be a list, got {v!r}")
-    return v
+_bool = _of_type(bool, "true or false")
+_str = _of_type(str, "a string")
+_list = _of_type(list, "a list")
 
 
 def _numbers(v, name):

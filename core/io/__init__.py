@@ -46,6 +46,7 @@ import os
 
 from ..errors import DataError, FileFormatError
 from ..trials import Scores, Trials
+from ._text import path_name
 from .bosaris_text import (
     JoinReport,
     Key,
@@ -115,13 +116,6 @@ def _stage(progress, lo, hi):
     return None if progress is None else _Stage(progress, lo, hi)
 
 
-def _name(path):
-    try:
-        return os.fspath(path)
-    except TypeError:
-        raise DataError(f"a file name is needed, got {type(path).__name__}") from None
-
-
 def _score_table(path, progress):
     if is_hdf5(path):
         return read_hdf5_table(path, "scores", progress=progress)
@@ -171,14 +165,14 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None):
         When trials are in only one of the two files (both counts and an example of each), or
         a trial is repeated with an identical value.
     """
-    name = _name(scores_path)
+    name = path_name(scores_path)
     if key_path is None:
         if is_hdf5(name):
             raise DataError(f"{name} is an HDF5 file; give its key file too (an HDF5 score "
                             f"file holds no labels)")
         trials, n_dup = read_labelled(name, progress=progress)
         return trials, JoinReport(name, "", len(trials), 0, 0, None, None, n_dup, 0)
-    key_name = _name(key_path)
+    key_name = path_name(key_path)
     if not os.path.exists(key_name):  # before spending time on the score file
         raise FileFormatError(key_name, "file not found")
     scores = _score_table(name, _stage(progress, 0.0, 0.55))
@@ -229,7 +223,7 @@ def load_scores(path, *, progress=None):
         In file order (model-major for HDF5).  A trial listed twice with the same score is
         kept once (with a LlrlabWarning); with two different scores it is an error.
     """
-    name = _name(path)
+    name = path_name(path)
     if is_hdf5(name):
         table = read_hdf5_table(name, "scores", progress=progress)
     else:
@@ -253,7 +247,7 @@ def read_key(path):
     """
     from .bosaris_text import deduplicate
 
-    name = _name(path)
+    name = path_name(path)
     table = _key_table(name)
     keep, _ = deduplicate(table, ("labels",), "labels")
     if keep.size != len(table):
@@ -268,7 +262,7 @@ def read_ndx(path):
     """
     from .bosaris_text import deduplicate
 
-    name = _name(path)
+    name = path_name(path)
     table = read_hdf5_table(name, "ndx") if is_hdf5(name) else read_ndx_text(name)
     keep, _ = deduplicate(table, (), "ids")
     if keep.size != len(table):
@@ -299,7 +293,7 @@ def write_scores(path, scores, *, format=None):
         decimal that reads back to the same float64 (``repr``), so a round trip keeps every
         bit; HDF5 stores float64.
     """
-    name = _name(path)
+    name = path_name(path)
     if isinstance(scores, Trials):
         scores = scores.unlabelled()
     if not isinstance(scores, Scores):
@@ -319,7 +313,7 @@ def write_trials(path, trials, *, header=True):
     """
     if not isinstance(trials, Trials):
         raise DataError(f"write_trials needs Trials, got {type(trials).__name__}")
-    write_labelled(_name(path), trials, header=header)
+    write_labelled(path_name(path), trials, header=header)
 
 
 def write_key(path, key, *, format=None):
@@ -329,7 +323,7 @@ def write_key(path, key, *, format=None):
     (int8, +1/-1/0, models x segments), ``/file_format`` "2.0", ``/ID/row_ids``,
     ``/ID/column_ids``.
     """
-    name = _name(path)
+    name = path_name(path)
     if not isinstance(key, (Key, Trials)):
         raise DataError(f"write_key needs a Key or Trials, got {type(key).__name__}")
     if _format(name, format) == "hdf5":
@@ -343,7 +337,7 @@ def write_ndx(path, ndx, *, format=None):
 
     Text: ``model segment`` lines.  HDF5: ``/trial_mask`` (uint8) and ``/ID/...``.
     """
-    name = _name(path)
+    name = path_name(path)
     if _format(name, format) == "hdf5":
         write_ndx_hdf5(name, ndx)
     else:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import FileFormatError
+from ..errors import DataError, FileFormatError
 
 __all__ = [
     "LABEL_WORDS",
@@ -38,6 +38,7 @@ __all__ = [
     "line_text",
     "parse_labels",
     "parse_numbers",
+    "path_name",
     "read_bytes",
     "split_table",
 ]
@@ -50,6 +51,14 @@ LABEL_HELP = "target or nontarget (also tgt/non, tar/imp, true/false, 1/0, any c
 _ASCII_WS = b" \t\n\r\x0b\x0c"
 _CSV_TABLE = bytes.maketrans(b',"', b"  ")
 _UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def path_name(path):
+    """``os.fspath(path)``, or a DataError saying that a file name is needed."""
+    try:
+        return os.fspath(path)
+    except TypeError:
+        raise DataError(f"a file name is needed, got {type(path).__name__}") from None
 
 
 def read_bytes(path):

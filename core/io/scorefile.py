@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 from ..errors import DataError, FileFormatError
 from ..trials import Scores, Trials
-from ._text import choose_delimiter, read_bytes, split_table
+from ._text import choose_delimiter, path_name, read_bytes, split_table
 from .bosaris_text import (
     check_text_ids,
     deduplicate,
@@ -184,13 +184,6 @@ class ScoreFormat:
         return f"labelled {what} file {'with' if self.header else 'without'} a header"
 
 
-def _name(path):
-    try:
-        return os.fspath(path)
-    except TypeError:
-        raise DataError(f"a file name is needed, got {type(path).__name__}") from None
-
-
 def _scores_from_table(name, table):
     """Scores of a score Table, a repeated trial kept once (shared with ``load_scores``)."""
     keep, _ = deduplicate(table, ("scores",), "scores")
@@ -280,7 +273,7 @@ def read_score_file(path, *, progress=None):
     >>> scores.segment_ids.tolist(), scores.scores
     (['s1', 's2'], array([ 1.5, -0.5]))
     """
-    name = _name(path)
+    name = path_name(path)
     if is_hdf5(name):
         table = read_hdf5_table(name, "scores", progress=progress)
         return _scores_from_table(name, table), ScoreFormat("hdf5")
@@ -312,7 +305,7 @@ def check_extension(path, fmt):
     calibrated.txt: the scores are written as a BOSARIS HDF5 score file (the format of the
     input); give the output a .h5 name
     """
-    name = _name(path)
+    name = path_name(path)
     if not isinstance(fmt, ScoreFormat):
         raise DataError(f"a ScoreFormat is needed, got {type(fmt).__name__}")
     ext = os.path.splitext(name)[1].lower()
@@ -390,7 +383,7 @@ def write_score_file(path, data, fmt):
     m1,s1,0.1
     m2,s1,-3.0
     """
-    name = _name(path)
+    name = path_name(path)
     _check_data(data, fmt)
     if fmt.kind == "hdf5":
         write_scores_hdf5(name, data)
