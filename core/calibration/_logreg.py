@@ -72,6 +72,8 @@ __all__ = ["SEPARABLE_L2", "ConvergenceWarning", "LinearFit", "class_weights", "
 SEPARABLE_L2 = 1e-4
 #: Required Newton decrement relative to the objective (predicted remaining decrease).
 DECREMENT_RTOL = 1e-12
+#: Below this relative decrement (float64 resolution of the parameters) polishing stops.
+DECREMENT_FLOOR = 1e-30
 #: Eigenvalues of the feature covariance below this fraction of the largest are dropped.
 RANK_RTOL = 1e-12
 #: Trials in the first linear programme of the separability test.
@@ -99,7 +101,7 @@ class LinearFit:
         Number of identifiable feature directions (K unless some are constant or
         collinear).
     iterations : int
-        Trust-region iterations.
+        Trust-region iterations (not counting the up to three polishing Newton steps).
     decrement : float
         Newton decrement ``g' H^-1 g / 2`` at the solution (nats).
     """
@@ -142,35 +144,23 @@ class _Class:
     """The whitened features ``z`` (n_k, r) of one class, its weights ``c`` and its sign.
 
     The loss of trial t is ``softplus(s_t)`` with ``s_t = sign * (z_t . beta + b + logit p)``
-    (``sign = -1`` for targets, ``+1`` for non-targets).
+    (``sign = -1`` for targets, ``+1`` for non-targets).  The features are kept as ``r``
+    contiguous columns: gradient and Hessian entries are then dot products.
     """
 
     def __init__(self, z, c, sign):
-        self.z, self.c, self.sign = z, c, sign
-        self.r = z.shape[1]
-        self.col = z[:, 0] if self.r == 1 else None
-        self.sq = self.col * self.col if self.r == 1 else None
+        self.z = np.asfortranarray(z)
+        self.cols = [self.z[:, j] for j in range(self.z.shape[1])]
+        self.c, self.sign = c, sign
+        self.n = self.z.shape[0]
         self.uniform = np.ndim(c) == 0
 
     def wsum(self, v):
         return self.c * float(v.sum()) if self.uniform else float(self.c @ v)
 
-    def wdot(self, v):
-        """``z' (c * v)``, shape (r,)."""
-        if self.r == 0:
-            return np.zeros(0)
-        cv = self.c * v
-        return np.array([self.col @ cv]) if self.r == 1 else self.z.T @ cv
-
     def s(self, beta, b):
-        sb = self.sign * b
-        if self.r == 0:
-            return np.full(self.z.shape[0], sb)
-        if self.r == 1:
-            out = self.col * (self.sign * float(beta[0]))
-        else:
-            out = self.z @ (self.sign * beta)
-        out += sb
+        out = self.z @ (self.sign * beta) if self.cols else np.zeros(self.n)
+        out += self.sign * b
         return out
 
     def value_grad(self, beta, b):
@@ -186,7 +176,10 @@ class _Class:
         sig = inv - 0.5
         np.copysign(sig, s, out=sig)
         sig += 0.5
-        g = self.sign * np.r_[self.wdot(sig), self.wsum(sig)]
+        csig = sig if self.uniform else sig * self.c
+        scale = self.c if self.uniform else 1.0
+        g = self.sign * np.array([scale * float(col @ csig) for col in self.cols]
+                                 + [self.wsum(sig)])
         return f, g, (e, inv)
 
     def hessian(self, cache):
@@ -194,16 +187,15 @@ class _Class:
         h = e * inv
         h *= inv  # sigmoid(s) sigmoid(-s) = d2 loss / d s2
         ch = self.c * h
-        hb = self.wsum(h)
-        if self.r == 0:
-            return np.array([[hb]])
-        if self.r == 1:
-            hzz = float(ch @ self.sq)
-            hz = float(ch @ self.col)
-            return np.array([[hzz, hz], [hz, hb]])
-        hz = self.z.T @ ch
-        top = np.hstack([(self.z.T * ch) @ self.z, hz[:, None]])
-        return np.vstack([top, np.r_[hz, hb][None, :]])
+        r = len(self.cols)
+        out = np.empty((r + 1, r + 1))
+        for j, cj in enumerate(self.cols):
+            w = ch * cj
+            for i in range(j + 1):
+                out[i, j] = out[j, i] = float(self.cols[i] @ w)
+            out[r, j] = out[j, r] = float(w.sum())
+        out[r, r] = float(ch.sum())
+        return out
 
 
 class _Objective:
@@ -255,33 +247,43 @@ def _whitening(xt, xn, ct, cn):
     return m, vec[:, keep] / np.sqrt(lam[keep])
 
 
-def _recession_direction(u, seed=0):
-    """A direction ``v`` with ``u @ v >= 0`` for all rows and ``> 0`` for some, or None.
+def _recession_direction(zt, zn, seed=0):
+    """A direction ``v`` (r + 1) with ``y_t [z_t, 1] . v >= 0`` for every trial and ``> 0``
+    for some (``y = +1`` targets, ``-1`` non-targets), or None if there is none.
 
-    ``u`` holds ``y_t * [z_t, 1]``.  Linear programme: maximize ``sum(u @ v)`` subject to
-    ``u @ v >= 0`` and ``-1 <= v <= 1``, solved on a subset of rows that grows by the rows
-    the current candidate violates (constraint generation): a direction valid on all rows
-    proves separability; no direction on a subset proves there is none on all rows.
+    Linear programme: maximize the sum of ``y_t [z_t, 1] . v`` subject to every term
+    ``>= 0`` and ``-1 <= v <= 1``, solved on a subset of the trials that grows by the
+    trials the current candidate violates (constraint generation): a direction valid on all
+    trials proves separability; none on a subset proves there is none on all trials.
     """
-    n, d = u.shape
-    scale = np.abs(u).sum(axis=1)
-    rows = np.arange(n)
-    if n > LP_SAMPLE:
-        rng = np.random.default_rng(seed)
-        extreme = np.concatenate([np.argmin(u, axis=0), np.argmax(u, axis=0)])
-        rows = np.unique(np.concatenate([rng.choice(n, LP_SAMPLE, replace=False), extreme]))
+    rng = np.random.default_rng(seed)
+
+    def rows(z, k):
+        pick = rng.choice(z.shape[0], min(k, z.shape[0]), replace=False)
+        return np.unique(np.concatenate([pick, np.argmin(z, axis=0), np.argmax(z, axis=0)]))
+
+    share = max(1, LP_SAMPLE // 2)
+    it, inn = rows(zt, share), rows(zn, share)
+    d = zt.shape[1] + 1
+    # tolerance for "on the boundary": rounding of z . v with |z| <= zmax and |v| <= 1
+    zmax = max(float(np.abs(zt).max()), float(np.abs(zn).max()), 1.0)
+    tol = 1e-9 * d * zmax
     for _ in range(50):
-        sub = u[rows]
-        res = linprog(-sub.sum(axis=0), A_ub=-sub, b_ub=np.zeros(rows.size),
+        u = np.vstack([np.hstack([zt[it], np.ones((it.size, 1))]),
+                       -np.hstack([zn[inn], np.ones((inn.size, 1))])])
+        res = linprog(-u.sum(axis=0), A_ub=-u, b_ub=np.zeros(u.shape[0]),
                       bounds=[(-1.0, 1.0)] * d, method="highs")
-        if res.status != 0 or -res.fun <= 1e-9 * float(scale[rows].sum()):
+        if res.status != 0 or -res.fun <= tol * u.shape[0]:
             return None
-        margin = u @ res.x
-        bad = np.flatnonzero(margin < -1e-9 * scale)
-        if bad.size == 0:
-            return res.x
-        rows = np.union1d(rows, bad[np.argsort(margin[bad])[:1000]])
-    return None  # pragma: no cover - each round adds rows; 50 rounds is far beyond need
+        v = res.x
+        mt = zt @ v[:-1] + v[-1]
+        mn = -(zn @ v[:-1] + v[-1])
+        bad_t, bad_n = np.flatnonzero(mt < -tol), np.flatnonzero(mn < -tol)
+        if bad_t.size == 0 and bad_n.size == 0:
+            return v
+        it = np.union1d(it, bad_t[np.argsort(mt[bad_t])[:500]])
+        inn = np.union1d(inn, bad_n[np.argsort(mn[bad_n])[:500]])
+    return None  # pragma: no cover - each round adds trials; 50 rounds is far beyond need
 
 
 def _separable(zt, zn, ct, cn):
@@ -293,9 +295,7 @@ def _separable(zt, zn, ct, cn):
         return False
     if r == 1:
         return bool(zn.max() <= zt.min() or zt.max() <= zn.min())
-    u = np.vstack([np.hstack([zt, np.ones((zt.shape[0], 1))]),
-                   -np.hstack([zn, np.ones((zn.shape[0], 1))])])
-    return _recession_direction(u) is not None
+    return _recession_direction(zt, zn) is not None
 
 
 def _start(zt, zn, ct, cn, p):
@@ -412,7 +412,7 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
     # Inside the quadratic-convergence region a full step is safe; keep it while the
     # decrement falls.
     for _ in range(3):
-        if not dec <= DECREMENT_RTOL * max(value, 1e-300):
+        if not DECREMENT_FLOOR * value < dec <= DECREMENT_RTOL * max(value, 1e-300):
             break
         step = np.linalg.solve(obj.hessian(theta), obj.fun(theta)[1])
         value2, dec2 = decrement(theta - step)

@@ -180,7 +180,8 @@ class FusionCalibrator(Calibrator):
     :mod:`llrlab.core.calibration._logreg`.  Dev and eval systems are matched by trial id
     (:func:`align_systems`).  A system that is constant, or an affine function of the
     others, has no identifiable weight: the minimum-norm solution is returned with a
-    warning.  The quality-measure term ``q' W r`` of seed 000 eq. 30 enters the same
+    warning.  A fusion maps K scores, not one, so it has no ``curve()``; its weights and
+    offset say everything.  The quality-measure term ``q' W r`` of seed 000 eq. 30 enters the same
     objective as extra feature columns (the products ``q_i r_j``), so it extends this class
     without changing the optimizer.
 
