@@ -42,6 +42,7 @@ def run(argv=None, *, parser=None, out=None, err=None):
     err = err if err is not None else sys.stderr
     parser = parser if parser is not None else build_parser()
     args = parser.parse_args(argv)
+    args.err = err  # progress goes where the errors go
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LlrlabWarning)
         try:

@@ -176,7 +176,7 @@ def _cmd_calibrate(args, out):
 
     if len(args.dev) > 2:
         raise LlrlabError("--dev takes SCORES KEY, or one labelled file")
-    progress = StderrProgress(quiet=args.quiet or args.json)
+    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
     model_path = _model_path(args)
     apply_path = args.apply or args.dev[0]
     [(data, fmt)] = _read_inputs([apply_path], progress)
@@ -192,7 +192,7 @@ def _cmd_fuse(args, out):
     from ..calibration import FusionCalibrator
     from ..io import load_trials
 
-    progress = StderrProgress(quiet=args.quiet or args.json)
+    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
     apply_paths = args.apply or args.dev
     if len(apply_paths) != len(args.dev):
         raise LlrlabError(f"--apply needs one score file per system: {len(args.dev)} dev "
@@ -214,7 +214,7 @@ def _cmd_fuse(args, out):
 def _cmd_apply(args, out):
     from ..calibration import load_calibrator
 
-    progress = StderrProgress(quiet=args.quiet or args.json)
+    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
     cal = load_calibrator(args.model)
     if len(args.scores) != cal.n_systems:
         what = (f"a fusion of {cal.n_systems} systems ({', '.join(cal.systems)})"

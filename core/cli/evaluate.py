@@ -90,7 +90,7 @@ def _calibration(args, progress):
 
 
 def _cmd_eval(args, out):
-    progress = StderrProgress(quiet=args.quiet or args.json)
+    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
     trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
                              progress)
     cal, what = _calibration(args, progress)
