@@ -289,11 +289,12 @@ def _require_keys(d, keys, where):
         raise ValueError(f"{where} is missing the field(s) {', '.join(map(repr, missing))}")
 
 
-def _number(v, name, *, finite=True):
+def _number(v, name):
+    """``v`` as a finite float, else ValueError naming the field."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ValueError(f"{name} must be a number, got {v!r}")
     v = float(v)
-    if finite and not math.isfinite(v):
+    if not math.isfinite(v):
         raise ValueError(f"{name} must be finite, got {v!r}")
     return v
 
