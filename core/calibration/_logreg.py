@@ -186,16 +186,17 @@ class _Class:
         e, inv = cache
         h = e * inv
         h *= inv  # sigmoid(s) sigmoid(-s) = d2 loss / d s2
-        ch = self.c * h
+        if not self.uniform:
+            h *= self.c
         r = len(self.cols)
         out = np.empty((r + 1, r + 1))
         for j, cj in enumerate(self.cols):
-            w = ch * cj
+            w = h * cj
             for i in range(j + 1):
                 out[i, j] = out[j, i] = float(self.cols[i] @ w)
             out[r, j] = out[j, r] = float(w.sum())
-        out[r, r] = float(ch.sum())
-        return out
+        out[r, r] = float(h.sum())
+        return out * self.c if self.uniform else out
 
 
 class _Objective:
