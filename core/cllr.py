@@ -139,17 +139,20 @@ def cllr(tar, non=None, *, tar_weights=None, non_weights=None):
     return float((ct + cn) / (2 * _LN2))
 
 
-def _block_ce(blocks: PooledBlocks, plo):
-    """Mean target and non-target log-losses of the PAV LLRs (nats), per class."""
+def _block_ce(blocks: PooledBlocks, plo, llr=None):
+    """Mean target and non-target log-losses (nats) when every trial of PAV block ``i`` gets
+    the LLR ``llr[i]`` (default: the blocks' PAV LLRs)."""
+    llr = blocks.llr if llr is None else llr
     # A pure block has an infinite LLR but no trial of the class it would penalise.
     with np.errstate(invalid="ignore"):
-        lt = np.where(blocks.tar > 0, np.logaddexp(0.0, -(blocks.llr + plo)), 0.0)
-        ln = np.where(blocks.non > 0, np.logaddexp(0.0, blocks.llr + plo), 0.0)
+        lt = np.where(blocks.tar > 0, np.logaddexp(0.0, -(llr + plo)), 0.0)
+        ln = np.where(blocks.non > 0, np.logaddexp(0.0, llr + plo), 0.0)
     return float(blocks.tar @ lt) / blocks.n_tar, float(blocks.non @ ln) / blocks.n_non
 
 
-def _min_cllr(blocks: PooledBlocks):
-    ct, cn = _block_ce(blocks, 0.0)
+def _min_cllr(blocks: PooledBlocks, llr=None):
+    """Cllr (bits) of block LLRs ``llr``; with the PAV LLRs (default), the minimum Cllr."""
+    ct, cn = _block_ce(blocks, 0.0, llr)
     return (ct + cn) / (2 * _LN2)
 
 

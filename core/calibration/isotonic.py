@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._sorting import pooled_blocks
+from ..cllr import _min_cllr
 from ..errors import DataError
 from ..trials import Trials
 from .base import (
@@ -28,18 +29,6 @@ __all__ = ["PSEUDO_COUNT", "PAVCalibrator"]
 PSEUDO_COUNT = 0.5
 #: Scores mapped per step of PAVCalibrator.apply (bounds its temporary memory).
 _CHUNK = 1 << 16
-
-
-def _blocks_cllr(blocks, llr):
-    """Cllr (bits) of LLRs ``llr`` given to the trials of each PAV block.
-
-    A block without trials of a class adds nothing for that class, even at an infinite LLR.
-    """
-    with np.errstate(invalid="ignore"):
-        ct = np.where(blocks.tar > 0, np.logaddexp(0.0, -llr), 0.0)
-        cn = np.where(blocks.non > 0, np.logaddexp(0.0, llr), 0.0)
-    return float((blocks.tar @ ct / blocks.n_tar + blocks.non @ cn / blocks.n_non)
-                 / (2 * np.log(2.0)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,8 +147,8 @@ class PAVCalibrator(Calibrator):
                 llr[-1] = max(llr[-1], llr[-2])
         # every dev score lies inside its block, whose LLR it gets: the dev Cllr and minimum
         # Cllr follow from the block counts (seed 004 appendix C)
-        report = training_report([dev], cllr_after=_blocks_cllr(f, llr),
-                                 min_cllr_after=_blocks_cllr(f, f.llr))
+        report = training_report([dev], cllr_after=_min_cllr(f, llr),
+                                 min_cllr_after=_min_cllr(f))
         return cls(f.lower, f.upper, llr, pure_ends, report)
 
     @property
