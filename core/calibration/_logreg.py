@@ -228,18 +228,26 @@ class _Objective:
         return self._h + np.diag(self.pen)
 
 
-def _whitening(xt, xn, ct, cn):
+def _class_moments(x, c, prior):
+    """Mean and covariance of one class's features, weighted by ``c / prior`` (sum 1)."""
+    w = c / prior
+    mu = w * x.sum(axis=0) if np.ndim(w) == 0 else w @ x
+    d = x - mu
+    return mu, (d.T * w) @ d
+
+
+def _whitening(moments, p):
     """Centre ``m`` and matrix ``A`` (K, r) such that ``(x - m) @ A`` has identity covariance.
 
-    Mean and covariance are class-balanced (each class weighted by its prior).  Directions
+    Mean and covariance are class-balanced (each class weighted by its prior): from the class
+    moments, ``m = p mu_t + (1-p) mu_n`` and ``cov = S_w + p (1-p) d d'`` with the pooled
+    within-class covariance ``S_w = p S_t + (1-p) S_n`` and ``d = mu_t - mu_n``.  Directions
     with eigenvalue ``<= RANK_RTOL * max`` are dropped (constant or collinear features).
     """
-    def wsum(c, v):
-        return c * v.sum(axis=0) if np.ndim(c) == 0 else c @ v
-
-    m = wsum(ct, xt) + wsum(cn, xn)
-    dt, dn = xt - m, xn - m
-    cov = (dt.T * ct) @ dt + (dn.T * cn) @ dn
+    (mt, st), (mn, sn) = moments
+    m = p * mt + (1 - p) * mn
+    d = mt - mn
+    cov = p * st + (1 - p) * sn + p * (1 - p) * np.outer(d, d)
     lam, vec = np.linalg.eigh(cov)
     # relative to the largest direction, and to the scores' magnitude: rounding leaves a
     # variance of ~(1e-16 |x|)^2 in a constant feature
@@ -299,29 +307,24 @@ def _separable(zt, zn, ct, cn):
     return _recession_direction(zt, zn) is not None
 
 
-def _start(zt, zn, ct, cn, p):
+def _start(moments, m, a, p):
     """Linear-discriminant start: ``beta = S^-1 (mu_tar - mu_non)``, LLR 0 at the midpoint.
 
-    ``S`` is the pooled within-class covariance of the whitened features; for Gaussian
-    classes with a shared covariance this is the exact LLR (seed 004 section 7.2), so Newton
-    starts close to the optimum on typical scores.
+    ``S`` is the pooled within-class covariance, all in whitened coordinates (from the class
+    moments of the raw features, so no further pass over the trials); for Gaussian classes
+    with a shared covariance this is the exact LLR (seed 004 section 7.2), so Newton starts
+    close to the optimum on typical scores.
     """
-    r = zt.shape[1]
+    r = a.shape[1]
     if r == 0:
         return np.zeros(1)
-
-    def moments(z, c, prior):
-        w = c / prior
-        mu = w * z.sum(axis=0) if np.ndim(w) == 0 else w @ z
-        d = z - mu
-        return mu, (d.T * w) @ d
-
-    mt, st = moments(zt, ct, p)
-    mn, sn = moments(zn, cn, 1.0 - p)
-    beta = np.linalg.solve(p * st + (1 - p) * sn + 1e-9 * np.eye(r), mt - mn)
+    (mt, st), (mn, sn) = moments
+    zt, zn = (mt - m) @ a, (mn - m) @ a
+    sw = a.T @ (p * st + (1 - p) * sn) @ a
+    beta = np.linalg.solve(sw + 1e-9 * np.eye(r), zt - zn)
     if not np.all(np.isfinite(beta)) or np.abs(beta).max() > 50:  # separable: stay modest
-        beta = mt - mn
-    return np.r_[beta, -beta @ (mt + mn) / 2]
+        beta = zt - zn
+    return np.r_[beta, -beta @ (zt + zn) / 2]
 
 
 def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"):
@@ -365,7 +368,8 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
     ct, cn = class_weights(lab, p, weights, what=what)
     xt, xn = x[lab], x[~lab]
     k = x.shape[1]
-    m, a = _whitening(xt, xn, ct, cn)
+    moments = (_class_moments(xt, ct, p), _class_moments(xn, cn, 1.0 - p))
+    m, a = _whitening(moments, p)
     r = a.shape[1]
     if r < k:
         dep = ("all the scores are equal" if k == 1 else
@@ -385,6 +389,7 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
             stacklevel=3)
     pen = np.r_[np.full(r, SEPARABLE_L2 if separable else 0.0), 0.0]
     obj = _Objective([_Class(zt, ct, -1.0), _Class(zn, cn, 1.0)], float(logit(p)), pen)
+
     def decrement(theta):
         value, grad = obj.fun(theta)  # cached: trust-exact evaluated it at this iterate
         try:
@@ -403,7 +408,7 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
     with warnings.catch_warnings():
         # trust-exact may warn when the Hessian is nearly singular far out on a flat tail
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = minimize(obj.fun, _start(zt, zn, ct, cn, p), jac=True, hess=obj.hessian,
+        res = minimize(obj.fun, _start(moments, m, a, p), jac=True, hess=obj.hessian,
                        method="trust-exact", callback=converged,
                        options={"gtol": 1e-11, "maxiter": 200})
     theta, (value, dec) = res.x, decrement(res.x)
