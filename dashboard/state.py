@@ -532,13 +532,15 @@ class DashboardState(param.Parameterized):
                 f"region for {', '.join(parts)}: error rates there rest on too few errors.")
 
     def calibration_dict(self):
-        """The trained calibration / fusion parameters as a JSON-able dict (or None)."""
+        """The trained calibration / fusion parameters as a JSON-able dict (or None).
+
+        The calibrator's report: its training prior is there when the method has one (PAV
+        does not depend on a prior).
+        """
         res = self.results
         if res is None or res.calibration is None:
             return None
-        d = dict(res.calibration.to_dict())
-        d.setdefault("train_prior", self.train_prior)
-        return d
+        return dict(res.calibration.to_dict())
 
     def calibrated_eval(self) -> Trials | None:
         """The eval trials with calibrated (or fused) scores, in file order."""
