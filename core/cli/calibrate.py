@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from ..errors import LlrlabError
+from ..trials import Trials
 from ._common import (
     StderrProgress,
     load_trials_arg,
@@ -170,6 +171,19 @@ def _finish(args, out, cal, result, fmt, sources, outside, model_path):
     return 0
 
 
+def _dev_trials(files, already_read, option, progress):
+    """Labelled dev trials from ``files``: ``[SCORES, KEY]`` or ``[LABELLED]``.
+
+    ``already_read`` is what :func:`_read_inputs` made of ``files[0]`` when it is also the
+    file to calibrate; a labelled file is then not parsed a second time.
+    """
+    from ..io.bosaris_text import require_both_classes
+
+    if len(files) == 1 and isinstance(already_read, Trials):
+        return require_both_classes(already_read)
+    return load_trials_arg(files, option, progress)
+
+
 # --------------------------------------------------------------------------------- commands
 def _cmd_calibrate(args, out):
     from ..calibration import fit_calibrator
@@ -181,7 +195,7 @@ def _cmd_calibrate(args, out):
     apply_path = args.apply or args.dev[0]
     [(data, fmt)] = _read_inputs([apply_path], progress)
     _check_outputs(args, fmt, model_path, [*args.dev, apply_path])
-    dev = load_trials_arg(args.dev, "--dev", progress)
+    dev = _dev_trials(args.dev, None if args.apply else data, "--dev", progress)
     progress.done()
     cal = fit_calibrator(dev, method=args.method, prior=args.prior)
     return _finish(args, out, cal, cal(data), fmt, [apply_path], _outside(cal, [data]),
@@ -202,7 +216,10 @@ def _cmd_fuse(args, out):
     model_path = _model_path(args)
     inputs = _read_inputs(apply_paths, progress)
     _check_outputs(args, inputs[0][1], model_path, [*args.dev, args.key, *apply_paths])
-    dev = [load_trials(p, args.key, progress=progress) for p in args.dev]
+    read = [None] * len(args.dev) if args.apply or args.key else [d for d, _ in inputs]
+    dev = [_dev_trials([p], r, "--dev", progress) if args.key is None
+           else load_trials(p, args.key, progress=progress)
+           for p, r in zip(args.dev, read, strict=True)]
     progress.done()
     cal = FusionCalibrator.fit(dev, prior=args.prior, names=args.names)
     systems = [d for d, _ in inputs]

@@ -182,6 +182,27 @@ def test_calibrate_one_labelled_dev_file_without_apply(tmp_path):
     assert out.read_text().splitlines()[0] == dev.read_text().splitlines()[0]  # the header
 
 
+@pytest.mark.parametrize("command", ["calibrate", "fuse"])
+def test_a_labelled_dev_file_without_apply_is_parsed_once(tmp_path, monkeypatch, command):
+    import llrlab.core.io as io_pkg
+    import llrlab.core.io.scorefile as scorefile
+
+    calls = []
+    real = scorefile.read_labelled
+
+    def counting(path, *a, **kw):
+        calls.append(str(path))
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(scorefile, "read_labelled", counting)
+    monkeypatch.setattr(io_pkg, "read_labelled", counting)
+    dev = tmp_path / "dev.txt"
+    write_trials(dev, gaussian_trials(100, 400, seed=3, scale=0.5, shift=2.0))
+    code, _, err = _run([command, "--dev", dev, "--out", tmp_path / "self.txt"])
+    assert code == 0, err
+    assert calls == [str(dev)]
+
+
 # --------------------------------------------------------------------------- 3. fuse
 
 
