@@ -17,15 +17,9 @@ from llrlab.core.io import (
     write_scores,
 )
 
+from ._files import write
+
 GOOD_KEY = "m1 s1 target\nm1 s2 nontarget\nm2 s1 nontarget\n"
-
-
-def write(path, content):
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content, encoding="utf-8")
-    return path
 
 
 def scores_error(tmp_path, content, name="scores.txt"):

@@ -16,13 +16,7 @@ from llrlab.core.io import (
 )
 from llrlab.core.io.labelled import read_labelled
 
-
-def write(path, content):
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content, encoding="utf-8")
-    return path
+from ._files import write
 
 
 def transform(s):
