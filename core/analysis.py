@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._parallel import CHUNK, map_chunks
 from ._sorting import PooledBlocks, SortedScores, pooled_blocks, sort_scores
 from ._validate import as_plo
 from .cllr import _LN2, _ce_parts, _min_ce_sorted, _min_cllr, _validated
@@ -242,7 +243,8 @@ def analyze_transformed(base: Analysis, transform, *, plo=None) -> Analysis:
     base : Analysis
         Analysis of the raw scores.
     transform : callable
-        Vectorized map from scores to LLRs.
+        Elementwise, vectorized map from scores to LLRs (applied chunk by chunk, in
+        parallel threads for long arrays).
     plo : array_like, optional
         Grid of prior log-odds (default: the grid of ``base``).
 
@@ -260,14 +262,30 @@ def analyze_transformed(base: Analysis, transform, *, plo=None) -> Analysis:
     True
     """
     s = base.sorted
-    tar = np.asarray(transform(s.tar), dtype=np.float64)
-    non = np.asarray(transform(s.non), dtype=np.float64)
-    for name, x in (("target", tar), ("non-target", non)):
-        if x.size and (np.isnan(x).any() or np.any(x[1:] < x[:-1])):
-            raise ValueError(f"the transform is not non-decreasing on the {name} scores")
+    tar = _transform_sorted(transform, s.tar, "target")
+    non = _transform_sorted(transform, s.non, "non-target")
     t = SortedScores(tar, non, s.tar_cw, s.non_cw, s.n_tar, s.n_non)
     tw = None if s.tar_cw is None else np.diff(s.tar_cw)
     nw = None if s.non_cw is None else np.diff(s.non_cw)
     ct, cn = _ce_parts(tar, non, 0.0, tw, nw)
     return _from_sorted(t, base.plo if plo is None else as_plo(plo),
                         float((ct + cn) / (2 * _LN2)))
+
+
+def _transform_sorted(transform, x, name):
+    """``transform(x)`` for sorted ``x``, checked to be non-decreasing and free of NaN.
+
+    Chunk by chunk (see ``llrlab.core._parallel``): each chunk is mapped and checked while it
+    is in cache; the chunk boundaries are checked afterwards.
+    """
+    out = np.empty_like(x)
+
+    def part(sl):
+        y = out[sl] = np.asarray(transform(x[sl]), dtype=np.float64)
+        return bool(np.isnan(y).any() or np.any(y[1:] < y[:-1]))
+
+    bad = any(map_chunks(part, x.size))
+    starts = np.arange(CHUNK, x.size, CHUNK)
+    if bad or np.any(out[starts] < out[starts - 1]):
+        raise ValueError(f"the transform is not non-decreasing on the {name} scores")
+    return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit
 
+from ._parallel import map_chunks
 from ._sorting import PooledBlocks, SortedScores, pooled_blocks, sorted_input
 from ._validate import as_scores, as_weights
 from .errors import DataError
@@ -16,7 +17,6 @@ from .errors import DataError
 __all__ = ["cllr", "cross_entropy", "min_cllr", "min_cross_entropy", "softplus_sum"]
 
 _LN2 = np.log(2.0)
-_CHUNK = 1 << 18
 
 
 def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
@@ -24,23 +24,26 @@ def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
 
     Each term is ``max(z, 0) + log1p(exp(-|z|))``, the value of ``np.logaddexp(0, z)``
     (no overflow of ``exp`` for any input, +-inf included) at about two thirds of its cost.
+    Long arrays are summed in parallel chunks whose partial sums are added in order, so the
+    result does not depend on the number of cores (see ``llrlab.core._parallel``).
     """
-    total = 0.0
-    n = min(_CHUNK, x.size)
-    buf, tmp = np.empty(n), np.empty(n)
-    for i in range(0, x.size, _CHUNK):
-        xs = x[i:i + _CHUNK]
-        b, t = buf[:xs.size], tmp[:xs.size]
-        np.add(xs, shift, out=b)
+
+    def part(sl):
+        xs = x[sl]
+        b = np.add(xs, shift)
         if sign != 1.0:
             np.multiply(b, sign, out=b)
-        np.abs(b, out=t)
+        t = np.abs(b)
         np.negative(t, out=t)
         np.exp(t, out=t)
         np.log1p(t, out=t)
         np.maximum(b, 0.0, out=b)
         b += t
-        total += float(b.sum()) if weights is None else float(b @ weights[i:i + _CHUNK])
+        return float(b.sum()) if weights is None else float(b @ weights[sl])
+
+    total = 0.0
+    for v in map_chunks(part, x.size):
+        total += v
     return total
 
 

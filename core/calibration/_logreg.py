@@ -64,6 +64,7 @@ import numpy as np
 from scipy.optimize import linprog, minimize
 from scipy.special import logit
 
+from .._parallel import chunk_slices, map_ordered
 from ..errors import DataError, LlrlabWarning, SeparableDataWarning
 
 __all__ = ["SEPARABLE_L2", "ConvergenceWarning", "LinearFit", "class_weights", "fit_linear"]
@@ -199,6 +200,19 @@ class _Class:
         return out * self.c if self.uniform else out
 
 
+#: Trials per piece of a class: each pass over a piece makes ~20 short-lived temporaries,
+#: which stay in cache at this size.
+_PIECE = 1 << 16
+
+
+def _chunked(z, c, sign):
+    """One class's trials as :class:`_Class` pieces of fixed length (see ``_parallel``):
+    the pieces are evaluated in parallel threads and their sums added in order, so the fit
+    is the same on any number of cores."""
+    return [_Class(z[sl], c if np.ndim(c) == 0 else c[sl], sign)
+            for sl in chunk_slices(z.shape[0], _PIECE) or [slice(0, 0)]]
+
+
 class _Objective:
     """Penalised ``Ce`` with gradient and Hessian in whitened coordinates ``theta = (beta, b)``.
 
@@ -208,12 +222,14 @@ class _Objective:
 
     def __init__(self, classes, offset, penalty):
         self.classes, self.off, self.pen = classes, offset, penalty
+        self.parallel = sum(k.n for k in classes) >= 2 * _PIECE
         self._x = None
 
     def fun(self, theta):
         if self._x is None or not np.array_equal(theta, self._x):
             beta, b = theta[:-1], float(theta[-1]) + self.off
-            parts = [k.value_grad(beta, b) for k in self.classes]
+            parts = map_ordered(lambda k: k.value_grad(beta, b), self.classes,
+                                parallel=self.parallel)
             self._x = theta.copy()
             self.f = sum(part[0] for part in parts)
             self._g = sum(part[1] for part in parts)
@@ -224,7 +240,9 @@ class _Objective:
     def hessian(self, theta):
         self.fun(theta)
         if self._h is None:
-            self._h = sum(k.hessian(c) for k, c in zip(self.classes, self._cache, strict=True))
+            hs = map_ordered(lambda kc: kc[0].hessian(kc[1]),
+                             zip(self.classes, self._cache, strict=True), parallel=self.parallel)
+            self._h = sum(hs)
         return self._h + np.diag(self.pen)
 
 
@@ -388,7 +406,7 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
             f"their size reflects the penalty, not the data"),
             stacklevel=3)
     pen = np.r_[np.full(r, SEPARABLE_L2 if separable else 0.0), 0.0]
-    obj = _Objective([_Class(zt, ct, -1.0), _Class(zn, cn, 1.0)], float(logit(p)), pen)
+    obj = _Objective([*_chunked(zt, ct, -1.0), *_chunked(zn, cn, 1.0)], float(logit(p)), pen)
 
     def decrement(theta):
         value, grad = obj.fun(theta)  # cached: trust-exact evaluated it at this iterate

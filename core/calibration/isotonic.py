@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._parallel import map_chunks
 from .._sorting import pooled_blocks
 from ..cllr import _min_cllr
 from ..errors import DataError
@@ -164,14 +165,13 @@ class PAVCalibrator(Calibrator):
 
         Exactly non-decreasing in floating point: within a gap every operation is monotone,
         and the result is clipped to the next block's LLR.  Works in chunks of ``2**16``
-        scores (bounded temporary memory); a sorted chunk (e.g. the sorted scores of an
-        analysis) finds its block starts by ``B`` binary searches instead of one per score,
-        with bit-identical results.
+        scores (bounded temporary memory; long inputs in parallel threads); a sorted chunk
+        (e.g. the sorted scores of an analysis) finds its block starts by ``B`` binary
+        searches instead of one per score, with bit-identical results.
         """
         x = self._scores(scores)
         out = np.empty_like(x)
-        for i in range(0, x.size, _CHUNK):
-            self._apply_chunk(x[i:i + _CHUNK], out[i:i + _CHUNK])
+        map_chunks(lambda sl: self._apply_chunk(x[sl], out[sl]), x.size, chunk=_CHUNK)
         return out
 
     def _apply_chunk(self, x, out):

@@ -1,0 +1,81 @@
+"""Chunked parallel passes give the serial loop's results bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+from llrlab.core import _parallel, analyze, analyze_transformed
+from llrlab.core.calibration import _logreg
+from llrlab.core.cllr import softplus_sum
+
+
+def test_map_ordered_keeps_the_order_of_the_items():
+    out = _parallel.map_ordered(lambda x: x * x, range(37))
+    assert out == [x * x for x in range(37)]
+
+
+def test_chunk_slices_cover_the_range_once():
+    sl = _parallel.chunk_slices(10, 4)
+    assert [(s.start, s.stop) for s in sl] == [(0, 4), (4, 8), (8, 10)]
+    assert _parallel.chunk_slices(0) == []
+
+
+def _softplus_reference(x, sign, shift, w):
+    # the definition, summed chunk by chunk in order like the serial loop
+    total = 0.0
+    for sl in _parallel.chunk_slices(x.size):
+        t = np.logaddexp(0.0, sign * (x[sl] + shift))
+        total += float(t.sum()) if w is None else float(t @ w[sl])
+    return total
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_softplus_sum_is_the_same_in_parallel_and_serial(weighted, monkeypatch):
+    rng = np.random.default_rng(0)
+    n = _parallel.PARALLEL_MIN + 12_345  # long enough for the pool
+    x = rng.normal(0, 30, n)
+    w = rng.random(n) if weighted else None
+    par = softplus_sum(x, sign=-1.0, shift=0.7, weights=w)
+    monkeypatch.setattr(_parallel, "_POOL", None)
+    ser = softplus_sum(x, sign=-1.0, shift=0.7, weights=w)
+    assert par == ser
+    assert par == pytest.approx(_softplus_reference(x, -1.0, 0.7, w), rel=1e-13)
+
+
+def test_analyze_transformed_is_the_same_in_parallel_and_serial(monkeypatch):
+    rng = np.random.default_rng(1)
+    n = _parallel.PARALLEL_MIN + 999
+    a = analyze(rng.normal(1, 1, n // 10), rng.normal(-1, 1, n))
+    par = analyze_transformed(a, lambda s: np.tanh(s) * 3 + 0.5)
+    monkeypatch.setattr(_parallel, "_POOL", None)
+    ser = analyze_transformed(a, lambda s: np.tanh(s) * 3 + 0.5)
+    assert_array_equal(par.sorted.non, ser.sorted.non)
+    assert par.cllr == ser.cllr
+    assert_array_equal(par.act.dcf, ser.act.dcf)
+
+
+def test_a_decrease_at_a_chunk_boundary_is_caught():
+    n = 3 * _parallel.CHUNK
+    a = analyze(np.linspace(0, 1, 100), np.linspace(-1, 0.5, n))
+    b = _parallel.CHUNK  # index of the first score of the second chunk of non-targets
+    cut = a.sorted.non[b]
+
+    def step_down(s):  # non-decreasing inside each chunk, one drop between chunks
+        return np.where(s >= cut, s - 10.0, s)
+
+    with pytest.raises(ValueError, match="non-target"):
+        analyze_transformed(a, step_down)
+
+
+def test_logistic_regression_does_not_depend_on_the_threads(monkeypatch):
+    rng = np.random.default_rng(2)
+    n = 4 * _logreg._PIECE + 77
+    lab = rng.random(n) < 0.1
+    x = np.where(lab, rng.normal(1, 1, n), rng.normal(-1, 1.2, n))
+    par = _logreg.fit_linear(x, lab, 0.3)
+    monkeypatch.setattr(_parallel, "_POOL", None)
+    ser = _logreg.fit_linear(x, lab, 0.3)
+    assert_array_equal(par.weights, ser.weights)
+    assert par.offset == ser.offset
