@@ -27,8 +27,7 @@ from llrlab.core import (
     gaussian_trials,
     probit,
 )
-
-from . import calib
+from llrlab.core.calibration import Calibrator, fit_calibrator
 
 __all__ = [
     "DET_POINTS",
@@ -154,7 +153,7 @@ class Results:
         The cache key.
     datasets : dict of str to DatasetResult
         In display order (``dev``, ``eval``, then ``true`` in teaching mode).
-    calibration : calib.Calibration or None
+    calibration : llrlab.core.calibration.Calibrator or None
         The trained calibration or fusion (None when uncalibrated).
     score_label : str
         Axis label of the histogram domain.
@@ -169,7 +168,7 @@ class Results:
 
     key: tuple
     datasets: dict
-    calibration: object = None
+    calibration: Calibrator | None = None
     score_label: str = "score"
     mapping: tuple | None = None
     references: list = field(default_factory=list)
@@ -202,7 +201,7 @@ class Results:
         """Prior log-odds whose Bayes threshold falls at ``score`` (histogram domain)."""
         if self.mapping is None or self.calibration is None:
             return -float(score)
-        return -float(self.calibration.apply_one(float(score)))
+        return -float(self.calibration.apply(np.array([float(score)]))[0])
 
 
 # ----------------------------------------------------------------------------------------
@@ -343,7 +342,7 @@ def compute_results(key, *, systems=None, system=None, fusion=False, calibration
             raise DataError(f"calibration needs a dev set, and system {system!r} has none: "
                             "load a dev set (or choose calibration 'none')")
         progress(0.4, f"training {calibration} calibration on dev")
-        cal = calib.train(calibration, [data.dev], train_prior)
+        cal = fit_calibrator(data.dev, method=calibration, prior=train_prior)
     progress(0.6, "analysing calibrated scores")
     lo, hi = hist_range(raws.values())
     edges = np.linspace(lo, hi, HIST_BINS + 1)
@@ -370,14 +369,14 @@ def _fusion_results(key, systems, train_prior, raw_cache, progress):
         raise DataError(f"fusion is trained on dev sets, and {', '.join(missing)} "
                         "has none")
     progress(0.2, "training linear fusion on dev")
-    cal = calib.train("fusion", [systems[n].dev for n in names], train_prior)
+    cal = fit_calibrator([systems[n].dev for n in names], method="fusion", prior=train_prior)
     fused = {}
     for role in ("dev", "eval"):
         sets = [getattr(systems[n], role) for n in names]
         if any(t is None for t in sets):
             continue
         progress(0.5 if role == "dev" else 0.75, f"fusing {role}")
-        fused[role] = cal.apply_trials(sets)
+        fused[role] = cal.apply_systems(sets)
     if not fused:
         return Results(key, {})
     analyses = _parallel(lambda r, t: analyze(t), fused)
@@ -400,7 +399,7 @@ def _teaching_results(key, spec: TeachingSpec, calibration, train_prior, progres
     true_a = analyze(true)
     cal = None
     if calibration != "none":
-        cal = calib.train(calibration, [dev], train_prior)
+        cal = fit_calibrator(dev, method=calibration, prior=train_prior)
     llrs = {r: (a if cal is None else _transformed(a, cal)) for r, a in raw.items()}
     lo, hi = hist_range([*raw.values(), true_a])
     edges = np.linspace(lo, hi, HIST_BINS + 1)

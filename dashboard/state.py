@@ -540,7 +540,7 @@ class DashboardState(param.Parameterized):
         res = self.results
         if res is None or res.calibration is None:
             return None
-        return dict(res.calibration.to_dict())
+        return dict(res.calibration.report())
 
     def calibrated_eval(self) -> Trials | None:
         """The eval trials with calibrated (or fused) scores, in file order."""
@@ -551,7 +551,7 @@ class DashboardState(param.Parameterized):
             sets = [s.eval for s in self.systems.values()]
             if any(t is None for t in sets):
                 return None
-            return res.calibration.apply_trials(sets)
+            return res.calibration.apply_systems(sets)
         data = self.systems.get(self.system)
         if data is None or data.eval is None:
             return None

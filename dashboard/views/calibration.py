@@ -105,7 +105,7 @@ class CalibrationView(pn.viewable.Viewer):
         """The trained model in llrlab's versioned format (``llrlab apply`` re-applies it)."""
         res = self.state.results
         cal = None if res is None else res.calibration
-        d = {} if cal is None else cal.model.to_dict()
+        d = {} if cal is None else cal.to_dict()
         return io.StringIO(json.dumps(d, indent=2, allow_nan=False))
 
     def _scores_file(self):
@@ -139,7 +139,7 @@ class CalibrationView(pn.viewable.Viewer):
                 s, llr = res.mapping
                 llr = finite(llr)
                 self.source.data = {"score": s, "llr": llr}
-                self.figure.title.text = f"Calibration: {cal.method} (trained on dev)"
+                self.figure.title.text = f"Calibration: {cal.kind} (trained on dev)"
             else:
                 grid = np.linspace(lo, hi, 2)
                 self.source.data = {"score": grid, "llr": grid}

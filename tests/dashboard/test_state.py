@@ -113,7 +113,7 @@ def test_threshold_score_inverts_the_calibration(state):
     res = state.results
     for plo in (-4.0, -1.0, 0.5):
         s = res.threshold_score(plo)
-        assert_allclose(res.calibration.apply_one(s), -plo, atol=1e-6)
+        assert_allclose(res.calibration.apply(np.array([s]))[0], -plo, atol=1e-6)
         assert_allclose(res.plo_of_score(s), plo, atol=1e-6)
     state.set_threshold_score(res.threshold_score(-2.5))
     assert_allclose(state.plo, -2.5, atol=1e-6)
