@@ -1,0 +1,442 @@
+"""Is system A better than system B?  Tests of significance on the same trials.
+
+Two tests at one operating point (each system thresholded at its Bayes threshold ``-plo`` on
+LLRs, or at given score thresholds):
+
+* :func:`z_test` -- seed 002's test of two proportions extended to HTER and DCF
+  ("Z_HTER-test", section 3.3): the DCF difference over its normal standard deviation, with
+  the variance of eq. 3.32 (the two systems' error rates treated as independent) or of
+  eq. 3.33 (from the trials on which the systems disagree).
+* :func:`mcnemar_test` -- McNemar's test on the paired decisions: only the trials on which
+  exactly one system errs carry information; under the null hypothesis each such trial is
+  equally likely to favour either system (exact binomial test for few discordant trials,
+  chi-square with continuity correction otherwise).
+
+The two systems' trials are paired by (model, segment) id when both carry ids
+(:func:`llrlab.core.calibration.fusion.align_systems`), else by position.
+
+References: seed 002 (Bengio & Mariéthoz), section 3.3; Q. McNemar, Psychometrika
+12:153-157 (1947); ../shared/CONVENTIONS.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binomtest, chi2, norm
+
+from ._validate import as_plo
+from .dcf import _combine, _weights
+from .errors import DataError, LlrlabWarning
+from .trials import Trials
+
+__all__ = ["EXACT_BELOW", "McNemarResult", "ZTestResult", "mcnemar_test", "paired_trials",
+           "z_test"]
+
+#: McNemar's test is exact (binomial) when fewer than this many trials are discordant.
+EXACT_BELOW = 25
+
+
+def _check_alpha(alpha):
+    a = float(alpha)
+    if not 0.0 < a < 1.0:
+        raise DataError(f"the significance level must lie strictly between 0 and 1 "
+                        f"(e.g. 0.05), got {alpha!r}")
+    return a
+
+
+def _name(t, default):
+    return t.source or default
+
+
+def paired_trials(a, b):
+    """The trials of two systems matched one to one, with equal labels.
+
+    Parameters
+    ----------
+    a, b : Trials
+        The same evaluation trials scored by two systems.
+
+    Returns
+    -------
+    a, b : Trials
+        Restricted to the common trials (by (model, segment) id when both carry ids, with a
+        :class:`~llrlab.core.errors.LlrlabWarning` for trials left out), in the same order.
+
+    Raises
+    ------
+    DataError
+        Not Trials; weighted trials; only one set with ids; no common trial; different
+        lengths without ids; a trial labelled target in one set and non-target in the other.
+
+    Examples
+    --------
+    >>> from llrlab.core.trials import Trials
+    >>> from llrlab.core.significance import paired_trials
+    >>> a = Trials([1.0, -1.0], [True, False], model_ids=["m", "m"], segment_ids=["s1", "s2"])
+    >>> b = Trials([-0.5, 2.0], [False, True], model_ids=["m", "m"], segment_ids=["s2", "s1"])
+    >>> pa, pb = paired_trials(a, b)
+    >>> pb.scores.tolist()
+    [2.0, -0.5]
+    """
+    from .calibration.fusion import align_systems
+
+    for t, who in ((a, "A"), (b, "B")):
+        if not isinstance(t, Trials):
+            raise DataError(f"system {who} must be labelled Trials, got {type(t).__name__}")
+        if t.weights is not None:
+            raise DataError(f"{_name(t, 'system ' + who)}: the significance tests count "
+                            f"trials and do not support per-trial weights")
+    (pa, pb), _ = align_systems([a, b], what="comparison")
+    differ = pa.labels != pb.labels
+    if differ.any():
+        i = int(np.flatnonzero(differ)[0])
+        where = (f"{pa.model_ids[i]} {pa.segment_ids[i]}" if pa.has_ids else f"position {i}")
+        raise DataError(f"comparison: {int(differ.sum())} trial(s) are labelled differently "
+                        f"in {_name(a, 'system A')} and {_name(b, 'system B')} (e.g. {where}); "
+                        f"both systems must be scored against the same key")
+    pa.require_both_classes()
+    return pa, pb
+
+
+def _thresholds(plo, threshold):
+    if threshold is None:
+        return -plo, -plo
+    t = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (2,))
+    if np.isnan(t).any():
+        raise DataError("thresholds must not be NaN")
+    return float(t[0]), float(t[1])
+
+
+def _level(alpha):
+    return f"{100 * alpha:g}%"
+
+
+def _p(p):
+    return "p = nan" if not np.isfinite(p) else f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
+
+
+@dataclass(frozen=True, eq=False)
+class ZTestResult:
+    """The DCF difference of two systems and its z-test (seed 002 section 3.3).
+
+    Attributes
+    ----------
+    statistic : float
+        ``z = (DCF_A - DCF_B) / std``.
+    p_value : float
+        Two-sided, ``2 Phi(-|z|)``; NaN when ``std`` is 0 but the DCFs differ.
+    dcf_a, dcf_b : float
+        The (normalized unless ``normalize=False``) DCFs at the thresholds.
+    difference : float
+        ``dcf_a - dcf_b``.
+    std : float
+        Standard deviation of the difference under the null hypothesis.
+    variance : str
+        ``"independent"`` (eq. 3.32) or ``"dependent"`` (eq. 3.33).
+    p_miss_a, p_fa_a, p_miss_b, p_fa_b : float
+        The error rates behind the DCFs.
+    n_tar, n_non : int
+        Paired target and non-target trials.
+    plo : float
+    alpha : float
+        Significance level of the verdict.
+    names : tuple of str
+        Names of systems A and B in the verdict.
+    verdict : str
+        One sentence, e.g. ``"system A has significantly lower DCF than system B at the 5%
+        level (p = 0.003)"``.
+    """
+
+    statistic: float
+    p_value: float
+    dcf_a: float
+    dcf_b: float
+    difference: float
+    std: float
+    variance: str
+    p_miss_a: float
+    p_fa_a: float
+    p_miss_b: float
+    p_fa_b: float
+    n_tar: int
+    n_non: int
+    plo: float
+    alpha: float
+    names: tuple
+    verdict: str
+
+    @property
+    def significant(self):
+        """``p_value < alpha``."""
+        return bool(self.p_value < self.alpha)
+
+    @property
+    def delta(self):
+        """Seed 002's confidence ``delta = 1 - p_value`` that the systems differ (eq. 3.21)."""
+        return 1.0 - self.p_value
+
+
+def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
+           normalize=True, names=None) -> ZTestResult:
+    """Test whether two systems' DCFs differ on the same trials (seed 002's Z_HTER-test).
+
+    Parameters
+    ----------
+    a, b : Trials
+        The same trials scored by systems A and B (paired as in :func:`paired_trials`).
+    plo : float
+        Prior log-odds of the operating point (the DCF weights).
+    threshold : float or (float, float), optional
+        Score threshold(s) of A and B (accept when ``score >= threshold``); default the
+        Bayes threshold ``-plo`` for both (the scores are LLRs: actual DCF).
+    variance : {"independent", "dependent"}
+        Variance of the difference: eq. 3.32 or eq. 3.33 (see Notes).
+    alpha : float, default 0.05
+        Significance level of the verdict.
+    normalize : bool, default True
+        Normalized DCF; ``normalize=False`` at ``plo=0`` is the HTER test of seed 002.
+    names : (str, str), optional
+        Names in the verdict (default the trials' sources, else "A" and "B").
+
+    Returns
+    -------
+    ZTestResult
+
+    Notes
+    -----
+    ``DCF = cm Pmiss + cf Pfa`` (``cm = cf = 1/2`` for HTER).  Under the null hypothesis
+    ``DCF_A - DCF_B ~ N(0, s^2)`` and ``z = (DCF_A - DCF_B)/s``, ``p = 2 Phi(-|z|)``:
+
+    * independent (eq. 3.32, with eq. 3.31's weights):
+      ``s^2 = cm^2 [Pm_A(1-Pm_A) + Pm_B(1-Pm_B)]/T + cf^2 [Pf_A(1-Pf_A) + Pf_B(1-Pf_B)]/N``.
+      It treats the two systems' error rates as independent, which they are not on the same
+      trials (seed 002 says so itself): the test ignores the positive correlation of two
+      systems' errors on the same hard trials, and is then conservative.
+    * dependent (eq. 3.33): ``s^2 = cm^2 (m_AB + m_BA)/T^2 + cf^2 (f_AB + f_BA)/N^2``, where
+      ``m_AB`` counts the target trials accepted by A and missed by B (``f_AB``: non-targets
+      rejected by A and accepted by B).  Seed 002 notes that two very similar systems make
+      this variance small, so it can be over-confident.
+
+    Seed 002 recommends requiring both to agree before calling a difference significant.
+
+    References
+    ----------
+    seed 002, section 3.3, eq. 3.21, 3.30-3.33 and Figure 3.9.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llrlab.core.trials import Trials
+    >>> from llrlab.core.significance import z_test
+    >>> lab = np.r_[np.ones(400, bool), np.zeros(112000, bool)]
+    >>> def system(misses, fas):   # scores +-1 with the given error counts at threshold 0
+    ...     s = np.where(lab, 1.0, -1.0)
+    ...     s[:misses] = -1.0
+    ...     s[400:400 + fas] = 1.0
+    ...     return Trials(s, lab)
+    >>> r = z_test(system(10, 1288), system(11, 2184), normalize=False)  # seed 002 Table 3.4
+    >>> round(r.std, 4), round(r.delta, 3)
+    (0.0057, 0.647)
+    >>> r.verdict
+    'no significant difference in DCF between system A and system B at the 5% level (p = 0.353)'
+    """
+    if variance not in ("independent", "dependent"):
+        raise DataError(f"variance must be 'independent' or 'dependent', got {variance!r}")
+    alpha = _check_alpha(alpha)
+    plo = float(as_plo(plo))
+    pa, pb = paired_trials(a, b)
+    names = tuple(names) if names is not None else ("A", "B")
+    ta, tb = _thresholds(plo, threshold)
+    lab = pa.labels
+    acc_a, acc_b = pa.scores >= ta, pb.scores >= tb
+    T, N = int(lab.sum()), int(lab.size - lab.sum())
+    miss_a, miss_b = lab & ~acc_a, lab & ~acc_b
+    fa_a, fa_b = ~lab & acc_a, ~lab & acc_b
+    pm_a, pm_b = miss_a.sum() / T, miss_b.sum() / T
+    pf_a, pf_b = fa_a.sum() / N, fa_b.sum() / N
+    cm, cf = (float(w) for w in _weights(plo, normalize))
+    d_a = float(_combine(plo, pm_a, pf_a, normalize))
+    d_b = float(_combine(plo, pm_b, pf_b, normalize))
+    if variance == "independent":
+        var = (cm ** 2 * (pm_a * (1 - pm_a) + pm_b * (1 - pm_b)) / T
+               + cf ** 2 * (pf_a * (1 - pf_a) + pf_b * (1 - pf_b)) / N)
+    else:
+        m_disc = int(np.count_nonzero(miss_a != miss_b))
+        f_disc = int(np.count_nonzero(fa_a != fa_b))
+        var = cm ** 2 * m_disc / T ** 2 + cf ** 2 * f_disc / N ** 2
+    std = float(np.sqrt(var))
+    diff = d_a - d_b
+    if std > 0:
+        z = diff / std
+        p = float(2 * norm.sf(abs(z)))
+    elif diff == 0:
+        z, p = 0.0, 1.0
+    else:
+        import warnings
+
+        warnings.warn(LlrlabWarning(
+            "z-test: the DCF difference has zero estimated variance (every error rate is 0 "
+            "or 1) but is not zero; the p-value is undefined (use mcnemar_test)"),
+            stacklevel=2)
+        z, p = float(np.sign(diff) * np.inf), float("nan")
+    if p < alpha:
+        better, worse = (names[0], names[1]) if diff < 0 else (names[1], names[0])
+        verdict = (f"system {better} has significantly lower DCF than system {worse} at the "
+                   f"{_level(alpha)} level ({_p(p)})")
+    else:
+        verdict = (f"no significant difference in DCF between system {names[0]} and system "
+                   f"{names[1]} at the {_level(alpha)} level ({_p(p)})")
+    return ZTestResult(float(z), p, d_a, d_b, diff, std, variance, float(pm_a), float(pf_a),
+                       float(pm_b), float(pf_b), T, N, plo, alpha, names, verdict)
+
+
+@dataclass(frozen=True, eq=False)
+class McNemarResult:
+    """McNemar's test on the paired decisions of two systems.
+
+    Attributes
+    ----------
+    statistic : float
+        Chi-square method: ``(|b - c| - 1)^2 / (b + c)``; exact method: ``min(b, c)``.
+    p_value : float
+        Two-sided.
+    a_only : int
+        ``b``: trials where only system B errs (A is right, B wrong).
+    b_only : int
+        ``c``: trials where only system A errs (B is right, A wrong).
+    both_right, both_wrong : int
+        The concordant trials (they do not enter the test).
+    method : str
+        ``"exact"`` (binomial) or ``"chi-square"`` (with continuity correction).
+    trials : str
+        Which trials were tested: ``"all"`` (errors = misses + false alarms),
+        ``"target"`` (misses) or ``"non-target"`` (false alarms).
+    plo : float
+    alpha : float
+    names : tuple of str
+    verdict : str
+        One sentence.
+    """
+
+    statistic: float
+    p_value: float
+    a_only: int
+    b_only: int
+    both_right: int
+    both_wrong: int
+    method: str
+    trials: str
+    plo: float
+    alpha: float
+    names: tuple
+    verdict: str
+
+    @property
+    def n_discordant(self):
+        return self.a_only + self.b_only
+
+    @property
+    def significant(self):
+        return bool(self.p_value < self.alpha)
+
+
+_ERRORS = {"all": "errors", "target": "misses", "non-target": "false alarms"}
+
+
+def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alpha=0.05,
+                 names=None) -> McNemarResult:
+    """McNemar's test of two systems' paired decisions at one operating point.
+
+    Parameters
+    ----------
+    a, b : Trials
+        The same trials scored by systems A and B (paired as in :func:`paired_trials`).
+    plo : float
+        Prior log-odds; the Bayes threshold ``-plo`` decides unless ``threshold`` is given.
+    threshold : float or (float, float), optional
+        Score threshold(s) of A and B (accept when ``score >= threshold``).
+    trials : {"all", "target", "non-target"}
+        Test the errors on all trials, the misses (target trials) or the false alarms
+        (non-target trials).  On all trials the test compares numbers of errors, every
+        trial counting once -- not the DCF, which weighs misses and false alarms by the
+        costs and priors (use :func:`z_test`, or test the two classes separately).
+    exact : bool, optional
+        Exact binomial test (True) or chi-square with continuity correction (False); default
+        exact when fewer than :data:`EXACT_BELOW` (25) trials are discordant.
+    alpha : float, default 0.05
+        Significance level of the verdict.
+    names : (str, str), optional
+        Names in the verdict (default "A" and "B").
+
+    Returns
+    -------
+    McNemarResult
+
+    Notes
+    -----
+    With ``b`` trials on which only B errs and ``c`` on which only A errs, under the null
+    hypothesis (equal error probabilities) ``b ~ Binomial(b + c, 1/2)``.  Exact:
+    ``p = binomtest(b, b + c, 0.5).pvalue`` (two-sided).  Chi-square:
+    ``X^2 = (|b - c| - 1)^2 / (b + c)``, ``p = P(chi2_1 > X^2)``.  The switch at
+    ``b + c < 25`` follows the usual advice that the chi-square approximation needs about 25
+    discordant pairs (e.g. Fagerland, Lydersen & Laake 2013); the exact test is slightly
+    conservative.  With no discordant trial ``p = 1``.  This is the dependent-case test of
+    seed 002 eq. 3.24-3.25 ("very similar to the well-known McNemar test").
+
+    References
+    ----------
+    seed 002, section 3.3, eq. 3.24-3.25; Q. McNemar, Psychometrika 12:153-157 (1947);
+    M. W. Fagerland, S. Lydersen and P. Laake, BMC Med. Res. Methodol. 13:91 (2013).
+
+    Examples
+    --------
+    >>> from llrlab.core.trials import Trials
+    >>> from llrlab.core.significance import mcnemar_test
+    >>> lab = [True] * 6 + [False] * 6
+    >>> a = Trials([1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, 1], lab)  # 2 errors
+    >>> b = Trials([-1, -1, -1, 1, 1, -1, 1, 1, -1, -1, -1, 1], lab)  # 7 errors
+    >>> r = mcnemar_test(a, b)
+    >>> r.a_only, r.b_only, r.method, round(r.p_value, 4)
+    (5, 0, 'exact', 0.0625)
+    """
+    if trials not in _ERRORS:
+        raise DataError(f"trials must be 'all', 'target' or 'non-target', got {trials!r}")
+    alpha = _check_alpha(alpha)
+    plo = float(as_plo(plo))
+    pa, pb = paired_trials(a, b)
+    names = tuple(names) if names is not None else ("A", "B")
+    ta, tb = _thresholds(plo, threshold)
+    lab = pa.labels
+    err_a = (pa.scores >= ta) != lab
+    err_b = (pb.scores >= tb) != lab
+    if trials != "all":
+        sel = lab if trials == "target" else ~lab
+        err_a, err_b = err_a[sel], err_b[sel]
+    b_ = int(np.count_nonzero(~err_a & err_b))
+    c_ = int(np.count_nonzero(err_a & ~err_b))
+    both_wrong = int(np.count_nonzero(err_a & err_b))
+    both_right = err_a.size - b_ - c_ - both_wrong
+    n = b_ + c_
+    use_exact = n < EXACT_BELOW if exact is None else bool(exact)
+    if n == 0:
+        stat, p = 0.0, 1.0
+    elif use_exact:
+        stat, p = float(min(b_, c_)), float(binomtest(b_, n, 0.5).pvalue)
+    else:
+        stat = (abs(b_ - c_) - 1.0) ** 2 / n if b_ != c_ else 0.0
+        p = float(chi2.sf(stat, 1))
+    what = _ERRORS[trials]
+    on = {"all": "", "target": " on the target trials",
+          "non-target": " on the non-target trials"}[trials]
+    if p < alpha:
+        better, worse = (names[0], names[1]) if c_ < b_ else (names[1], names[0])
+        verdict = (f"system {better} makes significantly fewer {what} than system {worse}"
+                   f"{on} at the {_level(alpha)} level ({_p(p)}, McNemar)")
+    else:
+        verdict = (f"no significant difference in {what} between system {names[0]} and "
+                   f"system {names[1]}{on} at the {_level(alpha)} level ({_p(p)}, McNemar)")
+    return McNemarResult(float(stat), p, b_, c_, both_right, both_wrong,
+                         "exact" if use_exact and n else "chi-square" if n else "exact",
+                         trials, plo, alpha, names, verdict)
