@@ -3,7 +3,9 @@
 ``llrlab eval SCORES [KEY]`` prints EER, Cllr, minCllr, actual and minimum DCF, PRBEP and the
 DR30 status at an operating point; ``--calibrate-on DEV [KEY]`` (train a calibration on dev)
 or ``--model MODEL.json`` (a saved calibration) adds a column of the same metrics after
-calibration.  ``--json`` prints one object.
+calibration.  ``--json`` prints one object.  ``--conditions``, ``--condition-weights``,
+``--select-conditions`` and ``--by-condition`` pool conditions with weights (seed 001; see
+:mod:`._conditions`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,13 @@ import json
 
 from ..errors import LlrlabError
 from ._common import StderrProgress, fmt_number, load_trials_arg, operating_point_args
+from ._conditions import (
+    add_condition_args,
+    condition_report,
+    conditions_for_eval,
+    weighted_for_eval,
+    weighting_line,
+)
 
 __all__ = ["add_eval_parser"]
 
@@ -37,6 +46,7 @@ def add_eval_parser(sub):
                     help="calibration method for --calibrate-on (default affine)")
     ev.add_argument("--prior", type=float, default=0.5,
                     help="training prior of the calibration (default 0.5)")
+    add_condition_args(ev)
     ev.set_defaults(handler=_cmd_eval)
     return ev
 
@@ -93,12 +103,16 @@ def _cmd_eval(args, out):
     progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
     trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
                              progress)
+    trials = conditions_for_eval(trials, args, progress)
     cal, what = _calibration(args, progress)
     progress.done()
-    summary, op = _evaluate(trials, args)
+    summary, op = _evaluate(weighted_for_eval(trials, args), args)
+    tables = condition_report(trials, args, summary)
     after = None
     if cal is not None:
-        after, op_after = _evaluate(cal(trials), args)
+        calibrated = cal(trials)
+        after, op_after = _evaluate(weighted_for_eval(calibrated, args), args)
+        tables_after = condition_report(calibrated, args, after)
     if args.json:
         obj = summary if after is None else {"raw": summary, "calibrated": after,
                                              "calibration": cal.report()}
@@ -108,7 +122,7 @@ def _cmd_eval(args, out):
     out.write(f"llrlab eval: {args.scores}" + (f" + {args.key}" if args.key else "") + "\n")
     out.write(f"operating point: p_target={args.p_target:g} c_miss={args.c_miss:g} "
               f"c_fa={args.c_fa:g}\n")
-    out.write(head + "\n")
+    out.write(weighting_line(args) + head + "\n")
     for key, label in _ROWS:
         line = f"{label:28}{fmt_number(summary[key]):>14}"
         if after:
@@ -118,4 +132,7 @@ def _cmd_eval(args, out):
     if after:
         out.write(f"after {what}: " + _dr30_line(op_after) + "\n")
         out.write("".join(f"  {line}\n" for line in cal.lines()))
+    out.write("".join(f"{line}\n" for line in tables))
+    if after and tables:
+        out.write(f"after {what}, " + "".join(f"{line}\n" for line in tables_after))
     return 0
