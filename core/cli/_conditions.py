@@ -21,7 +21,8 @@ def add_condition_args(p):
     g = p.add_argument_group("conditions (condition-weighted pooling, van Leeuwen 2008)")
     g.add_argument("--conditions", metavar="FILE",
                    help="'model segment condition' file joined to the trials (not needed "
-                        "for a labelled file with a condition column)")
+                        "for a labelled file with a condition column, or HDF5 files with "
+                        "/conditions)")
     g.add_argument("--condition-weights", metavar="SPEC",
                    help="pool the conditions with weights: 'equal' (each condition counts "
                         "the same), 'pooled' (each trial counts once) or NAME=W,NAME=W,...; "

@@ -603,10 +603,30 @@ def joined_trials(scores, key, *, source=None):
     li, ri, report = join_tables(scores, key, compare_left=("scores",),
                                  compare_right=("labels",))
     trials = Trials(scores.values["scores"][li], key.values["labels"][ri],
+                    conditions=_joined_conditions(scores, key, li, ri),
                     model_ids=scores.model_ids(li), segment_ids=scores.segment_ids(li),
                     source=source or f"{scores.source} (key {key.source})")
     require_both_classes(trials)
     return trials, report
+
+
+def _joined_conditions(scores, key, li, ri):
+    """Conditions of the joined trials, from the key or the score file (HDF5 /conditions);
+    a trial whose two files give different conditions is an error."""
+    cs = scores.values.get("conditions")
+    ck = key.values.get("conditions")
+    if cs is None and ck is None:
+        return None
+    if cs is None or ck is None:
+        return ck[ri] if cs is None else cs[li]
+    a, b = cs[li], ck[ri]
+    bad = np.flatnonzero(a != b)
+    if bad.size:
+        i = int(bad[0])
+        raise FileFormatError(key.source, f"trial {scores.trial_name(int(li[i]))} has "
+                                          f"condition {str(b[i])!r} here but {str(a[i])!r} in "
+                                          f"{scores.source}")
+    return b
 
 
 def require_both_classes(trials):

@@ -15,6 +15,10 @@ Key (old)      ``/target_mask`` and ``/nontarget_mask`` (logical) + ``/ID/...``
 Ndx (index)    ``/trial_mask`` (uint8, 1 = trial) + ``/ID/...``
 SIDEKIT        ``modelset``, ``segset`` (older versions: ``segest``), ``scores``,
                ``score_mask``; key ``tar`` and ``non`` masks or an int8 ``trial_mask``
+Conditions     optional in a score or key file (an llrlab extension, ignored by other
+               readers): ``/conditions``, a models x segments matrix of strings (UTF-8) with
+               the condition of every trial (other cells empty); read into
+               ``Trials.conditions`` for condition-weighted pooling (seed 001)
 =============  ===============================================================================
 
 Ids may be fixed-length or variable-length strings; they are decoded as UTF-8 (trailing NUL
@@ -310,6 +314,8 @@ def _read_table(name, want, progress):
             r, c = np.nonzero(m)
             if want == "key":
                 values["labels"] = m[r, c] > 0
+        if "conditions" in names and want != "ndx":
+            values["conditions"] = _conditions(f, nr, nc, ds, name, r, c, rows, cols)
     if want == "scores":
         bad = ~np.isfinite(values["scores"])
         if bad.any():
@@ -322,6 +328,28 @@ def _read_table(name, want, progress):
     if r.size == 0:
         raise FileFormatError(name, f"contains no trials (the {_what(kind)} mask is all zero)")
     return Table(name, r, rows, c, cols, values, unique=True)
+
+
+def _conditions(f, n_rows, n_cols, ids, path, r, c, rows, cols):
+    """The ``/conditions`` string matrix at the trial cells ``(r, c)``, as str."""
+    if f["conditions"].dtype.kind not in "SOU":
+        raise FileFormatError(path, f"/conditions should hold strings, found "
+                                    f"{f['conditions'].dtype}")
+    cells = _matrix(f, "conditions", n_rows, n_cols, ids, path)[r, c]
+    out = np.empty(cells.size, dtype=object)
+    for i, v in enumerate(cells.tolist()):
+        if isinstance(v, bytes):
+            try:
+                v = v.decode("utf-8")
+            except UnicodeDecodeError:
+                raise FileFormatError(path, f"/conditions of trial {rows[r[i]]} {cols[c[i]]} "
+                                            f"is not UTF-8: {v[:40]!r}") from None
+        v = str(v).rstrip("\x00")
+        if not v:
+            raise FileFormatError(path, f"trial {rows[r[i]]} {cols[c[i]]} has no condition "
+                                        f"in /conditions (an empty string)")
+        out[i] = v
+    return out.astype(str)
 
 
 def _what(kind):
@@ -386,39 +414,65 @@ def _table(obj, what):
         values["scores"] = np.asarray(obj.scores, dtype=np.float64)
     if getattr(obj, "labels", None) is not None:
         values["labels"] = np.asarray(obj.labels, dtype=bool)
+    if getattr(obj, "conditions", None) is not None:
+        values["conditions"] = np.asarray(obj.conditions, dtype=str)
     return table_from_ids(getattr(obj, "source", ""), obj.model_ids, obj.segment_ids, values)
 
 
+def _condition_matrix(t, rows, cols, r, c):
+    """``/conditions`` for a table with conditions (None without): '' where no trial."""
+    if "conditions" not in t.values:
+        return None
+    mat = np.full((rows.size, cols.size), "", dtype=object)
+    mat[r, c] = t.values["conditions"]
+    return mat
+
+
+def _write_conditions(f, mat):
+    if mat is not None:
+        f.create_dataset("conditions", data=mat, dtype=_h5py().string_dtype("utf-8"))
+
+
 def write_scores_hdf5(path, scores):
-    """Write Scores (or Trials) as BOSARIS HDF5 ``/scores``, ``/score_mask`` and ``/ID/...``."""
+    """Write Scores (or Trials) as BOSARIS HDF5 ``/scores``, ``/score_mask`` and ``/ID/...``.
+
+    Conditions, when the trials have them, go to ``/conditions`` (see the module docstring).
+    """
     t = _table(scores, "score")
     rows, cols, r, c = _dense(t, "score")
     mat = np.zeros((rows.size, cols.size), dtype=np.float64)
     mask = np.zeros((rows.size, cols.size), dtype=np.uint8)
     mat[r, c] = t.values["scores"]
     mask[r, c] = 1
+    cond = _condition_matrix(t, rows, cols, r, c)
 
     def fill(f):
         f.create_dataset("scores", data=mat)
         f.create_dataset("score_mask", data=mask)
         _write_ids(f, "ID/row_ids", rows)
         _write_ids(f, "ID/column_ids", cols)
+        _write_conditions(f, cond)
 
     _write(path, fill)
 
 
 def write_key_hdf5(path, key):
-    """Write a Key (or Trials) as BOSARIS HDF5 ``/trial_mask`` (int8), ``/file_format``."""
+    """Write a Key (or Trials) as BOSARIS HDF5 ``/trial_mask`` (int8), ``/file_format``.
+
+    Conditions of Trials go to ``/conditions`` (see the module docstring).
+    """
     t = _table(key, "key")
     rows, cols, r, c = _dense(t, "key")
     mask = np.zeros((rows.size, cols.size), dtype=np.int8)
     mask[r, c] = np.where(t.values["labels"], 1, -1)
+    cond = _condition_matrix(t, rows, cols, r, c)
 
     def fill(f):
         f.create_dataset("trial_mask", data=mask)
         f.create_dataset("file_format", data=np.bytes_(b"2.0"))
         _write_ids(f, "ID/row_ids", rows)
         _write_ids(f, "ID/column_ids", cols)
+        _write_conditions(f, cond)
 
     _write(path, fill)
 
