@@ -1,0 +1,252 @@
+"""Tests of significance between two systems (llrlab.core.significance).
+
+Reference values: seed 002's Tables 3.4 and 3.7 (eq. 3.32), hand-computed McNemar counts and
+p-values (scipy.stats.binomtest / chi2), and the false-positive rate of both tests on many
+simulated pairs of systems with the same score distribution.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest, chi2, norm
+
+from llrlab.core import DataError, LlrlabWarning, Trials
+from llrlab.core.significance import EXACT_BELOW, mcnemar_test, paired_trials, z_test
+
+
+def _system(n_tar, misses, n_non, fas, source=""):
+    """Trials with scores +-1 giving exactly ``misses`` and ``fas`` at threshold 0."""
+    lab = np.r_[np.ones(n_tar, bool), np.zeros(n_non, bool)]
+    s = np.where(lab, 1.0, -1.0)
+    s[:misses] = -1.0
+    s[n_tar:n_tar + fas] = 1.0
+    return Trials(s, lab, source=source)
+
+
+# --------------------------------------------------------------------------- z-test
+
+
+def test_z_test_reproduces_seed_002_table_3_4():
+    # XM2VTS models A and B (Table 3.2): FAR 1.15 / 1.95 % of 112000, FRR 2.50 / 2.75 % of 400.
+    a = _system(400, 10, 112000, 1288)
+    b = _system(400, 11, 112000, 2184)
+    r = z_test(a, b, normalize=False)
+    assert r.std == pytest.approx(0.0057, abs=5e-5)
+    assert r.delta == pytest.approx(0.647, abs=5e-4)
+    assert r.dcf_a == pytest.approx((0.025 + 0.0115) / 2)
+    assert not r.significant and r.variance == "independent"
+    # eq. 3.32 written out
+    var = (0.0115 * 0.9885 + 0.0195 * 0.9805) / (4 * 112000) + \
+          (0.025 * 0.975 + 0.0275 * 0.9725) / (4 * 400)
+    assert r.std == pytest.approx(np.sqrt(var), rel=1e-12)
+    assert r.p_value == pytest.approx(2 * norm.sf(abs(r.dcf_a - r.dcf_b) / np.sqrt(var)))
+
+
+def test_z_test_reproduces_seed_002_table_3_7_independent_case():
+    # NIST 2000 models C and D (Table 3.5): FAR 13.1 / 15.8 % of 57748, FRR 9.6 / 7.8 % of 5825.
+    c = _system(5825, 559, 57748, 7565)
+    d = _system(5825, 454, 57748, 9124)
+    r = z_test(c, d, normalize=False)
+    assert r.std == pytest.approx(0.0028, abs=5e-5)
+    assert r.delta == pytest.approx(0.891, abs=0.01)  # table rounded to 0.1 %
+
+
+def test_z_test_dependent_variance_is_eq_3_33_by_hand():
+    lab = np.array([True] * 4 + [False] * 6)
+    a = Trials([1, 1, -1, -1, -1, -1, -1, 1, 1, -1], lab)  # misses {2,3}, fas {7,8}
+    b = Trials([1, -1, 1, -1, -1, 1, -1, -1, -1, -1], lab)  # misses {1,3}, fas {5}
+    r = z_test(a, b, variance="dependent", normalize=False)
+    # discordant: misses {1, 2} of T=4, false alarms {5, 7, 8} of N=6; HTER weights 1/2
+    var = 0.25 * 2 / 16 + 0.25 * 3 / 36
+    assert r.std == pytest.approx(np.sqrt(var))
+    diff = (0.5 * 2 / 4 + 0.5 * 2 / 6) - (0.5 * 2 / 4 + 0.5 * 1 / 6)
+    assert r.difference == pytest.approx(diff)
+    assert r.statistic == pytest.approx(diff / np.sqrt(var))
+
+
+def test_z_test_verdict_names_the_better_system():
+    a = _system(1000, 50, 10000, 100, source="a.txt")
+    b = _system(1000, 120, 10000, 400, source="b.txt")
+    r = z_test(b, a, names=("b.txt", "a.txt"))
+    assert r.significant and r.p_value < 1e-6
+    assert r.verdict.startswith("system a.txt has significantly lower DCF than system b.txt "
+                                "at the 5% level (p = ")
+    r = z_test(a, a, alpha=0.01)
+    assert r.p_value == 1.0
+    assert r.verdict == ("no significant difference in DCF between system A and system B at "
+                         "the 1% level (p = 1.000)")
+
+
+def test_z_test_zero_variance():
+    a = _system(10, 0, 10, 0)
+    b = _system(10, 10, 10, 10)  # every decision wrong: rates 1, variance 0
+    with pytest.warns(LlrlabWarning, match="zero estimated variance"):
+        r = z_test(a, b)
+    assert np.isnan(r.p_value) and not r.significant
+
+
+def test_thresholds_per_system_and_llr_threshold():
+    rng = np.random.default_rng(0)
+    lab = np.r_[np.ones(300, bool), np.zeros(3000, bool)]
+    s = np.where(lab, 2.0, -2.0) + rng.normal(0, 1.5, lab.size)
+    a, b = Trials(s, lab), Trials(s + 3.0, lab)
+    r = z_test(a, b, threshold=(0.0, 3.0))  # the same decisions
+    assert r.difference == 0.0 and r.p_value == 1.0
+    r2 = z_test(a, Trials(s, lab), plo=-1.0)
+    assert r2.dcf_a == r2.dcf_b
+    m = mcnemar_test(a, b, threshold=(0.0, 3.0))
+    assert m.n_discordant == 0 and m.p_value == 1.0
+
+
+# ------------------------------------------------------------------------- McNemar
+
+
+def _paired(n_both_right, a_only, b_only, n_both_wrong):
+    """Target trials only... plus one non-target each, with the given discordant counts."""
+    n = n_both_right + a_only + b_only + n_both_wrong
+    lab = np.r_[np.ones(n, bool), False]
+    sa = np.r_[np.ones(n_both_right + a_only), -np.ones(b_only + n_both_wrong), -1.0]
+    sb = np.r_[np.ones(n_both_right), -np.ones(a_only), np.ones(b_only),
+               -np.ones(n_both_wrong), -1.0]
+    return Trials(sa, lab), Trials(sb, lab)
+
+
+@pytest.mark.parametrize("b, c", [(0, 0), (1, 0), (5, 0), (3, 9), (12, 12), (20, 4)])
+def test_mcnemar_exact_equals_binomtest(b, c):
+    a_, b_ = _paired(30, b, c, 7)
+    r = mcnemar_test(a_, b_, trials="target")
+    assert (r.a_only, r.b_only, r.both_right, r.both_wrong) == (b, c, 30, 7)
+    assert r.method == "exact"
+    want = 1.0 if b + c == 0 else binomtest(b, b + c, 0.5).pvalue
+    assert r.p_value == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("b, c", [(10, 15), (40, 20), (100, 70), (30, 30)])
+def test_mcnemar_chi_square_with_continuity_correction_by_hand(b, c):
+    a_, b_ = _paired(50, b, c, 3)
+    r = mcnemar_test(a_, b_, trials="target")
+    assert r.method == "chi-square"
+    stat = (abs(b - c) - 1) ** 2 / (b + c) if b != c else 0.0
+    assert r.statistic == pytest.approx(stat)
+    assert r.p_value == pytest.approx(chi2.sf(stat, 1), rel=1e-12)
+
+
+def test_mcnemar_switch_rule_and_override():
+    assert EXACT_BELOW == 25
+    a_, b_ = _paired(10, 16, 8, 0)  # 24 discordant: exact
+    assert mcnemar_test(a_, b_).method == "exact"
+    a_, b_ = _paired(10, 17, 8, 0)  # 25 discordant: chi-square
+    r = mcnemar_test(a_, b_)
+    assert r.method == "chi-square"
+    assert mcnemar_test(a_, b_, exact=True).p_value == pytest.approx(
+        binomtest(17, 25, 0.5).pvalue)
+    # hand value: (|17-8|-1)^2/25 = 2.56, p = 0.10960
+    assert (r.statistic, round(r.p_value, 5)) == (2.56, 0.1096)
+
+
+def test_mcnemar_by_class_and_verdicts():
+    lab = np.r_[np.ones(40, bool), np.zeros(400, bool)]
+    sa = np.where(lab, 1.0, -1.0)
+    sb = sa.copy()
+    sb[:12] = -1.0          # B misses 12 targets that A accepts
+    sb[40:70] = 1.0         # B false-alarms on 30 non-targets
+    sa[70:73] = 1.0         # A false-alarms on 3 others
+    a, b = Trials(sa, lab), Trials(sb, lab)
+    m = mcnemar_test(a, b, trials="target", names=("A.txt", "B.txt"))
+    assert (m.a_only, m.b_only) == (12, 0)
+    assert m.verdict.startswith("system A.txt makes significantly fewer misses than system "
+                                "B.txt on the target trials at the 5% level (p = ")
+    f = mcnemar_test(b, a, trials="non-target")
+    assert (f.a_only, f.b_only) == (3, 30) and f.significant
+    assert "system B makes significantly fewer false alarms than system A" in f.verdict
+    n = mcnemar_test(a, b, trials="all", alpha=1e-20)
+    assert n.verdict.startswith("no significant difference in errors")
+
+
+# ---------------------------------------------------------------- false-positive rate
+
+
+@pytest.fixture(scope="module")
+def null_results():
+    """Two systems with the same score distribution, scored independently, on 1000 sets."""
+    rng = np.random.default_rng(99)
+    n_sets, n_tar, n_non = 1000, 200, 1000
+    lab = np.r_[np.ones(n_tar, bool), np.zeros(n_non, bool)]
+    p = np.empty((3, n_sets))
+    for i in range(n_sets):
+        mu = np.where(lab, 1.5, -1.5)
+        a = Trials(mu + rng.normal(0, 1.0, lab.size), lab)
+        b = Trials(mu + rng.normal(0, 1.0, lab.size), lab)
+        p[0, i] = z_test(a, b, plo=0.0).p_value
+        p[1, i] = z_test(a, b, plo=0.0, variance="dependent").p_value
+        p[2, i] = mcnemar_test(a, b, plo=0.0).p_value
+    return p
+
+
+def test_false_positive_rate_near_nominal_level(null_results):
+    # 1000 sets: the rejection rate at 5 % has binomial sd 0.0069; allow 3 sd.
+    z_indep, z_dep, mcnemar = null_results
+    tol = 3 * np.sqrt(0.05 * 0.95 / z_indep.size)
+    assert abs(np.mean(z_indep < 0.05) - 0.05) < tol, np.mean(z_indep < 0.05)
+    assert abs(np.mean(z_dep < 0.05) - 0.05) < tol, np.mean(z_dep < 0.05)
+    # p-values roughly uniform under the null
+    assert abs(np.mean(z_indep < 0.5) - 0.5) < 0.06
+    # McNemar with continuity correction is known to be conservative (about 150 discordant
+    # trials here): never above the level, and not absurdly below it.
+    rate = np.mean(mcnemar < 0.05)
+    assert 0.05 - 2 * tol < rate < 0.05 + tol, rate
+
+
+# ------------------------------------------------------------------------- pairing
+
+
+def _with_ids(t, order=None):
+    n = len(t)
+    order = np.arange(n) if order is None else order
+    models = np.array([f"m{i % 5}" for i in range(n)])
+    segs = np.array([f"s{i}" for i in range(n)])
+    return Trials(t.scores[order], t.labels[order], model_ids=models[order],
+                  segment_ids=segs[order], source=t.source)
+
+
+def test_pairing_by_id_ignores_order():
+    a = _system(50, 5, 200, 20)
+    b = _system(50, 9, 200, 31)
+    ref = z_test(a, b)
+    perm = np.random.default_rng(1).permutation(len(b))
+    r = z_test(_with_ids(a), _with_ids(b, perm))
+    assert (r.statistic, r.p_value) == (ref.statistic, ref.p_value)
+    m_ref = mcnemar_test(a, b)
+    m = mcnemar_test(_with_ids(a), _with_ids(b, perm))
+    assert (m.a_only, m.b_only, m.p_value) == (m_ref.a_only, m_ref.b_only, m_ref.p_value)
+
+
+def test_pairing_errors():
+    a = _system(5, 1, 5, 1, source="a.txt")
+    b = _system(5, 1, 6, 1, source="b.txt")
+    with pytest.raises(DataError, match="equal lengths"):
+        z_test(a, b)
+    with pytest.raises(DataError, match="has no \\(model, segment\\) ids"):
+        mcnemar_test(_with_ids(a), _system(5, 1, 5, 1, source="c.txt"))
+    flipped = Trials(a.scores, ~a.labels, source="d.txt")
+    with pytest.raises(DataError, match="labelled differently in a.txt and d.txt"):
+        paired_trials(a, flipped)
+    with pytest.raises(DataError, match="per-trial weights"):
+        z_test(a.with_weights(np.ones(10)), a)
+    with pytest.raises(DataError, match="must be labelled Trials"):
+        z_test(a.scores, a)
+    with pytest.raises(DataError, match="variance must be"):
+        z_test(a, a, variance="paired")
+    with pytest.raises(DataError, match="trials must be"):
+        mcnemar_test(a, a, trials="targets")
+    with pytest.raises(DataError, match="significance level"):
+        mcnemar_test(a, a, alpha=5)
+
+
+def test_pairing_by_id_warns_about_left_out_trials():
+    a = _with_ids(_system(20, 2, 80, 8, source="a.txt"))
+    b = a.subset(np.arange(1, 100))
+    with pytest.warns(LlrlabWarning, match="left out"):
+        pa, pb = paired_trials(a, b)
+    assert len(pa) == len(pb) == 99
