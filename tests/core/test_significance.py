@@ -230,7 +230,7 @@ def test_pairing_errors():
     with pytest.raises(DataError, match="has no \\(model, segment\\) ids"):
         mcnemar_test(_with_ids(a), _system(5, 1, 5, 1, source="c.txt"))
     flipped = Trials(a.scores, ~a.labels, source="d.txt")
-    with pytest.raises(DataError, match="labelled differently in a.txt and d.txt"):
+    with pytest.raises(DataError, match=r"labelled differently in a\.txt and d\.txt"):
         paired_trials(a, flipped)
     with pytest.raises(DataError, match="per-trial weights"):
         z_test(a.with_weights(np.ones(10)), a)
