@@ -13,15 +13,16 @@ from .conftest import screenshot, wait_until
 pytestmark = pytest.mark.browser
 
 
-def _open(page, serve, factory=create_app):
-    url, sessions = serve(factory)
-    page.goto(url)
-    wait_until(page, lambda: sessions and sessions[0].state.results is not None
-               and sessions[0].state.results.datasets and not sessions[0].state.busy,
+def _open(page, serve=None, factory=create_app, *, query="", served=None):
+    """Open the app (a new server, or ``served = (url, sessions)``); its session's page."""
+    url, sessions = served or serve(factory)
+    n = len(sessions)
+    page.goto(url + query)
+    wait_until(page, lambda: len(sessions) > n and sessions[n].state.results is not None
+               and sessions[n].state.results.datasets and not sessions[n].state.busy,
                what="the demo data")
-    page.wait_for_function("document.querySelectorAll('body').length > 0")
     wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 4, what="4 plots")
-    return sessions[0]
+    return sessions[n]
 
 
 def _model(page, name, attr):
@@ -133,15 +134,20 @@ def test_calibration_toggle_changes_eval_act_dcf(page, serve):
     page.locator(".bk-btn", has_text="pav").first.click()
     wait_until(page, lambda: state.calibration == "pav" and not state.busy
                and state.results.calibration is not None
-               and state.results.calibration.method == "pav", what="PAV")
+               and state.results.calibration.kind == "pav", what="PAV")
     wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
                what="the table to show PAV values")
     assert page.console_errors == []
 
 
 def test_upload_valid_then_broken_file(page, serve, tmp_path):
-    session = _open(page, serve)
+    served = serve(create_app)
+    session = _open(page, served=served)
     state, uploads = session.state, session.uploads
+    # a second browser session on the same server, which the errors below must not reach
+    other_page = page.context.new_page()
+    other = _open(other_page, served=served).state
+    page.bring_to_front()  # a background tab's uploads are throttled
     good = tmp_path / "good_trials.txt"
     write_trials(str(good), make_trials(3000, seed=11, ids=True))
     bad = tmp_path / "broken_trials.txt"
@@ -175,10 +181,40 @@ def test_upload_valid_then_broken_file(page, serve, tmp_path):
     assert "uploaded" in state.systems  # previous data kept
     assert len(state.systems["uploaded"].eval) == 3000
     screenshot(page, "05_upload_broken")
+    assert other.error == "" and "uploaded" not in other.systems  # other session untouched
+    assert other_page.locator(".alert-danger", has_text="broken_trials.txt").count() == 0
 
     # the page keeps working
     plo0 = state.plo
     nber = _canvas_boxes(page)[0]
     page.mouse.click(nber["x"] + 0.3 * nber["width"], nber["y"] + 0.5 * nber["height"])
     wait_until(page, lambda: abs(state.plo - plo0) > 0.1, what="a click after the error")
+    assert page.console_errors == []
+
+
+def test_a_link_reproduces_the_view(page, serve):
+    served = serve(create_app)
+    query = "?p_target=0.05&c_fa=2.0&cal=pav&det=rocch&range=%5B-5.0%2C2.0%5D&present=true"
+    state = _open(page, served=served, query=query).state
+    wait_until(page, lambda: state.results.calibration is not None, what="the PAV results")
+    assert state.p_target == 0.05 and state.c_fa == 2.0
+    assert state.calibration == "pav" and state.det_kind == "rocch" and state.presentation
+    assert tuple(state.nber_range) == (-5.0, 2.0)
+    # a change in the page is written back to the address bar ...
+    nber = _canvas_boxes(page)[0]
+    page.mouse.click(nber["x"] + 0.7 * nber["width"], nber["y"] + 0.5 * nber["height"])
+    wait_until(page, lambda: abs(state.p_target - 0.05) > 1e-3, what="a click on the NBER plot")
+    wait_until(page, lambda: f"p_target={state.p_target!r}" in page.url.replace("%2E", "."),
+               what="the address bar to follow")
+    # ... so that the same link opens the same view in another session
+    again_page = page.context.new_page()
+    again = _open(again_page, served=served, query="?" + page.url.split("?")[1])
+    wait_until(page, lambda: again.state.results.calibration is not None, what="the copy")
+    assert again.state.p_target == state.p_target
+    # the link stores p_target, from which the prior log-odds is recomputed (to rounding):
+    # the page shows the same numbers
+    assert again.state.plo == pytest.approx(state.plo, rel=1e-12)
+    wait_until(again_page, lambda: _table(again_page, "eval") == _table(page, "eval"),
+               what="the same metrics in both sessions")
+    assert again.state.calibration == "pav" and tuple(again.state.nber_range) == (-5.0, 2.0)
     assert page.console_errors == []
