@@ -1,8 +1,9 @@
 """The ``llrlab`` command line (numeric subcommands; ``serve`` is added by the dashboard).
 
 Subcommands: ``eval`` (:mod:`.evaluate`), ``calibrate``, ``fuse`` and ``apply``
-(:mod:`.calibrate`).  Bad input exits with code 2 and one line on stderr naming the file,
-the line and the problem; llrlab's warnings are printed as ``llrlab CMD: warning: ...``.
+(:mod:`.calibrate`), ``curves`` (:mod:`.curves`).  Bad input exits with code 2 and one
+line on stderr naming the file, the line and the problem; llrlab's warnings are printed as
+``llrlab CMD: warning: ...``.
 :func:`build_parser` is reused by ``llrlab.dashboard.cli``, which adds ``serve``, so that
 this package never imports Panel or Bokeh.
 """
@@ -16,6 +17,8 @@ import warnings
 from ..errors import LlrlabError, LlrlabWarning
 from ._common import StderrProgress
 from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
+from .compare import add_compare_parser
+from .curves import add_curves_parser
 from .evaluate import add_eval_parser
 
 __all__ = ["StderrProgress", "build_parser", "main", "run"]
@@ -33,6 +36,8 @@ def build_parser():
     add_calibrate_parser(sub)
     add_fuse_parser(sub)
     add_apply_parser(sub)
+    add_compare_parser(sub)
+    add_curves_parser(sub)
     return parser
 
 
