@@ -6,6 +6,13 @@ Definitions follow ../shared/CONVENTIONS.md; theory in the seeds cited by each d
 
 from .analysis import DEFAULT_PLO, Analysis, OperatingPoint, analyze, analyze_transformed
 from .cllr import cllr, cross_entropy, min_cllr, min_cross_entropy
+from .conditions import (
+    ConditionAnalysis,
+    ConditionWeights,
+    by_condition,
+    condition_weights,
+    parse_condition_weights,
+)
 from .dcf import DCFResult, act_dcf, bayes_error, min_dcf
 from .det import DETCurve, decimate, det_curve, det_dr30, probit
 from .errors import DataError, FileFormatError, LlrlabError, LlrlabWarning, SeparableDataWarning
@@ -28,6 +35,8 @@ __all__ = [
     "ROC",
     "ROCCH",
     "Analysis",
+    "ConditionAnalysis",
+    "ConditionWeights",
     "DCFResult",
     "DETCurve",
     "DataError",
@@ -46,7 +55,9 @@ __all__ = [
     "analyze_transformed",
     "bayes_error",
     "bayes_threshold",
+    "by_condition",
     "cllr",
+    "condition_weights",
     "cross_entropy",
     "decimate",
     "det_curve",
@@ -58,6 +69,7 @@ __all__ = [
     "min_cross_entropy",
     "min_dcf",
     "nber_curves",
+    "parse_condition_weights",
     "pav",
     "plo_from_costs",
     "plo_from_prior",
