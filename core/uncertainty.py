@@ -582,8 +582,8 @@ def _as_trials(tar, non, tar_weights, non_weights):
 def _cluster_codes(trials, kernel, by):
     ids = trials.model_ids if by == "speaker" else trials.segment_ids
     if ids is None:
-        raise DataError(f"a bootstrap by {by} needs (model, segment) ids; "
-                        f"{trials.source or 'the trials'} have none (resample by trial)")
+        raise DataError(f"a bootstrap by {by} needs (model, segment) ids, and "
+                        f"{trials.source or 'the score set'} has none (resample by trial)")
     _, codes = np.unique(ids, return_inverse=True)
     codes = codes.ravel()
     lab = trials.labels

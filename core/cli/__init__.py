@@ -17,6 +17,7 @@ import warnings
 from ..errors import LlrlabError, LlrlabWarning
 from ._common import StderrProgress
 from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
+from .compare import add_compare_parser
 from .curves import add_curves_parser
 from .evaluate import add_eval_parser
 
@@ -35,6 +36,7 @@ def build_parser():
     add_calibrate_parser(sub)
     add_fuse_parser(sub)
     add_apply_parser(sub)
+    add_compare_parser(sub)
     add_curves_parser(sub)
     return parser
 

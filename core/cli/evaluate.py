@@ -21,6 +21,7 @@ from ._conditions import (
     weighted_for_eval,
     weighting_line,
 )
+from ._intervals import add_interval_args, interval_lines
 
 __all__ = ["add_eval_parser"]
 
@@ -47,6 +48,7 @@ def add_eval_parser(sub):
     ev.add_argument("--prior", type=float, default=0.5,
                     help="training prior of the calibration (default 0.5)")
     add_condition_args(ev)
+    add_interval_args(ev)
     ev.set_defaults(handler=_cmd_eval)
     return ev
 
@@ -113,6 +115,8 @@ def _cmd_eval(args, out):
         calibrated = cal(trials)
         after, op_after = _evaluate(weighted_for_eval(calibrated, args), args)
         tables_after = condition_report(calibrated, args, after)
+    ci_lines = interval_lines(args, [(weighted_for_eval(trials, args), summary)] + (
+        [(weighted_for_eval(calibrated, args), after)] if after else []))
     if args.json:
         obj = summary if after is None else {"raw": summary, "calibrated": after,
                                              "calibration": cal.report()}
@@ -132,6 +136,7 @@ def _cmd_eval(args, out):
     if after:
         out.write(f"after {what}: " + _dr30_line(op_after) + "\n")
         out.write("".join(f"  {line}\n" for line in cal.lines()))
+    out.write("".join(f"{line}\n" for line in ci_lines))
     out.write("".join(f"{line}\n" for line in tables))
     if after and tables:
         out.write(f"after {what}, " + "".join(f"{line}\n" for line in tables_after))
