@@ -111,8 +111,10 @@ def _softplus_sums(u, w, shifts, method=None):
     # Bin centres; beyond 2^48 every float is already a multiple of 1/16 (and *16 could
     # overflow), so the value is its own centre.
     big = np.abs(x) >= 2.0 ** 48
-    centre = np.rint(x * (1.0 / _H)) * _H if not big.any() else np.where(
-        big, x, np.rint(np.where(big, 0.0, x) * (1.0 / _H)) * _H)
+    if big.any():
+        centre = np.where(big, x, np.rint(np.where(big, 0.0, x) * (1.0 / _H)) * _H)
+    else:
+        centre = np.rint(x * (1.0 / _H)) * _H
     starts = np.flatnonzero(np.concatenate([[True], centre[1:] != centre[:-1]]))
     n_bins = starts.size
     if method is None:
@@ -121,9 +123,14 @@ def _softplus_sums(u, w, shifts, method=None):
         return np.array([softplus_sum(x, shift=float(c), weights=wx) for c in shifts])
     m = centre[starts]
     d = x - centre  # exact: x and its centre are within 1/32 of each other
-    p = np.ones_like(x) if wx is None else wx.copy()
     moments = np.empty((_K, n_bins))
-    for k in range(_K):
+    if wx is None:
+        moments[0] = np.diff(np.append(starts, x.size))  # bin counts
+        p = d.copy()  # updated in place below
+    else:
+        moments[0] = np.add.reduceat(wx, starts)
+        p = wx * d
+    for k in range(1, _K):
         moments[k] = np.add.reduceat(p, starts) / factorial(k)
         if k < _K - 1:
             p *= d

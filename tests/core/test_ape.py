@@ -139,13 +139,13 @@ def test_softplus_kernel_taylor_and_direct_match_exact_sums(scale, weighted):
 
 
 def test_softplus_kernel_extremes_and_infinities():
-    u = np.array([-np.inf, -1e300, -5.0, 0.0, 3.0, 1e300])
+    u = np.array([-np.inf, -1.7e308, -5.0, 0.0, 3.0, 1e300, 1.7e308])
     shifts = np.linspace(-3, 3, 9)
     ref = np.array([softplus_sum(u[1:], shift=c) for c in shifts])
     assert_allclose(_softplus_sums(u, None, shifts, "taylor"), ref, rtol=1e-15)
     assert np.all(np.isinf(_softplus_sums(np.append(u, np.inf), None, shifts, "taylor")))
     # an inf of zero weight counts for nothing
-    w = np.array([1, 1, 1, 1, 1, 1, 0.0])
+    w = np.array([1, 1, 1, 1, 1, 1, 1, 0.0])
     assert_allclose(_softplus_sums(np.append(u, np.inf), w, shifts, "taylor"), ref,
                     rtol=1e-15)
     assert_array_equal(_softplus_sums(np.array([-np.inf]), None, shifts), np.zeros(9))
