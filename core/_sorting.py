@@ -23,6 +23,7 @@ References: seed 000 (Brümmer & de Villiers 2011), sections 2.6.1, 3.1 and 3.2;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy.optimize import isotonic_regression
@@ -45,6 +46,11 @@ class SortedScores:
         when the trials are unweighted (then the weight below index ``i`` is ``i``).
     n_tar, n_non : float
         Total target and non-target weight (the trial counts when unweighted).
+    tar_w, non_w : ndarray of shape (T,), (N,) or None
+        The weights in sorted order (None when unweighted).  Sums over a range of sorted
+        scores are taken from these, not as differences of ``cw``: a difference of two large
+        cumulative sums loses the digits of a small one (the few highest non-targets, whose
+        weight is the false-alarm rate at a high threshold).
     """
 
     tar: np.ndarray
@@ -53,6 +59,22 @@ class SortedScores:
     non_cw: np.ndarray | None
     n_tar: float
     n_non: float
+    tar_w: np.ndarray | None = None
+    non_w: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.non_cw is not None and self.non_w is None:  # built from cw only
+            object.__setattr__(self, "tar_w", np.diff(self.tar_cw))
+            object.__setattr__(self, "non_w", np.diff(self.non_cw))
+
+    @cached_property
+    def non_cw_above(self):
+        """``above[i]``: total weight of the non-targets from sorted index ``i`` up, shape
+        (N + 1,) (``above[N] == 0``); summed from the top, so small tails are exact to
+        rounding.  Only for weighted trials."""
+        out = np.zeros(self.non.size + 1)
+        np.cumsum(self.non_w[::-1], out=out[-2::-1])
+        return out
 
     @property
     def weighted(self):
@@ -87,18 +109,33 @@ class SortedScores:
     def rates(self, threshold):
         """``(p_miss, p_fa)`` at threshold(s) ``t``: ``P(tar < t)`` and ``P(non >= t)``."""
         p_miss = self.tar_below(threshold) / self.n_tar
-        p_fa = (self.n_non - self.non_below(threshold)) / self.n_non
-        return p_miss, p_fa
+        i = np.searchsorted(self.non, threshold, side="left")
+        above = (self.non.size - i).astype(np.float64) if self.non_cw is None \
+            else self.non_cw_above[i]
+        return p_miss, above / self.n_non
 
 
 def _sort_with_weights(x, w):
+    """Sorted scores, cumulative weights and sorted weights (None, None when unweighted)."""
     if w is None:
-        return np.sort(x), None
+        return np.sort(x), None, None
     order = np.argsort(x, kind="stable")
+    ws = w[order]
     cw = np.empty(x.size + 1)
     cw[0] = 0.0
-    np.cumsum(w[order], out=cw[1:])
-    return x[order], cw
+    np.cumsum(ws, out=cw[1:])
+    return x[order], cw, ws
+
+
+def _segment_sums(w, starts):
+    """``[w[starts[k]:starts[k+1]].sum() for k]`` for non-decreasing ``starts`` from 0 to
+    ``w.size`` (empty segments give 0), each segment summed on its own."""
+    starts = np.asarray(starts)
+    out = np.zeros(starts.size - 1)
+    nonempty = starts[1:] > starts[:-1]
+    if nonempty.any():
+        out[nonempty] = np.add.reduceat(w, starts[:-1][nonempty])
+    return out
 
 
 def sort_scores(tar, non, *, tar_weights=None, non_weights=None):
@@ -112,11 +149,11 @@ def sort_scores(tar, non, *, tar_weights=None, non_weights=None):
     if (tw is None) != (nw is None):
         tw = np.ones(tar.size) if tw is None else tw
         nw = np.ones(non.size) if nw is None else nw
-    st, tcw = _sort_with_weights(tar, tw)
-    sn, ncw = _sort_with_weights(non, nw)
+    st, tcw, tws = _sort_with_weights(tar, tw)
+    sn, ncw, nws = _sort_with_weights(non, nw)
     n_tar = float(tar.size) if tcw is None else float(tcw[-1])
     n_non = float(non.size) if ncw is None else float(ncw[-1])
-    return SortedScores(st, sn, tcw, ncw, n_tar, n_non)
+    return SortedScores(st, sn, tcw, ncw, n_tar, n_non, tws, nws)
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,11 +195,12 @@ class PooledBlocks:
         (every trial in blocks ``< k`` rejected, every trial in blocks ``>= k`` accepted).
         """
         cum_tar = np.concatenate([[0.0], np.cumsum(self.tar)])
-        cum_non = np.concatenate([[0.0], np.cumsum(self.non)])
+        above = np.zeros(self.non.size + 1)  # non-target weight from block k up
+        np.cumsum(self.non[::-1], out=above[-2::-1])
         p_miss = cum_tar / self.n_tar
-        p_fa = (self.n_non - cum_non) / self.n_non
-        # Exact end points despite rounding in the cumulative sums.
-        p_miss[-1], p_fa[-1] = 1.0, 0.0
+        p_fa = above / self.n_non
+        # Exact end points despite rounding in the sums.
+        p_miss[-1], p_fa[0] = 1.0, 1.0
         return p_fa, p_miss
 
     def block_of(self, scores):
@@ -177,13 +215,14 @@ def _elementary_blocks(s: SortedScores):
         it_lo = np.searchsorted(s.tar, v, side="left")
         it_hi = np.searchsorted(s.tar, v, side="right")
         inn = np.searchsorted(s.non, v, side="left")  # non-targets below each v
-        tcw = s.tar_cw if s.weighted else None
-        ncw = s.non_cw if s.weighted else None
-        t_at = (it_hi - it_lo).astype(np.float64) if tcw is None else tcw[it_hi] - tcw[it_lo]
         non_idx = np.concatenate([[0], inn, [s.non.size]])
-        non_cum = non_idx.astype(np.float64) if ncw is None else ncw[non_idx]
+        if s.weighted:  # it_hi[j] == it_lo[j + 1]: the segments tile the targets
+            t_at = _segment_sums(s.tar_w, np.concatenate([it_lo, [s.tar.size]]))
+            non = _segment_sums(s.non_w, non_idx)
+        else:
+            t_at = (it_hi - it_lo).astype(np.float64)
+            non = np.diff(non_idx).astype(np.float64)
         tar = np.concatenate([[0.0], t_at])
-        non = np.diff(non_cum)
         lower = np.concatenate([[s.non[0]], v])
         # Largest score in a block: its last non-target, or the target value itself when
         # the block holds no non-target.
@@ -194,12 +233,13 @@ def _elementary_blocks(s: SortedScores):
         in_lo = np.searchsorted(s.non, w, side="left")
         in_hi = np.searchsorted(s.non, w, side="right")
         itr = np.searchsorted(s.tar, w, side="right")  # targets <= each w
-        tcw = s.tar_cw if s.weighted else None
-        ncw = s.non_cw if s.weighted else None
-        n_at = (in_hi - in_lo).astype(np.float64) if ncw is None else ncw[in_hi] - ncw[in_lo]
         tar_idx = np.concatenate([[0], itr, [s.tar.size]])
-        tar_cum = tar_idx.astype(np.float64) if tcw is None else tcw[tar_idx]
-        tar = np.diff(tar_cum)
+        if s.weighted:  # in_hi[j] == in_lo[j + 1]: the segments tile the non-targets
+            n_at = _segment_sums(s.non_w, np.concatenate([in_lo, [s.non.size]]))
+            tar = _segment_sums(s.tar_w, tar_idx)
+        else:
+            n_at = (in_hi - in_lo).astype(np.float64)
+            tar = np.diff(tar_idx).astype(np.float64)
         non = np.concatenate([n_at, [0.0]])
         upper = np.concatenate([w, [s.tar[-1]]])
         # Smallest score in a block: the first target after the previous boundary, or the
