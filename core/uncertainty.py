@@ -610,6 +610,7 @@ def _run_chunk(kernel, rng, n, by, clusters):
 
 
 _CHUNK = 25  # replicates per generator: the random streams do not depend on the threads
+_THREADS_FROM = 200_000  # trials; below, two threads contend for the GIL more than they gain
 
 
 def bootstrap_ci(tar, non=None, plo=0.0, *, n_boot=1000, confidence=0.95, by="trial",
@@ -702,7 +703,7 @@ def bootstrap_ci(tar, non=None, plo=0.0, *, n_boot=1000, confidence=0.95, by="tr
     sizes = [min(_CHUNK, n_boot - i) for i in range(0, n_boot, _CHUNK)]
     rngs = np.random.default_rng(seed).spawn(len(sizes))
     jobs = list(zip(rngs, sizes, strict=True))
-    if threads and len(jobs) > 1 and len(trials) >= 20_000:
+    if threads and len(jobs) > 1 and len(trials) >= _THREADS_FROM:
         with ThreadPoolExecutor(max_workers=2) as pool:
             parts = list(pool.map(lambda j: _run_chunk(kernel, j[0], j[1], by, clusters),
                                   jobs))

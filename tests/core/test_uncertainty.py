@@ -297,8 +297,11 @@ def test_bootstrap_point_estimates_equal_public_measures_and_intervals_are_quant
     assert basic.cllr.upper == pytest.approx(2 * b.cllr.estimate - b.cllr.lower)
 
 
-def test_bootstrap_is_reproducible_and_independent_of_threads():
-    t = gaussian_trials(2000, 20000, seed=1)
+def test_bootstrap_is_reproducible_and_independent_of_threads(monkeypatch):
+    import llrlab.core.uncertainty as u
+
+    monkeypatch.setattr(u, "_THREADS_FROM", 0)  # thread even this small set
+    t = gaussian_trials(500, 5000, seed=1)
     a = bootstrap_ci(t, n_boot=60, seed=42)
     b = bootstrap_ci(t, n_boot=60, seed=42, threads=False)
     c = bootstrap_ci(t, n_boot=60, seed=43, threads=False)
