@@ -1,9 +1,9 @@
 """The ``llrlab`` command line (numeric subcommands; ``serve`` is added by the dashboard).
 
 Subcommands: ``eval`` (:mod:`.evaluate`), ``calibrate``, ``fuse`` and ``apply``
-(:mod:`.calibrate`), ``curves`` (:mod:`.curves`).  Bad input exits with code 2 and one
-line on stderr naming the file, the line and the problem; llrlab's warnings are printed as
-``llrlab CMD: warning: ...``.
+(:mod:`.calibrate`), ``curves`` (:mod:`.curves`), ``compare`` (:mod:`.compare`).  Bad
+input exits with code 2 and one line on stderr naming the file, the line and the problem;
+llrlab's warnings are printed as ``llrlab CMD: warning: ...``.
 :func:`build_parser` is reused by ``llrlab.dashboard.cli``, which adds ``serve``, so that
 this package never imports Panel or Bokeh.
 """

@@ -5,7 +5,8 @@ DR30 status at an operating point; ``--calibrate-on DEV [KEY]`` (train a calibra
 or ``--model MODEL.json`` (a saved calibration) adds a column of the same metrics after
 calibration.  ``--json`` prints one object.  ``--conditions``, ``--condition-weights``,
 ``--select-conditions`` and ``--by-condition`` pool conditions with weights (seed 001; see
-:mod:`._conditions`).
+:mod:`._conditions`).  ``--ci [LEVEL]``, ``--bootstrap N`` and ``--by-speaker`` add confidence
+intervals (:mod:`._intervals`).
 """
 
 from __future__ import annotations
