@@ -5,6 +5,7 @@ Definitions follow ../shared/CONVENTIONS.md; theory in the seeds cited by each d
 """
 
 from .analysis import DEFAULT_PLO, Analysis, OperatingPoint, analyze, analyze_transformed
+from .ape import APECurves, ECECurves, ape_curves, ece_curves
 from .cllr import cllr, cross_entropy, min_cllr, min_cross_entropy
 from .conditions import (
     ConditionAnalysis,
@@ -15,6 +16,7 @@ from .conditions import (
 )
 from .dcf import DCFResult, act_dcf, bayes_error, min_dcf
 from .det import DETCurve, decimate, det_curve, det_dr30, probit
+from .epc import EPC, epc, epc_many
 from .errors import DataError, FileFormatError, LlrlabError, LlrlabWarning, SeparableDataWarning
 from .nber import DR30, NBERCurves, dr30, nber_curves
 from .operating_point import (
@@ -32,14 +34,17 @@ from .trials import Scores, Trials
 __all__ = [
     "DEFAULT_PLO",
     "DR30",
+    "EPC",
     "ROC",
     "ROCCH",
+    "APECurves",
     "Analysis",
     "ConditionAnalysis",
     "ConditionWeights",
     "DCFResult",
     "DETCurve",
     "DataError",
+    "ECECurves",
     "FileFormatError",
     "GaussianModel",
     "LlrlabError",
@@ -53,6 +58,7 @@ __all__ = [
     "act_dcf",
     "analyze",
     "analyze_transformed",
+    "ape_curves",
     "bayes_error",
     "bayes_threshold",
     "by_condition",
@@ -63,7 +69,10 @@ __all__ = [
     "det_curve",
     "det_dr30",
     "dr30",
+    "ece_curves",
     "effective_prior",
+    "epc",
+    "epc_many",
     "gaussian_trials",
     "min_cllr",
     "min_cross_entropy",

@@ -147,9 +147,8 @@ def _softplus_sums(u, w, shifts, method=None):
 
 def _class_sums(s: SortedScores):
     """``(u_tar, w_tar, u_non, w_non)``: ``-tar`` and ``non``, each ascending, with weights."""
-    tw = None if s.tar_cw is None else np.diff(s.tar_cw)[::-1]
-    nw = None if s.non_cw is None else np.diff(s.non_cw)
-    return -s.tar[::-1], tw, s.non, nw
+    tw = None if s.tar_w is None else s.tar_w[::-1]
+    return -s.tar[::-1], tw, s.non, s.non_w
 
 
 def _ce_curve(s: SortedScores, plo, method=None):
