@@ -12,6 +12,7 @@ samples the calibration map for its plot and picks display ranges.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -28,16 +29,24 @@ from llrlab.core import (
     probit,
 )
 from llrlab.core.calibration import Calibrator, fit_calibrator
+from llrlab.core.conditions import condition_weights, parse_condition_weights
+from llrlab.core.uncertainty import bootstrap_ci, operating_point_ci
 
 __all__ = [
+    "CI_METHODS",
     "DET_POINTS",
     "HIST_BINS",
+    "MAX_CONDITIONS",
+    "ConditionCurve",
+    "ConditionSpec",
     "DatasetResult",
     "Histogram",
     "Results",
     "SystemData",
     "TeachingSpec",
+    "bootstrap",
     "compute_results",
+    "op_interval",
 ]
 
 #: Largest number of points sent to the browser per DET curve.
@@ -47,6 +56,10 @@ HIST_BINS = 80
 #: Prior log-odds grid used to map a click on the DET plot to an operating point.
 _PICK_PLO = np.linspace(-20.0, 20.0, 4001)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-compute")
+#: Conditions drawn as separate curves (the pool may have more; the rest are not drawn).
+MAX_CONDITIONS = 10
+#: Interval methods of the UI -> ``llrlab.core.uncertainty`` method names.
+CI_METHODS = {"normal": "normal", "wilson": "wilson", "exact": "clopper-pearson"}
 #: Reference miscalibrations drawn in teaching mode (seed 000 figure 1): (label, scale, shift).
 TEACHING_REFERENCES = (("2 × LLR", 2.0, 0.0), ("0.5 × LLR", 0.5, 0.0),
                        ("LLR + 2", 1.0, 2.0), ("LLR − 2", 1.0, -2.0))
@@ -76,6 +89,35 @@ class TeachingSpec:
     seed: int = 0
     scale: float = 1.0
     shift: float = 0.0
+
+
+@dataclass(frozen=True)
+class ConditionSpec:
+    """How the conditions of the trials are pooled (seed 001; part of the cache key).
+
+    ``weights``: ``"pooled"`` (every trial counts once), ``"equal"`` (every condition counts
+    ``1/C``) or ``"custom"`` with ``text`` such as ``"tel=2, mic=1"`` (read by
+    :func:`llrlab.core.conditions.parse_condition_weights`; conditions outside the selection
+    or absent from a set are ignored).  ``select``: the pooled conditions, None for all.
+    """
+
+    weights: str = "pooled"
+    text: str = ""
+    select: tuple | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ConditionCurve:
+    """One condition of a dataset: its weight in the pool and the analysis of its trials
+    alone (the LLRs that are evaluated, calibrated like the pool)."""
+
+    name: str
+    w_tar: float
+    w_non: float
+    llr: Analysis
+
+    def det(self, kind):
+        return self.llr.det(kind, max_points=DET_POINTS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,6 +153,14 @@ class DatasetResult:
         Probit coordinates of the minimum-DCF point for a grid of prior log-odds, one entry per
         distinct ROCCH vertex, with the middle of the plo range where that vertex is optimal:
         maps a click on the DET plot to an operating point.
+    same_order : bool
+        The LLRs are in the order of the raw scores (DET curves of ``raw``).
+    conditions : tuple of ConditionCurve
+        The pooled conditions (at most :data:`MAX_CONDITIONS`), when the trials have them.
+    trials, transform
+        The pooled trials in the histogram domain (with the condition weights) and the
+        calibration applied to them (None: their scores are the LLRs); see
+        :meth:`llr_trials`.
     """
 
     role: str
@@ -122,6 +172,18 @@ class DatasetResult:
     pick_y: np.ndarray = field(default_factory=lambda: np.empty(0))
     pick_plo: np.ndarray = field(default_factory=lambda: np.empty(0))
     same_order: bool = False
+    conditions: tuple = ()
+    trials: Trials | None = None
+    transform: object = None
+
+    def llr_trials(self) -> Trials | None:
+        """The evaluated trials with their LLRs as scores (and the pool's weights), for the
+        bootstrap; None when the dataset has no trials of its own."""
+        if self.trials is None:
+            return None
+        if self.transform is None:
+            return self.trials
+        return self.trials.with_scores(self.transform(self.trials.scores))
 
     @property
     def _ordered(self):
@@ -140,6 +202,8 @@ class DatasetResult:
         for kind in ("steppy", "rocch"):
             self.det(kind)
             self.det_dr30(kind)
+        for c in self.conditions:
+            c.det("rocch")
         return self
 
 
@@ -164,6 +228,11 @@ class Results:
         here ``(label, Analysis)`` pairs of the reference miscalibrations.
     notes : list of str
         Things the user should know (e.g. what fusion used).
+    teaching : bool
+    all_conditions : tuple of str
+        Every condition of the shown data (empty when the trials carry none).
+    condition_spec : ConditionSpec or None
+        How they were pooled (None without conditions).
     """
 
     key: tuple
@@ -174,6 +243,8 @@ class Results:
     references: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     teaching: bool = False
+    all_conditions: tuple = ()
+    condition_spec: ConditionSpec | None = None
 
     @property
     def primary(self) -> DatasetResult | None:
@@ -249,11 +320,12 @@ def _pick_points(a: Analysis):
     return x[starts], y[starts], mid
 
 
-def _dataset(role, label, raw, llr, edges, same_order=False):
+def _dataset(role, label, raw, llr, edges, same_order=False, *, conditions=(), trials=None,
+             transform=None):
     px, py, pp = _pick_points(llr)
     return DatasetResult(role, label, raw, llr,
                          None if edges is None else histogram(raw, edges), px, py, pp,
-                         same_order).warm()
+                         same_order, tuple(conditions), trials, transform).warm()
 
 
 def _parallel(fn, items):
@@ -276,6 +348,102 @@ def _raw(cache, trials):
     return a
 
 
+#: Condition pools kept in the raw cache (each holds a weighted copy and its analysis).
+_POOLS_KEPT = 4
+_MEMO_LOCK = threading.Lock()
+
+
+def _memo(cache, trials, key, fn):
+    """``fn()`` cached under ``(id(trials), *key)`` while ``trials`` is alive (the state drops
+    the entries of Trials it no longer holds)."""
+    k = (id(trials), *key)
+    hit = cache.get(k)
+    if hit is not None and hit[0] is trials:
+        return hit[1]
+    value = fn()
+    with _MEMO_LOCK:  # two datasets are prepared in parallel threads
+        cache[k] = (trials, value)
+        if key[0] == "pool":
+            pools = [c for c in list(cache) if isinstance(c, tuple) and c[1] == "pool"]
+            for old in pools[:-_POOLS_KEPT]:
+                cache.pop(old, None)
+    return value
+
+
+def _condition_index(cache, trials):
+    """``(names, inverse)`` of a Trials' conditions (``numpy.unique``, cached)."""
+    return _memo(cache, trials, ("names",),
+                 lambda: np.unique(trials.conditions, return_inverse=True))
+
+
+def _spec_weights(spec: ConditionSpec, chosen, known):
+    """What :func:`condition_weights` takes for one set: custom weights limited to the
+    conditions it pools (names no set has are passed on, so that the core names them)."""
+    if spec.weights != "custom":
+        return spec.weights
+    if not spec.text.strip():
+        raise DataError("custom condition weights are empty: write them as NAME=W, "
+                        "e.g. 'tel=2, mic=1'")
+    w = parse_condition_weights(spec.text)
+    if isinstance(w, str):
+        return w
+    return {k: v for k, v in w.items() if k in chosen or k not in known}
+
+
+def _pooled(cache, trials, spec: ConditionSpec, known):
+    """``(ConditionWeights, raw Analysis of the pool, [(name, raw Analysis)])`` of one set."""
+    names, inv = _condition_index(cache, trials)
+    if spec.select is None:
+        select, chosen = None, set(names.tolist())
+    else:
+        chosen = set(spec.select) & set(names.tolist())
+        if not chosen:
+            raise DataError(f"{trials.source or 'a data set'} has none of the selected "
+                            f"conditions ({', '.join(spec.select)})")
+        select = sorted(chosen)
+    weights = _spec_weights(spec, chosen, known)
+    wkey = tuple(sorted(weights.items())) if isinstance(weights, dict) else weights
+
+    def pool():
+        cw = condition_weights(trials, weights, select=select)
+        a = _raw(cache, trials) if cw.trials is trials else analyze(cw.trials)
+        return cw, a
+
+    cw, a = _memo(cache, trials, ("pool", wkey, None if select is None else tuple(select)),
+                  pool)
+    per = []
+    for name in cw.conditions.tolist()[:MAX_CONDITIONS]:
+        k = int(np.searchsorted(names, name))
+        per.append((name, _memo(cache, trials, ("condition", name),
+                                lambda k=k: analyze(trials.subset(inv == k)))))
+    return cw, a, per
+
+
+def _curves(cw, per, cal):
+    """ConditionCurves of the pooled conditions, calibrated like the pool."""
+    out = []
+    for k, (name, raw) in enumerate(per):
+        llr = raw if cal is None else _transformed(raw, cal)
+        out.append(ConditionCurve(name, float(cw.w_tar[k]), float(cw.w_non[k]), llr))
+    return out
+
+
+def _all_conditions(cache, sets):
+    names = set()
+    for t in sets:
+        if t is not None and t.conditions is not None:
+            names.update(_condition_index(cache, t)[0].tolist())
+    return tuple(sorted(names))
+
+
+def _pool_note(cws):
+    shown = {c for cw in cws for c in cw.conditions.tolist()}
+    if len(shown) > MAX_CONDITIONS:
+        return [f"{len(shown)} conditions are pooled; curves are drawn for the first "
+                f"{MAX_CONDITIONS}"]
+    return []
+
+
 def _transformed(raw: Analysis, cal) -> Analysis:
     """Analysis of calibrated scores: reuses the sort when the map is monotone."""
     if cal.monotone:
@@ -292,7 +460,8 @@ def _transformed(raw: Analysis, cal) -> Analysis:
 
 
 def compute_results(key, *, systems=None, system=None, fusion=False, calibration="none",
-                    train_prior=0.5, teaching=None, raw_cache=None, progress=None) -> Results:
+                    train_prior=0.5, teaching=None, conditions=None, raw_cache=None,
+                    progress=None) -> Results:
     """Compute the heavy results for one choice of data and calibration.
 
     Parameters
@@ -309,6 +478,10 @@ def compute_results(key, *, systems=None, system=None, fusion=False, calibration
         Training prior of the calibration / fusion.
     teaching : TeachingSpec or None
         When given, synthetic Gaussian data replace the loaded systems.
+    conditions : ConditionSpec, optional
+        How the conditions are pooled, when the trials carry conditions (default: every
+        trial counts once, all conditions).  The calibration (not the fusion) is trained
+        on the dev trials weighted the same way.
     raw_cache : dict, optional
         Cache of raw analyses (by Trials identity) shared between calls.
     progress : callable, optional
@@ -328,38 +501,55 @@ def compute_results(key, *, systems=None, system=None, fusion=False, calibration
     systems = systems or {}
     if not systems:
         return Results(key, {})
+    conditions = conditions or ConditionSpec()
     if fusion:
-        return _fusion_results(key, systems, train_prior, raw_cache, progress)
+        return _fusion_results(key, systems, train_prior, raw_cache, progress, conditions)
     if system not in systems:
         system = next(iter(systems))
     data: SystemData = systems[system]
     sets = {r: t for r, t in (("dev", data.dev), ("eval", data.eval)) if t is not None}
     progress(0.05, "analysing raw scores")
-    raws = _parallel(lambda r, t: _raw(raw_cache, t), sets)
+    known = _all_conditions(raw_cache, sets.values())
+    spec = conditions if known else None
+
+    def prepare(role, t):
+        if spec is None or t.conditions is None:
+            return t, None, _raw(raw_cache, t), []
+        cw, a, per = _pooled(raw_cache, t, spec, known)
+        return cw.trials, cw, a, per
+
+    prepared = _parallel(prepare, sets)
+    raws = {r: p[2] for r, p in prepared.items()}
     cal = None
     if calibration != "none":
         if data.dev is None:
             raise DataError(f"calibration needs a dev set, and system {system!r} has none: "
                             "load a dev set (or choose calibration 'none')")
         progress(0.4, f"training {calibration} calibration on dev")
-        cal = fit_calibrator(data.dev, method=calibration, prior=train_prior)
+        # with condition weights, trained on the same weighted dev trials that are shown
+        cal = fit_calibrator(prepared["dev"][0], method=calibration, prior=train_prior)
     progress(0.6, "analysing calibrated scores")
     lo, hi = hist_range(raws.values())
     edges = np.linspace(lo, hi, HIST_BINS + 1)
     same = cal is None or cal.strictly_increasing
 
     def finish(role, raw):
+        t, cw, _, per = prepared[role]
         llr = raw if cal is None else _transformed(raw, cal)
-        return _dataset(role, role, raw, llr, edges, same_order=same)
+        return _dataset(role, role, raw, llr, edges, same_order=same,
+                        conditions=_curves(cw, per, cal) if cw is not None else (),
+                        trials=t, transform=None if cal is None else cal.apply)
 
     datasets = _parallel(finish, raws)
     mapping = None if cal is None else cal.curve(lo, hi)
     progress(1.0, "done")
+    cws = [p[1] for p in prepared.values() if p[1] is not None]
+    notes = _pool_note(cws) if spec is not None else []
     return Results(key, datasets, cal, "score" if cal is not None else "score (read as LLR)",
-                   mapping)
+                   mapping, notes=notes, all_conditions=known, condition_spec=spec)
 
 
-def _fusion_results(key, systems, train_prior, raw_cache, progress):
+def _fusion_results(key, systems, train_prior, raw_cache, progress, conditions):
     names = list(systems)
     if len(names) < 2:
         raise DataError("fusion needs at least two systems; load another system or turn "
@@ -379,13 +569,34 @@ def _fusion_results(key, systems, train_prior, raw_cache, progress):
         fused[role] = cal.apply_systems(sets)
     if not fused:
         return Results(key, {})
-    analyses = _parallel(lambda r, t: analyze(t), fused)
-    lo, hi = hist_range(analyses.values())
+    known = _all_conditions(raw_cache, fused.values())
+    spec = conditions if known else None
+
+    def prepare(role, t):
+        if spec is None or t.conditions is None:
+            return t, None, analyze(t), []
+        cw, a, per = _pooled(raw_cache, t, spec, known)
+        return cw.trials, cw, a, per
+
+    prepared = _parallel(prepare, fused)
+    lo, hi = hist_range(p[2] for p in prepared.values())
     edges = np.linspace(lo, hi, HIST_BINS + 1)
-    datasets = _parallel(lambda r, a: _dataset(r, f"{r} (fused)", a, a, edges), analyses)
+
+    def finish(role, p):
+        t, cw, a, per = p
+        return _dataset(role, f"{role} (fused)", a, a, edges,
+                        conditions=_curves(cw, per, None) if cw is not None else (),
+                        trials=t)
+
+    datasets = _parallel(finish, prepared)
     progress(1.0, "done")
     note = f"linear fusion of {len(names)} systems: " + ", ".join(names)
-    return Results(key, datasets, cal, "fused LLR", None, notes=[note])
+    if spec is not None:
+        note += " (trained on unweighted dev trials; the condition weights apply to the scores)"
+    cws = [p[1] for p in prepared.values() if p[1] is not None]
+    notes = [note, *(_pool_note(cws) if spec is not None else [])]
+    return Results(key, datasets, cal, "fused LLR", None, notes=notes, all_conditions=known,
+                   condition_spec=spec)
 
 
 def _teaching_results(key, spec: TeachingSpec, calibration, train_prior, progress):
@@ -405,10 +616,13 @@ def _teaching_results(key, spec: TeachingSpec, calibration, train_prior, progres
     edges = np.linspace(lo, hi, HIST_BINS + 1)
     miscal = f"{spec.scale:g} × LLR {'+' if spec.shift >= 0 else '−'} {abs(spec.shift):g}"
     same = cal is None or cal.strictly_increasing
+    apply = None if cal is None else cal.apply
     datasets = {
-        "dev": _dataset("dev", f"dev: {miscal}", raw["dev"], llrs["dev"], edges, same),
-        "eval": _dataset("eval", f"eval: {miscal}", raw["eval"], llrs["eval"], edges, same),
-        "true": _dataset("true", "true LLR (eval)", true_a, true_a, edges),
+        "dev": _dataset("dev", f"dev: {miscal}", raw["dev"], llrs["dev"], edges, same,
+                        trials=dev, transform=apply),
+        "eval": _dataset("eval", f"eval: {miscal}", raw["eval"], llrs["eval"], edges, same,
+                         trials=ev, transform=apply),
+        "true": _dataset("true", "true LLR (eval)", true_a, true_a, edges, trials=true),
     }
     refs = [(label, analyze_transformed(true_a, _affine(a, b)))
             for label, a, b in TEACHING_REFERENCES]
@@ -422,3 +636,43 @@ def _affine(a, b):
     def f(x):
         return a * x + b
     return f
+
+
+# ----------------------------------------------------------------------------------------
+# uncertainty
+
+
+@dataclass(frozen=True, eq=False)
+class _Presorted(Trials):
+    """Trials standing for the sorted scores of an :class:`~llrlab.core.Analysis`.
+
+    ``llrlab.core.uncertainty.operating_point_ci`` takes Trials and uses only their (cached)
+    sort; this one hands it the analysis's sort, so an interval at the operating point costs
+    binary searches, not a sort (the calibrated LLRs of an analysis have no Trials object).
+    """
+
+    presorted: object = None
+
+    def sorted(self):
+        return self.presorted
+
+
+def op_interval(a: Analysis, plo, *, method="wilson", confidence=0.95):
+    """Binomial intervals of Pmiss, Pfa and the actual DCF of ``a`` at ``plo``
+    (:func:`llrlab.core.uncertainty.operating_point_ci`; ``method`` as in
+    :data:`CI_METHODS`).  With condition weights the core uses Kish's effective numbers of
+    trials."""
+    view = _Presorted(np.empty(0), np.empty(0, dtype=bool), presorted=a.sorted)
+    return operating_point_ci(view, plo=float(plo), confidence=confidence,
+                              method=CI_METHODS[method])
+
+
+def bootstrap(d: DatasetResult, plo, *, n_boot=200, confidence=0.95, by="trial", seed=0):
+    """Bootstrap intervals of Cllr, min/act DCF at ``plo`` and EER of one dataset's LLRs
+    (:func:`llrlab.core.uncertainty.bootstrap_ci`; ``by`` "trial" or "speaker"); the
+    condition weights of the pool, if any, weight every replicate."""
+    t = d.llr_trials()
+    if t is None:
+        raise DataError(f"{d.label}: no trials to resample")
+    return bootstrap_ci(t, plo=float(plo), n_boot=int(n_boot), confidence=confidence, by=by,
+                        seed=seed)

@@ -22,9 +22,11 @@ __all__ = [
     "DEFAULT_MAX_UPLOAD_MB",
     "UploadPanel",
     "calibration_controls",
+    "condition_controls",
     "display_controls",
     "operating_point_controls",
     "teaching_controls",
+    "uncertainty_controls",
 ]
 
 #: Largest file accepted by the upload widgets, in MB (``llrlab serve --max-upload-mb``).
@@ -72,6 +74,62 @@ def display_controls(state: DashboardState):
         pn.widgets.Checkbox.from_param(state.param.svg),
         sizing_mode="stretch_width",
     )
+
+
+def condition_controls(state: DashboardState):
+    """Condition weighting (seed 001): weighting, custom weights, selection, per-condition
+    curves; disabled with a short explanation when the data carry no conditions."""
+    fit = {"sizing_mode": "stretch_width"}
+    weighting = pn.widgets.RadioButtonGroup.from_param(
+        state.param.weighting, button_type="primary", button_style="outline",
+        orientation="vertical", name="weighting", **fit)
+    custom = pn.widgets.TextInput.from_param(state.param.custom_weights,
+                                             placeholder="tel=2, mic=1", name="Custom weights",
+                                             **fit)
+    select = pn.widgets.MultiChoice.from_param(state.param.conditions_selected,
+                                               name="Pooled conditions", **fit)
+    show = pn.widgets.Checkbox.from_param(state.param.show_conditions)
+    note = pn.pane.Markdown("", margin=(0, 5), name="conditions_note",
+                            styles={"color": "#555555", "font-size": "90%"})
+
+    def update(*_):
+        off = not state.conditions_available or state.teaching
+        for w in (weighting, select, show):
+            w.disabled = off
+        custom.disabled = off or state.weighting != "custom"
+        custom.visible = state.weighting == "custom"
+        note.object = state.conditions_note()
+
+    state.param.watch(update, ["conditions_available", "teaching", "weighting"])
+    update()
+    return pn.Column(weighting, custom, select, show, note, **fit)
+
+
+def uncertainty_controls(state: DashboardState):
+    """Binomial intervals at the operating point, and bootstrap intervals on demand."""
+    fit = {"sizing_mode": "stretch_width"}
+    method = pn.widgets.RadioButtonGroup.from_param(state.param.ci_method,
+                                                    button_type="primary",
+                                                    button_style="outline", **fit)
+    level = pn.widgets.FloatInput.from_param(state.param.ci_level, step=0.01,
+                                             format="0.[000]", **fit)
+    by = pn.widgets.RadioButtonGroup.from_param(state.param.boot_by, button_type="primary",
+                                                button_style="outline", **fit)
+    n = pn.widgets.IntInput.from_param(state.param.boot_n, step=50, **fit)
+    button = pn.widgets.Button(name="Bootstrap intervals", button_type="primary",
+                               **fit)
+    button.on_click(lambda _e: state.run_bootstrap())
+
+    def busy(*_):
+        button.disabled = state.busy
+
+    state.param.watch(busy, ["busy"])
+    return pn.Column(
+        method, level,
+        pn.pane.Markdown("Bootstrap of Cllr, min DCF and EER (in the background; min DCF "
+                         "is for the operating point at the time):", margin=(5, 5, 0, 5),
+                         styles={"color": "#555555", "font-size": "90%"}),
+        pn.Row(pn.pane.Markdown("by", margin=(8, 5)), by, **fit), n, button, **fit)
 
 
 def teaching_controls(state: DashboardState):

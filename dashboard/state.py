@@ -52,7 +52,10 @@ CACHE_SIZE = 6
 _TEACHING_PARAMS = ("t_mu_tar", "t_sigma_tar", "t_mu_non", "t_sigma_non", "t_n_tar", "t_n_non",
                     "t_seed", "t_scale", "t_shift")
 _CHOICE_PARAMS = ("system", "fusion", "calibration", "train_prior", "teaching",
-                  *_TEACHING_PARAMS)
+                  *_TEACHING_PARAMS, "weighting", "custom_weights", "conditions_selected")
+#: The UI's condition weightings -> ``ConditionSpec.weights``.
+WEIGHTINGS = {"pooled trials": "pooled", "equal per condition": "equal", "custom": "custom"}
+CI_CHOICES = ("off", "normal", "wilson", "exact")
 
 
 def user_message(exc: BaseException) -> str:
@@ -83,12 +86,14 @@ class NBERData:
 
     ``plo`` has shape (P,); ``sets`` maps a dataset role to ``(act, min)``
     :class:`~llrlab.core.DCFResult` on ``plo``; ``references`` lists ``(label, act)`` of the
-    teaching-mode miscalibrations.
+    teaching-mode miscalibrations; ``conditions`` maps a role to ``(name, act, min)`` per
+    drawn condition.
     """
 
     plo: np.ndarray
     sets: dict
     references: list = field(default_factory=list)
+    conditions: dict = field(default_factory=dict)
 
 
 class DashboardState(param.Parameterized):
@@ -149,6 +154,30 @@ class DashboardState(param.Parameterized):
                            label="LLR shift (miscalibration)")
     t_references = param.Boolean(default=True, label="Reference miscalibrations")
 
+    # ---- conditions (seed 001 condition-weighted pooling)
+    weighting = param.Selector(default="pooled trials", objects=list(WEIGHTINGS),
+                               label="Condition weighting", doc="""
+        How the conditions of the trials are pooled: every trial once, every condition
+        equally, or custom weights (``custom_weights``).""")
+    custom_weights = param.String(default="", label="Custom weights", doc="""
+        Condition weights as NAME=W, e.g. 'tel=2, mic=1' (normalized to sum to 1).""")
+    conditions_selected = param.ListSelector(default=None, objects=[], allow_None=True,
+                                             label="Pooled conditions", doc="""
+        The conditions pooled (None: all).""")
+    show_conditions = param.Boolean(default=False, label="Per-condition curves")
+
+    # ---- uncertainty
+    ci_method = param.Selector(default="off", objects=list(CI_CHOICES),
+                               label="Confidence intervals", doc="""
+        Binomial intervals of Pmiss, Pfa and act DCF at the operating point (normal per
+        seed 002, Wilson, or Clopper-Pearson 'exact').""")
+    ci_level = param.Number(default=0.95, bounds=(0.5, 0.999), step=0.01,
+                            label="Confidence level")
+    boot_by = param.Selector(default="trial", objects=["trial", "speaker"],
+                             label="Bootstrap by")
+    boot_n = param.Integer(default=200, bounds=(20, 5000), step=50,
+                           label="Bootstrap replicates")
+
     # ---- outputs (read by the views)
     results = param.Parameter(default=None, precedence=-1)
     nber = param.Parameter(default=None, precedence=-1)
@@ -158,6 +187,14 @@ class DashboardState(param.Parameterized):
     busy = param.Boolean(default=False, precedence=-1)
     progress = param.Number(default=None, allow_None=True, bounds=(0.0, 1.0), precedence=-1)
     status = param.String(default="", precedence=-1)
+    conditions_available = param.List(default=[], precedence=-1, doc="""
+        Conditions of the shown data (empty: the trials carry none).""")
+    op_ci = param.Parameter(default=None, precedence=-1, doc="""
+        role -> OperatingPointCI at the operating point (None when ``ci_method`` is off).""")
+    cond_op = param.Parameter(default=None, precedence=-1, doc="""
+        role -> list of OperatingPoint, one per drawn condition (when ``show_conditions``).""")
+    boot = param.Parameter(default=None, precedence=-1, doc="""
+        role -> BootstrapCI of the shown results and bootstrap settings, or None.""")
 
     def __init__(self, runner=None, **params):
         self._linking = False
@@ -167,6 +204,7 @@ class DashboardState(param.Parameterized):
         self._data_version = 0
         self._cache = OrderedDict()
         self._raw_cache = {}
+        self._boot_cache = OrderedDict()
         self._last_good = None
         self.runner = runner or SyncRunner()
         super().__init__(**params)
@@ -243,9 +281,30 @@ class DashboardState(param.Parameterized):
     def _update_op(self):
         res = self.results
         if res is None:
-            self.op = {}
+            self.param.update(op={}, op_ci=None, cond_op=None)
             return
-        self.op = {role: d.llr.at(self.plo) for role, d in res.datasets.items()}
+        op = {role: d.llr.at(self.plo) for role, d in res.datasets.items()}
+        self.param.update(op=op, **self._op_extras(res))
+
+    def _op_extras(self, res):
+        """Look-ups that follow the operating point: binomial intervals (from the counts at
+        the Bayes threshold) and the per-condition measures; a few binary searches each."""
+        plo = self.plo
+        op_ci = None
+        if self.ci_method != "off":
+            op_ci = {role: compute.op_interval(d.llr, plo, method=self.ci_method,
+                                               confidence=self.ci_level)
+                     for role, d in res.datasets.items()}
+        cond_op = None
+        if self.show_conditions:
+            cond_op = {role: [c.llr.at(plo) for c in d.conditions]
+                       for role, d in res.datasets.items() if d.conditions}
+        return {"op_ci": op_ci, "cond_op": cond_op}
+
+    @param.depends("ci_method", "ci_level", "show_conditions", watch=True)
+    def _extras_changed(self):
+        if self.results is not None:
+            self.param.update(**self._op_extras(self.results))
 
     # ------------------------------------------------------------------ NBER range
 
@@ -254,7 +313,9 @@ class DashboardState(param.Parameterized):
         grid = np.linspace(lo, hi, NBER_POINTS)
         sets = {role: d.llr.curves(grid) for role, d in res.datasets.items()}
         refs = [(label, a.curves(grid)[0]) for label, a in res.references]
-        return NBERData(grid, sets, refs)
+        conds = {role: [(c.name, *c.llr.curves(grid)) for c in d.conditions]
+                 for role, d in res.datasets.items() if d.conditions}
+        return NBERData(grid, sets, refs, conds)
 
     @param.depends("nber_range", watch=True)
     def _range_changed(self):
@@ -271,13 +332,25 @@ class DashboardState(param.Parameterized):
                             self.t_n_tar, self.t_n_non, self.t_seed, self.t_scale,
                             self.t_shift)
 
+    def condition_spec(self):
+        """How the conditions are pooled (``compute.ConditionSpec``); the selection is None
+        when it holds every available condition, and the custom text only counts for
+        custom weights (so neither changes the cache key needlessly)."""
+        weights = WEIGHTINGS[self.weighting]
+        sel = self.conditions_selected
+        avail = set(self.conditions_available)
+        select = None if sel is None or (avail and set(sel) >= avail) else tuple(sorted(sel))
+        text = " ".join(self.custom_weights.split()) if weights == "custom" else ""
+        return compute.ConditionSpec(weights, text, select)
+
     def _key(self):
         prior = None if self.calibration == "none" else round(self.train_prior, 12)
         if self.teaching:
             return ("teaching", self.teaching_spec(), self.calibration, prior)
+        cond = self.condition_spec()
         if self.fusion and len(self.systems) > 1:
-            return ("fusion", self._data_version, round(self.train_prior, 12))
-        return ("data", self._data_version, self.system, self.calibration, prior)
+            return ("fusion", self._data_version, round(self.train_prior, 12), cond)
+        return ("data", self._data_version, self.system, self.calibration, prior, cond)
 
     @param.depends(*_CHOICE_PARAMS, watch=True)
     def _choice_changed(self):
@@ -302,6 +375,7 @@ class DashboardState(param.Parameterized):
                       fusion=self.fusion and len(self.systems) > 1,
                       calibration=self.calibration, train_prior=self.train_prior,
                       teaching=self.teaching_spec() if self.teaching else None,
+                      conditions=None if self.teaching else self.condition_spec(),
                       raw_cache=self._raw_cache)
         choices = self._choices()
 
@@ -333,12 +407,30 @@ class DashboardState(param.Parameterized):
         while len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
         live = {id(t) for s in self.systems.values() for t in (s.dev, s.eval) if t is not None}
-        for k in [k for k in self._raw_cache if k not in live]:
-            del self._raw_cache[k]
+        for k in [k for k in list(self._raw_cache)
+                  if (k[0] if isinstance(k, tuple) else k) not in live]:
+            self._raw_cache.pop(k, None)
 
     def _apply(self, res):
         op = {role: d.llr.at(self.plo) for role, d in res.datasets.items()}
-        self.param.update(results=res, nber=self._nber_data(res), op=op)
+        self._sync_conditions(res)
+        self.param.update(results=res, nber=self._nber_data(res), op=op,
+                          boot=self._boot_cache.get(self._boot_key(res)),
+                          **self._op_extras(res))
+
+    def _sync_conditions(self, res):
+        """Offer the conditions of the shown data (a new set of conditions selects all)."""
+        names = list(res.all_conditions)
+        sel = self.conditions_selected
+        if names == list(self.conditions_available) and (sel is not None or not names):
+            return
+        keep = None if sel is None else [c for c in sel if c in names]
+        with self._guard():  # the results already match: no new computation
+            self.param.conditions_selected.objects = names
+            self.param.update(conditions_available=names,
+                              conditions_selected=keep if keep else list(names))
+            if self.custom_weights.strip() == "" and names:
+                self.custom_weights = ", ".join(f"{c}=1" for c in names)
 
     def _fail(self, gen, exc):
         if not isinstance(exc, LlrlabError):
@@ -391,7 +483,8 @@ class DashboardState(param.Parameterized):
             self.param.system.objects = names
             self.param.update(systems=systems, system=current,
                               teaching=self.teaching and not leave_teaching,
-                              fusion=self.fusion and len(systems) > 1, error="")
+                              fusion=self.fusion and len(systems) > 1, error="",
+                              conditions_selected=None)
         self.refresh()
 
     def load_files(self, items, *, display=None, replace=False, loader=None, cleanup=None,
@@ -470,6 +563,69 @@ class DashboardState(param.Parameterized):
     def clear_error(self):
         self.error = ""
 
+    # ------------------------------------------------------------------ bootstrap
+
+    def _boot_key(self, res):
+        return (res.key, self.boot_by, int(self.boot_n), round(float(self.ci_level), 12))
+
+    @param.depends("boot_by", "boot_n", "ci_level", watch=True)
+    def _boot_settings_changed(self):
+        if self.results is not None:
+            self.boot = self._boot_cache.get(self._boot_key(self.results))
+
+    def boot_current(self, role):
+        """``(BootstrapCI or None, fresh)``: the bootstrap of ``role`` for the shown results
+        and settings; ``fresh`` is False when its DCFs are for another operating point."""
+        b = (self.boot or {}).get(role)
+        return b, b is not None and b.plo == self.plo
+
+    def run_bootstrap(self):
+        """Bootstrap intervals of Cllr, minDCF (at the operating point) and EER of every
+        shown dataset, in the background (cached per results and settings)."""
+        res = self.results
+        if res is None or not res.datasets:
+            self.error = "load data before asking for bootstrap intervals"
+            return
+        key = self._boot_key(res)
+        hit = self._boot_cache.get(key)
+        if hit is not None and all(b.plo == self.plo for b in hit.values()):
+            self.boot = hit
+            return
+        plo, n, level, by = self.plo, int(self.boot_n), float(self.ci_level), self.boot_by
+        datasets = dict(res.datasets)
+
+        def job(progress):
+            out = {}
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", LlrlabWarning)
+                for i, (role, d) in enumerate(datasets.items()):
+                    progress(i / len(datasets), f"bootstrap of {d.label} ({n} replicates, "
+                                                f"by {by})")
+                    out[role] = compute.bootstrap(d, plo, n_boot=n, confidence=level, by=by)
+            notes = [str(w.message) for w in caught if issubclass(w.category, LlrlabWarning)]
+            return out, notes
+
+        def done(result):
+            out, notes = result
+            self._end_busy()
+            self._boot_cache[key] = out
+            self._boot_cache.move_to_end(key)
+            while len(self._boot_cache) > CACHE_SIZE:
+                self._boot_cache.popitem(last=False)
+            if self.results is not None and self._boot_key(self.results) == key:
+                self.boot = out
+            if notes:
+                self.notice = " ".join(notes)
+
+        def fail(exc):
+            if not isinstance(exc, LlrlabError):
+                log.error("bootstrap failed", exc_info=exc)
+            self._end_busy()
+            self.error = user_message(exc)
+
+        self._begin_busy("bootstrap")
+        self.runner.run(job, done, fail, self._on_progress)
+
     # ------------------------------------------------------------------ tables and exports
 
     def metrics_rows(self):
@@ -495,8 +651,65 @@ class DashboardState(param.Parameterized):
                 "misses": int(o.act.misses),
                 "false_alarms": int(o.act.false_alarms),
                 "dr30_safe": bool(o.dr30_safe),
+                "p_miss": float(o.act.p_miss),
+                "p_fa": float(o.act.p_fa),
             })
+            if res.condition_spec is not None:
+                rows[-1]["weighting"] = self.weighting_text()
+            ci = (self.op_ci or {}).get(role)
+            if ci is not None:
+                rows[-1].update({
+                    "ci": f"{ci.method} {ci.confidence:g}",
+                    "p_miss_lo": float(ci.p_miss.lower), "p_miss_hi": float(ci.p_miss.upper),
+                    "p_fa_lo": float(ci.p_fa.lower), "p_fa_hi": float(ci.p_fa.upper),
+                    "act_dcf_lo": float(ci.dcf.lower), "act_dcf_hi": float(ci.dcf.upper)})
+            b, fresh = self.boot_current(role)
+            if b is not None:
+                rows[-1].update({
+                    "bootstrap": f"{b.n_used} by {b.by} {b.confidence:g}",
+                    "cllr_lo": b.cllr.lower, "cllr_hi": b.cllr.upper,
+                    "eer_lo": b.eer.lower, "eer_hi": b.eer.upper,
+                    "min_dcf_lo": b.min_dcf.lower if fresh else None,
+                    "min_dcf_hi": b.min_dcf.upper if fresh else None})
         return rows
+
+    def weighting_text(self):
+        """The condition weighting in words (for the page and the CSV)."""
+        res = self.results
+        spec = None if res is None else res.condition_spec
+        if spec is None:
+            return ""
+        what = {"pooled": "pooled trials", "equal": "equal per condition",
+                "custom": f"custom ({spec.text})"}[spec.weights]
+        sel = "all conditions" if spec.select is None else ", ".join(spec.select)
+        return f"{what}; {sel}"
+
+    def condition_rows(self, role="eval"):
+        """One dict per drawn condition of ``role`` (eval, else dev): its weight and
+        measures at the operating point."""
+        res = self.results
+        if res is None or not res.datasets:
+            return []
+        d = res.datasets.get(role) or res.primary
+        if d is None or not d.conditions:
+            return []
+        ops = (self.cond_op or {}).get(d.role) or [c.llr.at(self.plo) for c in d.conditions]
+        return [{"role": d.role, "condition": c.name, "w_tar": c.w_tar, "w_non": c.w_non,
+                 "n_tar": c.llr.n_tar, "n_non": c.llr.n_non, "act_dcf": o.act_dcf,
+                 "min_dcf": o.min_dcf, "eer": float(c.llr.eer), "cllr": float(c.llr.cllr),
+                 "dr30_safe": bool(o.dr30_safe)}
+                for c, o in zip(d.conditions, ops, strict=True)]
+
+    def conditions_note(self):
+        """A short explanation for the condition controls."""
+        if self.teaching:
+            return "Teaching mode has no conditions."
+        if not self.conditions_available:
+            return ("The loaded trials carry no conditions (an HDF5 `/conditions` matrix or "
+                    "a condition column), so every trial counts once.")
+        return ("Pooled measures weight each condition's miss and false-alarm rates "
+                "(van Leeuwen 2008, eq. 12). Calibration is trained on the dev trials "
+                "weighted the same way; fusion on unweighted dev trials.")
 
     def metrics_csv(self):
         """The metrics table as CSV text (with the operating point in the first columns)."""

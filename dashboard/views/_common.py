@@ -9,7 +9,7 @@ from bokeh import events
 from bokeh.models import BoxZoomTool, ColumnDataSource, CustomJS, GlyphRenderer
 from bokeh.plotting import figure
 
-__all__ = ["COLORS", "Styler", "connect_drag", "finite", "new_figure"]
+__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "connect_drag", "finite", "new_figure"]
 
 #: One meaning per colour across the dashboard.
 COLORS = {
@@ -30,6 +30,9 @@ COLORS = {
     "map": "#6a3d9a",        # calibration map
 }
 REF_COLORS = ("#9467bd", "#8c564b", "#17becf", "#bcbd22")
+#: Muted colours of per-condition curves (distinct from the act/min/op colours above).
+CONDITION_COLORS = ("#4e79a7", "#59a14f", "#b07aa1", "#e6a23c", "#76b7b2", "#9c755f",
+                    "#ff9da7", "#8cd17d", "#a0cbe8", "#bab0ac")
 DASH = {"eval": "solid", "dev": "dashed", "true": "solid"}
 
 

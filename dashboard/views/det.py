@@ -20,12 +20,15 @@ from bokeh.models import (
     Legend,
     LegendItem,
     Range1d,
+    TeeHead,
+    Whisker,
 )
 
 from llrlab.core import probit
 
+from ..compute import MAX_CONDITIONS
 from ..state import DashboardState
-from ._common import COLORS, DASH, Styler, connect_drag, finite, new_figure
+from ._common import COLORS, CONDITION_COLORS, DASH, Styler, connect_drag, finite, new_figure
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "tick_labels"]
 
@@ -67,6 +70,23 @@ def _snap_down(p):
 
 def _xy(p_fa, p_miss):
     return finite(probit(np.asarray(p_fa, float))), finite(probit(np.asarray(p_miss, float)))
+
+
+#: Probit drawn for a probability of 0 or 1 (beyond any axis range; the whisker runs to the
+#: edge of the plot).
+_EDGE = 9.0
+
+
+def _edge_probit(p):
+    return np.clip(probit(np.asarray(p, float)), -_EDGE, _EDGE)
+
+
+def _empty_ci():
+    return {"x": [], "y": [], "x_lo": [], "x_hi": [], "y_lo": [], "y_hi": [], "alpha": []}
+
+
+def _empty_xy():
+    return {"x": np.empty(0), "y": np.empty(0)}
 
 
 class DETView(pn.viewable.Viewer):
@@ -144,6 +164,40 @@ class DETView(pn.viewable.Viewer):
                           LegendItem(label="actual op. point", renderers=[r["op"]],
                                      index=0),
                           LegendItem(label="min-DCF point", renderers=[r["op"]], index=1)]
+        # per-condition curves (fixed slots, hidden when unused)
+        self._conditions_drawn = None
+        self.condition_sources = {"eval": [], "dev": []}
+        self.condition_renderers = []
+        self.condition_items = []
+        for k in range(MAX_CONDITIONS):
+            color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
+            slot = {}
+            for role in ("eval", "dev"):
+                src = ColumnDataSource(_empty_xy(), name=f"det_condition_{role}_{k}")
+                self.condition_sources[role].append(src)
+                slot[role] = fig.line("x", "y", source=src, line_color=color, line_width=1.6,
+                                      line_alpha=0.9 if role == "eval" else 0.5,
+                                      line_dash=DASH[role], visible=False)
+            self.condition_renderers.append(slot)
+            item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
+                              visible=False)
+            self.condition_items.append(item)
+            items.append(item)
+
+        # confidence intervals of (Pfa, Pmiss) at the actual operating point: a crosshair
+        self.ci_source = ColumnDataSource(_empty_ci(), name="det_ci_source")
+        head = dict(size=10, line_color=COLORS["op"], line_width=2)
+        self.ci_x = Whisker(source=self.ci_source, base="y", lower="x_lo", upper="x_hi",
+                            dimension="width", line_color=COLORS["op"], line_width=2,
+                            line_alpha="alpha", name="det_ci_x", visible=False,
+                            lower_head=TeeHead(**head), upper_head=TeeHead(**head))
+        self.ci_y = Whisker(source=self.ci_source, base="x", lower="y_lo", upper="y_hi",
+                            dimension="height", line_color=COLORS["op"], line_width=2,
+                            line_alpha="alpha", name="det_ci_y", visible=False,
+                            lower_head=TeeHead(**head), upper_head=TeeHead(**head))
+        fig.add_layout(self.ci_x)
+        fig.add_layout(self.ci_y)
+
         self.legend = Legend(items=items, click_policy="hide", ncols=3,
                              label_text_font_size="9pt", spacing=0, padding=4, margin=4,
                              border_line_alpha=0)
@@ -203,10 +257,51 @@ class DETView(pn.viewable.Viewer):
                 x, y = _xy([fa[0], miss[0]], [fa[1], miss[1]])
             src.data = {"x": x, "y": y, "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]}
 
-    @param.depends("state.op", watch=True)
+    def _update_conditions(self):
+        st = self.state
+        res = st.results
+        kind = "steppy" if st.det_kind == "steppy" else "rocch"
+        drawn = self._conditions_drawn
+        if drawn is not None and drawn[0] is res and drawn[1] == kind:
+            return
+        self._conditions_drawn = (res, kind)
+        for role, sources in self.condition_sources.items():
+            d = None if res is None else res.datasets.get(role)
+            curves = () if d is None else d.conditions
+            for k, src in enumerate(sources):
+                if k < len(curves):
+                    c = curves[k].det(kind)
+                    src.data = {"x": finite(c.x), "y": finite(c.y)}
+                else:
+                    src.data = _empty_xy()
+        prim = None if res is None else res.primary
+        curves = () if prim is None else prim.conditions
+        for k, item in enumerate(self.condition_items):
+            if k < len(curves):
+                item.label = curves[k].name
+
+    def _ci_data(self):
+        st = self.state
+        ci = st.op_ci or {}
+        roles = [r for r in ("eval", "dev") if r in ci and (r == "eval" or st.show_dev)]
+        out = _empty_ci()
+        for r in roles:
+            c = ci[r]
+            out["x"].append(float(_edge_probit(c.p_fa.estimate)))
+            out["y"].append(float(_edge_probit(c.p_miss.estimate)))
+            out["x_lo"].append(float(_edge_probit(c.p_fa.lower)))
+            out["x_hi"].append(float(_edge_probit(c.p_fa.upper)))
+            out["y_lo"].append(float(_edge_probit(c.p_miss.lower)))
+            out["y_hi"].append(float(_edge_probit(c.p_miss.upper)))
+            out["alpha"].append(1.0 if r == "eval" else 0.5)
+        return out
+
+    @param.depends("state.op", "state.op_ci", watch=True)
     def _on_op(self):
         op = self.state.op or {}
         with pn.io.hold():
+            self.ci_source.data = self._ci_data()
+            self.ci_x.visible = self.ci_y.visible = bool(self.state.op_ci)
             for role, src in self.op_sources.items():
                 o = op.get(role)
                 if o is None:
@@ -217,12 +312,21 @@ class DETView(pn.viewable.Viewer):
                             "color": [COLORS["op"], COLORS["min"]]}
 
     @param.depends("state.det_kind", "state.show_dev", "state.presentation", "state.svg",
-                   watch=True)
+                   "state.show_conditions", watch=True)
     def _on_options(self):
         st = self.state
         res = st.results
         with pn.io.hold():
             self._update_dr30()
+            self._update_conditions()
+            n_cond = {role: (len(res.datasets[role].conditions)
+                             if res is not None and role in res.datasets else 0)
+                      for role in ("eval", "dev")}
+            for k, slot in enumerate(self.condition_renderers):
+                for role, r in slot.items():
+                    r.visible = (st.show_conditions and k < n_cond[role]
+                                 and (role == "eval" or st.show_dev))
+            self.ci_source.data = self._ci_data()
             for role, r in self.renderers.items():
                 have = res is not None and role in res.datasets
                 shown = have and (role == "eval" or st.show_dev)

@@ -1,9 +1,14 @@
 """The metrics table: dev and eval measures at the operating point, with the DR30 warning.
 
 Rows are measures, columns datasets; values come from ``DashboardState.metrics_rows`` (i.e. from
-``Analysis`` and ``Analysis.at``).  The table is an HTML pane regenerated whole on every update
-(a dozen cells): Bokeh 3.9's ``DataTable`` does not repaint when its source data are replaced
-(bokeh/bokeh#15328), so it is not used here.  ``MetricsView.data`` holds the formatted columns.
+``Analysis`` and ``Analysis.at``).  Confidence intervals, when asked for, sit under their value
+in small grey type: binomial ones (Pmiss, Pfa, act DCF; recomputed as the operating point
+moves) and bootstrap ones (Cllr, min DCF, EER; on demand).  With per-condition curves on, a
+second table lists every condition's weight and measures.
+
+The table is an HTML pane regenerated whole on every update (a dozen cells): Bokeh 3.9's
+``DataTable`` does not repaint when its source data are replaced (bokeh/bokeh#15328), so it
+is not used here.  ``MetricsView.data`` holds the formatted columns.
 """
 
 from __future__ import annotations
@@ -29,9 +34,27 @@ MEASURES = (
     ("min_dcf", "min DCF", "{:.4f}".format),
     ("misses", "misses (act)", "{:,}".format),
     ("false_alarms", "false alarms (act)", "{:,}".format),
+    ("p_miss", "Pmiss (act, %)", lambda v: f"{100 * v:.3f}"),
+    ("p_fa", "Pfa (act, %)", lambda v: f"{100 * v:.3f}"),
     ("dr30_safe", "DR30-safe", lambda v: "yes" if v else "NO"),
 )
 _ROLES = ("dev", "eval", "true")
+#: Measures with an interval: key -> display scale (percent rows are multiplied by 100).
+_INTERVALS = {"cllr": 1.0, "eer": 100.0, "act_dcf": 1.0, "min_dcf": 1.0, "p_miss": 100.0,
+              "p_fa": 100.0}
+
+
+def _interval(row, key):
+    """``"[lo, hi]"`` under a value, a hint when the bootstrap is for another operating
+    point, or ''."""
+    lo, hi = row.get(f"{key}_lo", "absent"), row.get(f"{key}_hi")
+    if lo == "absent":
+        return ""
+    if lo is None:
+        return "bootstrap: other op. point"
+    k = _INTERVALS[key]
+    digits = 3 if k == 100.0 else 4
+    return f"[{k * lo:.{digits}f}, {k * hi:.{digits}f}]"
 
 
 def table_data(state: DashboardState):
@@ -42,19 +65,22 @@ def table_data(state: DashboardState):
     data = {"measure": [label for _, label, _ in MEASURES]}
     for role in _ROLES:
         row = rows[role]
-        vals, colors, styles = [], [], []
+        vals, colors, styles, cis = [], [], [], []
         for key, _, fmt in MEASURES:
             if row is None:
                 vals.append("")
                 colors.append("#222222")
                 styles.append("normal")
+                cis.append("")
                 continue
             v = row[key]
             vals.append(fmt(v))
+            cis.append(_interval(row, key) if key in _INTERVALS else "")
             bad = key == "dr30_safe" and not v
             colors.append("#c62828" if bad else "#222222")
             styles.append("bold" if bad or key in ("act_dcf", "min_dcf") else "normal")
         data[role] = vals
+        data[f"{role}_ci"] = cis
         data[f"{role}_color"] = colors
         data[f"{role}_style"] = styles
     return data
@@ -70,6 +96,10 @@ table.llrlab-metrics th:first-child, table.llrlab-metrics td:first-child { text-
     font-weight: bold; }
 table.llrlab-metrics td { text-align: right; font-variant-numeric: tabular-nums; }
 table.llrlab-metrics tr:nth-child(even) td { background: #f6f7f9; }
+table.llrlab-metrics .llrlab-ci { display: block; font-size: 80%%; color: #6b6b6b;
+    font-weight: normal; white-space: nowrap; }
+table.llrlab-metrics .llrlab-swatch { display: inline-block; width: 18px; height: 3px;
+    margin: 0 6px 3px 0; vertical-align: middle; }
 </style>
 """
 
@@ -86,8 +116,53 @@ def table_html(data, roles, presentation=False):
         for r in roles:
             style = (f"color:{data[f'{r}_color'][i]};"
                      f"font-weight:{data[f'{r}_style'][i]}")
+            ci = data.get(f"{r}_ci", [""] * len(MEASURES))[i]
+            extra = f'<span class="llrlab-ci">{html.escape(ci)}</span>' if ci else ""
             out.append(f'<td data-role="{r}" data-key="{key}" style="{style}">'
-                       f"{html.escape(data[r][i])}</td>")
+                       f"{html.escape(data[r][i])}{extra}</td>")
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+#: (key in condition_rows, column title, formatter)
+CONDITION_COLUMNS = (
+    ("weight", "weight", None),
+    ("n_tar", "targets", "{:,}".format),
+    ("n_non", "non-targets", "{:,}".format),
+    ("act_dcf", "act DCF", "{:.4f}".format),
+    ("min_dcf", "min DCF", "{:.4f}".format),
+    ("eer", "EER (%)", lambda v: f"{100 * v:.3f}"),
+    ("cllr", "Cllr (bits)", "{:.4f}".format),
+    ("dr30_safe", "DR30-safe", lambda v: "yes" if v else "NO"),
+)
+
+
+def condition_table_html(rows, presentation=False):
+    """HTML of the per-condition table (see ``DashboardState.condition_rows``)."""
+    from ._common import CONDITION_COLORS
+
+    if not rows:
+        return ""
+    out = [_CSS % {"size": "19px" if presentation else "14px"},
+           '<table class="llrlab-metrics llrlab-conditions"><thead><tr><th>condition</th>']
+    out += [f"<th>{html.escape(t)}</th>" for _, t, _ in CONDITION_COLUMNS]
+    out.append("</tr></thead><tbody>")
+    for k, row in enumerate(rows):
+        color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
+        out.append(f'<tr><td><span class="llrlab-swatch" style="background:{color}"></span>'
+                   f"{html.escape(row['condition'])}</td>")
+        for key, _, fmt in CONDITION_COLUMNS:
+            if key == "weight":
+                w_t, w_n = row["w_tar"], row["w_non"]
+                text = f"{w_t:.3f}" if abs(w_t - w_n) < 1e-12 else f"{w_t:.3f} / {w_n:.3f}"
+                style = ""
+            else:
+                text = fmt(row[key])
+                style = ' style="color:#c62828;font-weight:bold"' if (
+                    key == "dr30_safe" and not row[key]) else ""
+            out.append(f'<td data-condition="{html.escape(row["condition"])}" '
+                       f'data-key="{key}"{style}>{html.escape(text)}</td>')
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
@@ -108,14 +183,38 @@ class MetricsView(pn.viewable.Viewer):
         self.download = pn.widgets.FileDownload(
             callback=self._csv, filename="llrlab_metrics.csv", label="Metrics (CSV)",
             button_type="light", width=180)
+        self.ci_note = pn.pane.Markdown("", margin=(0, 10), name="ci_note",
+                                        styles={"color": "#555555", "font-size": "90%"})
+        self.condition_title = pn.pane.Markdown("", margin=(10, 10, 0, 10),
+                                                name="condition_title")
+        self.condition_table = pn.pane.HTML("", name="condition_table", margin=(0, 10))
         self._layout = pn.Column(
             pn.pane.Markdown("### Metrics at the operating point", margin=(0, 10)),
-            self.header, self.table, self.warning, self.download,
+            self.header, self.table, self.ci_note, self.warning,
+            self.condition_title, self.condition_table, self.download,
             sizing_mode="stretch_width")
         self._on_op()
 
     def __panel__(self):
         return self._layout
+
+    def _ci_text(self):
+        st = self.state
+        parts = []
+        ci = next(iter((st.op_ci or {}).values()), None)
+        if ci is not None:
+            name = {"normal": "normal (seed 002)", "wilson": "Wilson",
+                    "clopper-pearson": "Clopper-Pearson"}.get(ci.method, ci.method)
+            parts.append(f"Grey: {100 * ci.confidence:g} % {name} intervals of Pmiss, Pfa and "
+                         f"act DCF at this threshold (independent trials).")
+        b = next(iter((st.boot or {}).values()), None)
+        if b is not None:
+            fresh = all(st.boot_current(r)[1] for r in st.boot)
+            parts.append(f"Cllr, EER{', min DCF' if fresh else ''}: {b.n_used} bootstrap "
+                         f"replicates by {b.by}"
+                         + ("." if fresh else "; min DCF was for another operating point "
+                            "(press Bootstrap intervals again)."))
+        return " ".join(parts)
 
     def _csv(self):
         return io.StringIO(self.state.metrics_csv())
@@ -125,15 +224,26 @@ class MetricsView(pn.viewable.Viewer):
         have = [] if res is None else list(res.datasets)
         return have or ["dev", "eval"]
 
-    @param.depends("state.op", "state.presentation", watch=True)
+    @param.depends("state.op", "state.presentation", "state.op_ci", "state.boot",
+                   "state.cond_op", watch=True)
     def _on_op(self):
         st = self.state
         self.data = table_data(st)
         self.table.object = table_html(self.data, self.roles(), st.presentation)
-        self.header.object = (
+        header = (
             f"P(target) = {st.p_target:.4g}, C(miss) = {st.c_miss:g}, C(fa) = {st.c_fa:g} "
             f"→ effective prior {st.effective_prior:.4g}, prior log-odds **{st.plo:.3f}**, "
             f"Bayes threshold on LLRs {-st.plo:.3f}")
+        weighting = st.weighting_text()
+        if weighting:
+            header += f"  \nConditions: {weighting}"
+        self.header.object = header
+        self.ci_note.object = self._ci_text()
+        rows = st.condition_rows() if st.show_conditions else []
+        self.condition_title.object = (
+            f"**Per condition ({rows[0]['role']})** at the operating point" if rows else "")
+        self.condition_table.object = condition_table_html(rows, st.presentation)
+        self.condition_title.visible = self.condition_table.visible = bool(rows)
         text = st.dr30_warning()
         self.warning.object = text
         self.warning.visible = bool(text)

@@ -22,11 +22,22 @@ from bokeh.models import (
     LegendItem,
     Range1d,
     Span,
+    TeeHead,
+    Whisker,
 )
 
-from ..compute import TEACHING_REFERENCES
+from ..compute import MAX_CONDITIONS, TEACHING_REFERENCES
 from ..state import DashboardState
-from ._common import COLORS, DASH, REF_COLORS, Styler, connect_drag, finite, new_figure
+from ._common import (
+    COLORS,
+    CONDITION_COLORS,
+    DASH,
+    REF_COLORS,
+    Styler,
+    connect_drag,
+    finite,
+    new_figure,
+)
 
 __all__ = ["NBERView"]
 
@@ -36,6 +47,15 @@ _Y_MAX = 2.0
 def _empty_curves():
     e = np.empty(0)
     return {"plo": e, "act": e, "min": e, "act_miss": e, "act_fa": e}
+
+
+def _empty_condition():
+    e = np.empty(0)
+    return {"plo": e, "act": e, "min": e}
+
+
+def _empty_ci():
+    return {"x": [], "y": [], "lower": [], "upper": [], "alpha": []}
 
 
 class NBERView(pn.viewable.Viewer):
@@ -111,6 +131,30 @@ class NBERView(pn.viewable.Viewer):
             self.ref_renderers.append(rr)
             items.append(LegendItem(label=label, renderers=[rr], visible=False))
 
+        # per-condition curves (fixed slots; unused ones are hidden): act solid, min dotted
+        self.condition_sources = {"eval": [], "dev": []}
+        self.condition_renderers = []
+        self.condition_items = []
+        for k in range(MAX_CONDITIONS):
+            color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
+            slot = {}
+            for role in ("eval", "dev"):
+                src = ColumnDataSource(_empty_condition(), name=f"nber_condition_{role}_{k}")
+                self.condition_sources[role].append(src)
+                alpha = 0.9 if role == "eval" else 0.5
+                slot[(role, "act")] = fig.line(
+                    "plo", "act", source=src, line_color=color, line_width=1.6,
+                    line_alpha=alpha, line_dash="solid" if role == "eval" else "dashed",
+                    visible=False)
+                slot[(role, "min")] = fig.line(
+                    "plo", "min", source=src, line_color=color, line_width=1.6,
+                    line_alpha=alpha, line_dash="dotted", visible=False)
+            self.condition_renderers.append(slot)
+            item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
+                              visible=False)
+            self.condition_items.append(item)
+            items.append(item)
+
         # DR30 triangles, on the min DCF curves
         self.dr30_sources = {}
         for role in ("eval", "dev"):
@@ -134,6 +178,19 @@ class NBERView(pn.viewable.Viewer):
                               text_font_style="bold", name="op_label")
         fig.add_layout(self.op_span)
         fig.add_layout(self.op_label)
+
+        # confidence interval of the actual DCF at the operating point (one per dataset)
+        self.ci_source = ColumnDataSource(_empty_ci(), name="nber_ci_source")
+        self.ci_whisker = Whisker(
+            source=self.ci_source, base="x", lower="lower", upper="upper",
+            dimension="height", line_color=COLORS["op"], line_width=2.5, name="nber_ci",
+            line_alpha="alpha", visible=False,
+            lower_head=TeeHead(size=14, line_color=COLORS["op"], line_width=2.5),
+            upper_head=TeeHead(size=14, line_color=COLORS["op"], line_width=2.5))
+        fig.add_layout(self.ci_whisker)
+        self.ci_points = fig.scatter("x", "y", source=self.ci_source, marker="circle",
+                                     size=8, fill_color="white", line_color=COLORS["op"],
+                                     line_width=2, line_alpha="alpha", visible=False)
 
         self.legend = Legend(items=items, click_policy="hide", location="top_left",
                              background_fill_alpha=0.7, label_text_font_size="9pt",
@@ -202,6 +259,17 @@ class NBERView(pn.viewable.Viewer):
                 for i, (_, act) in enumerate(nb.references):
                     refs[f"r{i}"] = finite(act.dcf)
             self.ref_source.data = refs
+            conds = {} if nb is None else nb.conditions
+            for role, sources in self.condition_sources.items():
+                curves = conds.get(role, [])
+                for k, src in enumerate(sources):
+                    if k < len(curves):
+                        _, act, mn = curves[k]
+                        src.data = {"plo": nb.plo, "act": finite(act.dcf),
+                                    "min": finite(mn.dcf)}
+                    else:
+                        src.data = _empty_condition()
+            self._label_conditions(res)
             for role, src in self.dr30_sources.items():
                 d = None if res is None or role not in res.datasets else \
                     res.datasets[role].llr.dr30
@@ -219,6 +287,16 @@ class NBERView(pn.viewable.Viewer):
             self.figure.x_range.start, self.figure.x_range.end = st.nber_range
             self._on_options()
 
+    def _label_conditions(self, res):
+        d = None if res is None else res.primary
+        curves = () if d is None else d.conditions
+        for k, item in enumerate(self.condition_items):
+            if k < len(curves):
+                c = curves[k]
+                w = (f"w {c.w_tar:.2f}" if abs(c.w_tar - c.w_non) < 1e-12
+                     else f"w {c.w_tar:.2f}/{c.w_non:.2f}")
+                item.label = f"{c.name} ({w})"
+
     def _shade(self, res):
         d = None if res is None or res.primary is None else res.primary.llr.dr30
         fa_ok = d is not None and np.isfinite(d.plo_fa)
@@ -232,20 +310,39 @@ class NBERView(pn.viewable.Viewer):
         self.box_fa.visible = self.label_fa.visible = fa_ok
         self.box_miss.visible = self.label_miss.visible = miss_ok
 
-    @param.depends("state.op", watch=True)
+    @param.depends("state.op", "state.op_ci", watch=True)
     def _on_op(self):
-        plo = self.state.plo
-        lo, hi = self.state.nber_range
+        st = self.state
+        plo = st.plo
+        lo, hi = st.nber_range
         right = plo > 0.5 * (lo + hi)
         with pn.io.hold():
             self.op_span.location = plo
             self.op_label.update(x=plo, text=f"plo = {plo:.2f}",
                                  text_align="right" if right else "left",
                                  x_offset=-4 if right else 4)
+            self.ci_source.data = self._ci_data()
+            shown = bool(st.op_ci)
+            self.ci_whisker.visible = self.ci_points.visible = shown
+
+    def _ci_data(self):
+        """The act DCF interval of each shown dataset, side by side around the line."""
+        st = self.state
+        ci = st.op_ci or {}
+        roles = [r for r in ("eval", "dev") if r in ci and (r == "eval" or st.show_dev)]
+        if not roles:
+            return _empty_ci()
+        lo, hi = st.nber_range
+        step = 0.012 * (hi - lo)  # dev beside eval, a little to the left
+        xs = [st.plo - step * i for i in range(len(roles))]
+        return {"x": xs, "y": [float(ci[r].dcf.estimate) for r in roles],
+                "lower": [float(ci[r].dcf.lower) for r in roles],
+                "upper": [float(ci[r].dcf.upper) for r in roles],
+                "alpha": [1.0 if r == "eval" else 0.5 for r in roles]}
 
     @param.depends("state.show_contributions", "state.show_dev", "state.presentation",
                    "state.svg", "state.teaching", "state.t_references", "state.nber_range",
-                   watch=True)
+                   "state.show_conditions", watch=True)
     def _on_options(self):
         st = self.state
         res = st.results
@@ -257,6 +354,14 @@ class NBERView(pn.viewable.Viewer):
                     r[k].visible = shown and have
                 for k in ("miss", "fa"):
                     r[k].visible = shown and have and st.show_contributions
+            n_cond = {role: (len(res.datasets[role].conditions)
+                             if res is not None and role in res.datasets else 0)
+                      for role in ("eval", "dev")}
+            for k, slot in enumerate(self.condition_renderers):
+                for (role, _), r in slot.items():
+                    r.visible = (st.show_conditions and k < n_cond[role]
+                                 and (role == "eval" or st.show_dev))
+            self.ci_source.data = self._ci_data()
             teach = res is not None and res.teaching
             self.true_renderer.visible = teach
             for rr in self.ref_renderers:
