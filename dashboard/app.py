@@ -37,6 +37,7 @@ from llrlab.dashboard.views import (
     MetricsView,
     NBERView,
 )
+from llrlab.dashboard.views.compare import CompareView
 
 __all__ = ["DEMO_FILES", "FileSpec", "ThreadRunner", "create_app", "demo_specs"]
 
@@ -334,6 +335,13 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                pn.Column(calib, width=480), sizing_mode="stretch_width"),
         pn.Row(pn.Column(hist, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
     ]
+    # tabs below the alerts (main[0]): the views above, then the comparison of all systems
+    # (computed only while its tab is shown)
+    compare = CompareView(state=state)
+    tabs = compare.follow_tab(pn.Tabs(
+        ("Operating point", pn.Column(*main[1:], sizing_mode="stretch_width")),
+        ("Compare systems", compare), sizing_mode="stretch_width", name="tabs"), 1)
+    main = [main[0], tabs]
     # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(
         title="llrlab: detector scores, calibration and DCF",

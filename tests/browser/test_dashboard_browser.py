@@ -218,3 +218,45 @@ def test_a_link_reproduces_the_view(page, serve):
                what="the same metrics in both sessions")
     assert again.state.calibration == "pav" and tuple(again.state.nber_range) == (-5.0, 2.0)
     assert page.console_errors == []
+
+
+def test_compare_systems_tab(page, serve):
+    """The demo's two systems side by side: the tab's six plots render, the table lists both
+    systems with a p-value against the reference, and nothing is computed before the tab is
+    opened."""
+    state = _open(page, serve).state
+    assert page.locator(".bk-tab", has_text="Compare systems").count() == 1
+    page.wait_for_timeout(300)
+    assert page.locator("tr[data-system]").count() == 0  # lazy: nothing compared yet
+    page.set_viewport_size({"width": 1500, "height": 1900})
+    page.locator(".bk-tab", has_text="Compare systems").click()
+
+    def p_values():
+        return page.locator('td[data-key="z_p"]').all_inner_texts()
+
+    wait_until(page, lambda: page.locator("tr[data-system]").count() == 2,
+               what="both systems in the comparison table")
+    wait_until(page, lambda: len(p_values()) == 2 and p_values()[1][:1].isdigit(),
+               what="a p-value against the reference")
+    systems = page.locator("tr[data-system]").evaluate_all(
+        "rows => rows.map(r => r.dataset.system)")
+    assert systems == ["system A", "system B"]
+    assert p_values()[0] == "reference"
+    float(p_values()[1])
+    float(page.locator('td[data-key="mcnemar_p"]').all_inner_texts()[1])
+    def shown_canvases():
+        return page.locator(".bk-Canvas").evaluate_all(
+            "cs => cs.filter(c => c.checkVisibility({visibilityProperty: true})).length")
+
+    wait_until(page, lambda: shown_canvases() == 6, what="the six comparison plots shown")
+    for name in ("cmp_nber", "cmp_det", "cmp_ape", "cmp_ece", "cmp_epc", "cmp_cllr"):
+        assert _model(page, name, "title.text")
+    # the curves reached the browser, one row per system
+    wait_until(page, lambda: _model(page, "cmp_nber_act", "data.name.length") == 2,
+               what="the NBER curves of both systems")
+    assert _model(page, "cmp_cllr_bars", "data.name.length") == 2
+    assert state.plo == _model(page, "cmp_nber_op", "location")
+    page.wait_for_timeout(500)
+    screenshot(page, "07_compare")
+    assert page.console_errors == []
+    assert page.external_requests == []
