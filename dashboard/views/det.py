@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
+from bokeh.core.properties import value
 from bokeh.models import (
     ColumnDataSource,
     CustomJSTickFormatter,
@@ -278,7 +279,7 @@ class DETView(pn.viewable.Viewer):
         curves = () if prim is None else prim.conditions
         for k, item in enumerate(self.condition_items):
             if k < len(curves):
-                item.label = curves[k].name
+                item.label = value(curves[k].name)  # a bare string names a column
 
     def _ci_data(self):
         st = self.state

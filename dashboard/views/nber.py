@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
+from bokeh.core.properties import value
 from bokeh.models import (
     BoxAnnotation,
     ColumnDataSource,
@@ -295,7 +296,7 @@ class NBERView(pn.viewable.Viewer):
                 c = curves[k]
                 w = (f"w {c.w_tar:.2f}" if abs(c.w_tar - c.w_non) < 1e-12
                      else f"w {c.w_tar:.2f}/{c.w_non:.2f}")
-                item.label = f"{c.name} ({w})"
+                item.label = value(f"{c.name} ({w})")  # a bare string names a column
 
     def _shade(self, res):
         d = None if res is None or res.primary is None else res.primary.llr.dr30

@@ -167,7 +167,8 @@ def test_per_condition_curves_and_table(cstate, ceval):
     dev_lines = [slot[("dev", "min")] for slot in nber.condition_renderers]
     assert sum(r.visible for r in dev_lines) == 3  # show_dev is on
     assert sum(slot["eval"].visible for slot in det.condition_renderers) == 3
-    assert [str(i.label) for i in nber.condition_items[:3]] == [
+    assert [i.label.value for i in det.condition_items[:3]] == ["far", "mic", "tel"]
+    assert [i.label.value for i in nber.condition_items[:3]] == [
         "far (w 0.33)", "mic (w 0.33)", "tel (w 0.33)"]
     ref = by_condition(ceval, "equal", plo=cstate.plo)
     # curves: the conditions' own NBER curves on the plotted grid
