@@ -16,23 +16,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import statistics
-import time
 import tracemalloc
 
 import numpy as np
+from _timing import median_time
 
 from llrlab.core import analyze
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def peak_bytes(fn):

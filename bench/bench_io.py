@@ -24,27 +24,20 @@ Usage: python bench/bench_io.py [--sizes 1e5 1e6] [--repeats 3] [--big-hdf5 1e7]
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import statistics
 import tempfile
-import time
 import warnings
 
 import numpy as np
+from _timing import run_times
 
 from llrlab.core import Trials
 from llrlab.core.io import load_scores, load_trials, write_key, write_scores, write_trials
 
 
 def median_time(fn, repeats):
-    fn()  # warm-up: page cache, allocator
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
+    times = run_times(fn, repeats, warmup=True)  # warm-up: page cache, allocator
     return statistics.median(times), min(times)
 
 

@@ -21,26 +21,14 @@ Usage: python bench/bench_views.py [--trials 1e6] [--repeats 5] [--no-naive]
 from __future__ import annotations
 
 import argparse
-import gc
-import statistics
-import time
 
 import numpy as np
+from _timing import median_time
 from scipy.special import expit
 
 from llrlab.core import analyze, cross_entropy, min_cross_entropy
 from llrlab.core.ape import ape_curves, ece_curves
 from llrlab.core.epc import epc
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def main():
