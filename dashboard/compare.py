@@ -284,10 +284,14 @@ class CompareState(param.Parameterized):
             self.refresh()
             self.request_tests()
 
+    @param.depends("state.busy", watch=True)
+    def _main_idle(self):
+        if not self.state.busy and self.active and self._stale:
+            self.refresh()
+
     def _conditions(self):
-        """The main view's condition weighting (None before the state had one)."""
-        spec = getattr(self.state, "condition_spec", None)
-        return None if spec is None else spec()
+        """The main view's condition weighting: every system is pooled the same way."""
+        return self.state.condition_spec()
 
     def _main_hit(self, name):
         """The main view's Results when they are those of system ``name`` under the current
@@ -300,7 +304,14 @@ class CompareState(param.Parameterized):
         return None
 
     def refresh(self):
-        """Bring ``comparison`` up to date (cache hit, or a background job)."""
+        """Bring ``comparison`` up to date (cache hit, or a background job).
+
+        While the main view computes (its results are then those of the newest choices, or
+        the fusion this comparison includes), the comparison waits for it and reuses them.
+        """
+        if self.state._pending is not None:
+            self._stale = True
+            return
         self._stale = False
         key = self._key()
         hit = self._cache.get(key)

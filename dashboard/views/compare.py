@@ -156,7 +156,7 @@ class CompareView(pn.viewable.Viewer):
                                          "role", "reference"])
         cs.param.watch(self._on_notice, ["notice"])
         cs.param.watch(self._on_status, ["busy", "tests_pending"])
-        self.state.param.watch(self._on_table, ["presentation"])
+        self.state.param.watch(self._on_table, ["presentation", "weighting"])
         self._on_table()
 
     def __panel__(self):
@@ -207,7 +207,9 @@ class CompareView(pn.viewable.Viewer):
             f"**{cs.role}** sets at effective prior {st.effective_prior:.4g} (prior log-odds "
             f"**{st.plo:.3f}**) · each system tested against **{html.escape(ref)}** at the "
             f"{100 * cs.significance_level:g}% level: z-test of the DCF difference (seed 002) "
-            f"and McNemar on the paired decisions")
+            f"and McNemar on the paired decisions"
+            + ("" if cs.state.condition_spec().weights == "pooled" else
+               " (the tests count every trial once: condition weights are not used)"))
 
     def _on_notice(self, *_):
         self.notice.object = self.cstate.notice

@@ -111,6 +111,10 @@ def test_the_shown_systems_results_are_shared_with_the_main_view(monkeypatch):
     # system A is the main view's: its Results object is reused, B is computed
     assert cs.comparison.systems["A"].results is st.results
     assert calls.count("compute_results") == 1
+    # after a new calibration too: the main view computes A once, the comparison B
+    st.calibration = "affine"
+    assert cs.comparison.systems["A"].results is st.results
+    assert calls.count("compute_results") == 3
 
 
 def test_lazy_until_the_tab_is_shown(monkeypatch):
@@ -310,3 +314,51 @@ def test_curves_sent_to_the_browser_are_small():
     for v in (view.nber, view.det, view.ape, view.ece, view.epc):
         for src in v.sources.values():
             assert all(len(x) <= 10_000 for x in src.data["xs"])
+
+
+class QueueRunner:
+    """Keeps jobs until the test runs them (a worker thread that is slow to finish)."""
+
+    def __init__(self):
+        self.jobs = []
+
+    def run(self, job, on_done, on_error, on_progress):
+        self.jobs.append((job, on_done, on_error, on_progress))
+
+    def run_all(self):
+        while self.jobs:
+            job, on_done, on_error, on_progress = self.jobs.pop(0)
+            try:
+                result = job(on_progress)
+            except Exception as exc:
+                on_error(exc)
+            else:
+                on_done(result)
+
+
+def test_in_the_background_the_comparison_waits_for_the_main_view():
+    runner = QueueRunner()
+    st = DashboardState(runner=runner)
+    st.set_systems(_systems())
+    view = CompareView(state=st)
+    cs = view.cstate
+    cs.active = True
+    assert cs.comparison is None  # it waits for the main view's job(s)
+    assert runner.jobs and all(j[0].__qualname__.startswith("DashboardState.")
+                               for j in runner.jobs)
+    runner.run_all()
+    assert cs.comparison is not None
+    assert cs.comparison.systems["A"].results is st.results
+    # the significance tests came from a job of their own
+    assert cs.tests_current() is not None
+    # a drag: the table follows at once, the tests wait for the deferred request
+    deferred = []
+    cs.defer = deferred.append
+    st.plo = -1.5
+    assert runner.jobs == [] and cs.tests_current() is None
+    assert "—" in view.table.object or "testing" in view.table.object
+    deferred[-1]()
+    assert cs.tests_pending and len(runner.jobs) == 1
+    assert "testing…" in view.table.object
+    runner.run_all()
+    assert not cs.tests_pending and cs.tests_current() is not None
