@@ -25,9 +25,11 @@ from llrlab.dashboard.controls import (
     DEFAULT_MAX_UPLOAD_MB,
     UploadPanel,
     calibration_controls,
+    condition_controls,
     display_controls,
     operating_point_controls,
     teaching_controls,
+    uncertainty_controls,
 )
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.views import (
@@ -322,6 +324,10 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                 sizing_mode="stretch_width"),
         pn.Card(operating_point_controls(state), title="Operating point",
                 sizing_mode="stretch_width"),
+        pn.Card(condition_controls(state), title="Conditions", sizing_mode="stretch_width",
+                collapsed=False),
+        pn.Card(uncertainty_controls(state), title="Uncertainty", sizing_mode="stretch_width",
+                collapsed=True),
         pn.Card(display_controls(state), title="Display", sizing_mode="stretch_width",
                 collapsed=False),
         pn.Card(teaching_controls(state), title="Teaching mode",

@@ -393,6 +393,8 @@ def _spec_weights(spec: ConditionSpec, chosen, known):
 def _pooled(cache, trials, spec: ConditionSpec, known):
     """``(ConditionWeights, raw Analysis of the pool, [(name, raw Analysis)])`` of one set."""
     names, inv = _condition_index(cache, trials)
+    if spec.select is not None and not spec.select:
+        raise DataError("select at least one condition to pool")
     if spec.select is None:
         select, chosen = None, set(names.tolist())
     else:

@@ -161,9 +161,9 @@ class DashboardState(param.Parameterized):
         equally, or custom weights (``custom_weights``).""")
     custom_weights = param.String(default="", label="Custom weights", doc="""
         Condition weights as NAME=W, e.g. 'tel=2, mic=1' (normalized to sum to 1).""")
-    conditions_selected = param.ListSelector(default=None, objects=[], allow_None=True,
+    conditions_selected = param.ListSelector(default=[], objects=[],
                                              label="Pooled conditions", doc="""
-        The conditions pooled (None: all).""")
+        The conditions pooled (all of ``conditions_available`` when new data arrive).""")
     show_conditions = param.Boolean(default=False, label="Per-condition curves")
 
     # ---- uncertainty
@@ -337,9 +337,9 @@ class DashboardState(param.Parameterized):
         when it holds every available condition, and the custom text only counts for
         custom weights (so neither changes the cache key needlessly)."""
         weights = WEIGHTINGS[self.weighting]
-        sel = self.conditions_selected
+        sel = self.conditions_selected or []
         avail = set(self.conditions_available)
-        select = None if sel is None or (avail and set(sel) >= avail) else tuple(sorted(sel))
+        select = None if not avail or set(sel) >= avail else tuple(sorted(sel))
         text = " ".join(self.custom_weights.split()) if weights == "custom" else ""
         return compute.ConditionSpec(weights, text, select)
 
@@ -418,13 +418,17 @@ class DashboardState(param.Parameterized):
                           boot=self._boot_cache.get(self._boot_key(res)),
                           **self._op_extras(res))
 
+    def _reset_conditions(self):
+        """New data: the conditions are known again when their results arrive."""
+        self.param.update(conditions_selected=[], conditions_available=[])
+        self.param.conditions_selected.objects = []
+
     def _sync_conditions(self, res):
-        """Offer the conditions of the shown data (a new set of conditions selects all)."""
+        """Offer the conditions of the shown data (new conditions are all selected)."""
         names = list(res.all_conditions)
-        sel = self.conditions_selected
-        if names == list(self.conditions_available) and (sel is not None or not names):
+        if names == list(self.conditions_available):
             return
-        keep = None if sel is None else [c for c in sel if c in names]
+        keep = [c for c in self.conditions_selected or [] if c in names]
         with self._guard():  # the results already match: no new computation
             self.param.conditions_selected.objects = names
             self.param.update(conditions_available=names,
@@ -483,8 +487,8 @@ class DashboardState(param.Parameterized):
             self.param.system.objects = names
             self.param.update(systems=systems, system=current,
                               teaching=self.teaching and not leave_teaching,
-                              fusion=self.fusion and len(systems) > 1, error="",
-                              conditions_selected=None)
+                              fusion=self.fusion and len(systems) > 1, error="")
+            self._reset_conditions()
         self.refresh()
 
     def load_files(self, items, *, display=None, replace=False, loader=None, cleanup=None,

@@ -260,3 +260,60 @@ def test_compare_systems_tab(page, serve):
     screenshot(page, "07_compare")
     assert page.console_errors == []
     assert page.external_requests == []
+
+
+def _visible_renderers(page, figure):
+    return page.evaluate(
+        f"() => Bokeh.documents[0].get_model_by_name({figure!r}).renderers"
+        ".filter(r => r.visible).length")
+
+
+def test_condition_weighting_curves_and_intervals(page, serve):
+    """Equal weights per condition change the metrics; per-condition curves add renderers;
+    confidence intervals draw whiskers and fill the table; bootstrap on demand."""
+    state = _open(page, serve).state
+    assert state.conditions_available == ["far", "mic", "tel"]  # the demo's channels
+    min_dcf_before = _table(page, "eval")[6]  # row "min DCF"
+    nber0, det0 = _visible_renderers(page, "nber"), _visible_renderers(page, "det")
+
+    page.locator(".bk-btn", has_text="equal per condition").first.click()
+    wait_until(page, lambda: not state.busy and state.results.condition_spec is not None
+               and state.results.condition_spec.weights == "equal", what="equal weights")
+    wait_until(page, lambda: _table(page, "eval")[6] == f"{state.op['eval'].min_dcf:.4f}",
+               what="the table to show the weighted pool")
+    assert _table(page, "eval")[6] != min_dcf_before
+    page.locator(".bk-btn", has_text="affine").first.click()
+    wait_until(page, lambda: not state.busy and state.results.calibration is not None,
+               what="the affine calibration of the weighted pool")
+    # a Bokeh checkbox's label is a sibling of its input in the widget's shadow root
+    page.get_by_text("Per-condition curves").first.evaluate(
+        "e => e.getRootNode().querySelector('input[type=checkbox]').click()")
+    wait_until(page, lambda: state.show_conditions, what="the per-condition switch")
+    # act and min DCF of three conditions for eval and dev
+    wait_until(page, lambda: _visible_renderers(page, "nber") == nber0 + 12,
+               what="per-condition NBER curves")
+    wait_until(page, lambda: _visible_renderers(page, "det") == det0 + 6,
+               what="per-condition DET curves")
+    rows = page.locator('table.llrlab-conditions td[data-key="act_dcf"]')
+    wait_until(page, lambda: rows.count() == 3, what="the per-condition table")
+
+    page.get_by_text("Uncertainty", exact=True).first.click()
+    page.locator(".bk-btn", has_text="wilson").first.click()
+    wait_until(page, lambda: state.ci_method == "wilson", what="Wilson intervals")
+    for name in ("nber_ci", "det_ci_x", "det_ci_y"):
+        wait_until(page, lambda name=name: _model(page, name, "visible"),
+                   what=f"the {name} whisker")
+    ci = state.op_ci["eval"]
+    wait_until(page, lambda: f"[{ci.dcf.lower:.4f}, {ci.dcf.upper:.4f}]"
+               in _table(page, "eval")[5], what="the act DCF interval in the table")
+    page.locator(".bk-btn", has_text="Bootstrap intervals").first.click()
+    wait_until(page, lambda: state.boot is not None and not state.busy,
+               timeout=60, what="the bootstrap")
+    b = state.boot["eval"]
+    wait_until(page, lambda: f"[{b.cllr.lower:.4f}, {b.cllr.upper:.4f}]"
+               in _table(page, "eval")[2], what="the Cllr interval in the table")
+    page.wait_for_timeout(500)
+    screenshot(page, "06_conditions_ci")
+    assert state.error == ""
+    assert page.console_errors == []
+    assert page.external_requests == []

@@ -107,6 +107,19 @@ def test_equal_weights_on_one_condition_reproduce_the_unweighted_numbers(cstate,
     assert row["act_dcf"] == ref.act_dcf and row["min_dcf"] == ref.min_dcf
     assert row["eer"] == a.eer and row["cllr"] == a.cllr
     assert row["weighting"] == "equal per condition; mic"
+    cstate.conditions_selected = []  # nothing to pool: refused, the selection comes back
+    assert cstate.error == "select at least one condition to pool"
+    assert cstate.conditions_selected == ["mic"]
+
+
+def test_new_data_offer_their_conditions(cstate, eval_):
+    cstate.conditions_selected = ["tel"]
+    cstate.set_trials("B", "eval", eval_)  # no conditions
+    assert cstate.conditions_available == [] and cstate.conditions_selected == []
+    assert cstate.results.condition_spec is None and cstate.error == ""
+    cstate.system = "A"
+    assert cstate.conditions_available == ["far", "mic", "tel"]
+    assert cstate.conditions_selected == ["far", "mic", "tel"]
 
 
 def test_equal_weights_with_a_single_condition_equal_no_conditions(eval_):
