@@ -367,8 +367,8 @@ class CllrBarsView(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         fig = new_figure("cmp_cllr", x_range=FactorRange(factors=[]),
-                         y_range=Range1d(0.0, 1.2), title="Cllr decomposition",
-                         x_axis_label="system", y_axis_label="bits", height=_HEIGHT,
+                         y_range=Range1d(0.0, 1.12), title="Cllr decomposition",
+                         y_axis_label="bits", height=_HEIGHT,
                          min_width=380, tools="save,reset")
         fig.xgrid.grid_line_color = None
         self.figure = fig
@@ -389,9 +389,9 @@ class CllrBarsView(pn.viewable.Viewer):
         self.legend = Legend(items=[
             LegendItem(label="discrimination loss (min Cllr)", renderers=[disc]),
             LegendItem(label="calibration loss (Cllr − min Cllr)", renderers=[cal]),
-        ], location="top_right", background_fill_alpha=0.75, label_text_font_size="9pt",
-            spacing=0, padding=5)
-        fig.add_layout(self.legend)
+        ], orientation="horizontal", location="center", label_text_font_size="9pt",
+            spacing=14, padding=2, margin=2, border_line_alpha=0)
+        fig.add_layout(self.legend, "below")
         self.styler = Styler(fig)
         self.styler.capture()
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
@@ -432,5 +432,5 @@ class CllrBarsView(pn.viewable.Viewer):
         with pn.io.hold():
             self.figure.x_range.factors = list(data["name"])
             self.source.data = data
-            self.figure.y_range.end = 1.18 * top if np.isfinite(top) else 1.2
+            self.figure.y_range.end = 1.12 * top if np.isfinite(top) else 1.12
             self.figure.title.text = f"Cllr decomposition ({cs.role})"
