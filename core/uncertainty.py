@@ -365,6 +365,9 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
     n_t = _effective(s.tar_cw, s.count_tar)
     n_n = _effective(s.non_cw, s.count_non)
     if s.weighted:
+        # rates of weighted trials are ratios of two sums rounded differently: at a threshold
+        # beyond every score they can exceed 1 by an ulp, which proportion_ci would refuse
+        p_m, p_f = np.clip(p_m, 0.0, 1.0), np.clip(p_f, 0.0, 1.0)
         k_m, k_f = p_m * n_t, p_f * n_n
     else:
         k_m, k_f = (np.asarray(c, dtype=np.float64) for c in s.miss_fa_counts(thr))

@@ -368,3 +368,14 @@ def test_bootstrap_bad_input():
         bootstrap_ci(t, confidence=95)
     with pytest.raises(DataError, match="non-target scores is empty"):
         bootstrap_ci([1.0, 2.0], [])
+
+
+def test_weighted_rates_rounding_above_one_at_an_extreme_threshold():
+    """Weighted Pfa below every non-target is a ratio of two differently rounded sums of
+    the same weights (1 + 1 ulp for this seed); the interval must still be computed."""
+    rng = np.random.default_rng(0)
+    w = rng.uniform(0.1, 3.0, 1000)
+    non, tar = rng.normal(0, 1, 1000), rng.normal(1, 1, 50)
+    ci = operating_point_ci(tar, non, plo=50.0, tar_weights=np.ones(50), non_weights=w)
+    assert float(ci.p_fa.estimate) == 1.0 and float(ci.p_fa.upper) == 1.0
+    assert float(ci.p_miss.estimate) == 0.0
