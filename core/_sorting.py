@@ -110,9 +110,11 @@ class SortedScores:
         """``(p_miss, p_fa)`` at threshold(s) ``t``: ``P(tar < t)`` and ``P(non >= t)``."""
         p_miss = self.tar_below(threshold) / self.n_tar
         i = np.searchsorted(self.non, threshold, side="left")
-        above = (self.non.size - i).astype(np.float64) if self.non_cw is None \
-            else self.non_cw_above[i]
-        return p_miss, above / self.n_non
+        if self.non_cw is None:
+            return p_miss, (self.non.size - i).astype(np.float64) / self.n_non
+        # below every score the rate is 1 exactly (the suffix sum of all weights and the
+        # forward total n_non may differ in the last bits)
+        return p_miss, np.where(i == 0, 1.0, np.minimum(self.non_cw_above[i] / self.n_non, 1.0))
 
 
 def _sort_with_weights(x, w):

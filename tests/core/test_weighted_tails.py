@@ -75,3 +75,13 @@ def test_det_and_unweighted_results_are_unchanged():
     d1 = det_curve(tar, non, tar_weights=np.ones(300), non_weights=np.ones(5000))
     d0 = det_curve(tar, non)
     assert np.array_equal(d1.p_fa, d0.p_fa) and np.array_equal(d1.p_miss, d0.p_miss)
+
+
+def test_weighted_rates_stay_within_0_and_1():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        nw = rng.uniform(0.01, 0.3, 1001)
+        s = sort_scores([0.0], rng.normal(size=1001), tar_weights=[0.7], non_weights=nw)
+        p_miss, p_fa = s.rates(np.array([-np.inf, np.inf]))
+        assert p_fa[0] == 1.0 and p_fa[1] == 0.0
+        assert p_miss[0] == 0.0 and p_miss[1] == 1.0
