@@ -6,9 +6,15 @@ Measures, in one run:
   histogram, metrics, calibration), i.e. ``Analysis.at(plo)`` per dataset plus every source and
   widget update -- target: median below 10 ms;
 * a calibration toggle (none -> affine, -> PAV; first time, i.e. not cached, and again from the
-  cache) -- target: below 3x one ``numpy.sort`` of the eval scores, measured in the same run.
+  cache) -- target: below 3x one ``numpy.sort`` of the eval scores, measured in the same run;
+* with ``--conditions K`` (default 10) conditions of unequal sizes and score shifts on the same
+  trials: switching to equal weights per condition (condition weights, weighted pool and the
+  per-condition analyses; not cached), then the operating-point update with per-condition
+  curves and Wilson intervals on (``Analysis.at`` per dataset and per condition, intervals
+  from the counts) -- target: median below 10 ms.
 
-Usage: ``python bench/bench_dashboard.py [--n-eval 10000000] [--n-dev 1000000] [--repeat 200]``.
+Usage: ``python bench/bench_dashboard.py [--n-eval 10000000] [--n-dev 1000000] [--repeat 200]
+[--conditions 10]``.
 """
 
 from __future__ import annotations
@@ -29,6 +35,19 @@ def trials(n, seed, *, p_tar=0.02, scale=1.0, shift=0.0):
     return Trials(0.2 * (scale * s + shift), labels, source=f"bench {n}")
 
 
+def with_conditions(t, k, seed):
+    """``t`` with ``k`` conditions of unequal sizes (shares ~ 1, 1/2, 1/3, ...) whose scores
+    are shifted by different amounts."""
+    from llrlab.core import Trials
+
+    rng = np.random.default_rng(seed)
+    share = 1.0 / np.arange(1, k + 1)
+    code = rng.choice(k, len(t), p=share / share.sum())
+    names = np.array([f"c{i}" for i in range(k)])
+    shift = np.linspace(-0.1, 0.1, k)[code]
+    return Trials(t.scores + shift, t.labels, conditions=names[code], source=t.source)
+
+
 def timed(fn):
     t0 = time.perf_counter()
     fn()
@@ -40,8 +59,11 @@ def main(argv=None):
     ap.add_argument("--n-eval", type=int, default=10_000_000)
     ap.add_argument("--n-dev", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=200)
+    ap.add_argument("--conditions", type=int, default=10)
     args = ap.parse_args(argv)
 
+    from llrlab.dashboard import compute
+    from llrlab.dashboard.compute import SystemData
     from llrlab.dashboard.state import DashboardState
     from llrlab.dashboard.views import (
         CalibrationView,
@@ -92,6 +114,41 @@ def main(argv=None):
     rows.append(("train prior 0.5 -> 0.3 (affine, not cached)",
                  timed(lambda: setattr(st, "train_prior", 0.3)), 3 * t_sort))
     assert views[0].figure is views[0].figure
+
+    if args.conditions:
+        k = args.conditions
+        print(f"attaching {k} conditions ...", flush=True)
+        cdev, cev = with_conditions(dev, k, 3), with_conditions(ev, k, 4)
+        st.calibration = "none"
+        rows.append((f"load dev and eval with {k} conditions (pooled trials)",
+                     timed(lambda: st.set_systems({"C": SystemData(cdev, cev)})), None))
+        assert st.error == "", st.error
+        rows.append((f"weighting pooled -> equal per condition ({k} conditions, not cached)",
+                     timed(lambda: setattr(st, "weighting", "equal per condition")), None))
+        assert st.error == "", st.error
+        st.param.update(show_conditions=True)
+        assert len(st.results.datasets["eval"].conditions) == k
+
+        def op_rows(what, target):
+            times = [timed(lambda p=p: setattr(st, "plo", float(p))) for p in plos]
+            rows.append((f"op. update, {what}, median of {args.repeat}",
+                         statistics.median(times), target))
+            rows.append((f"op. update, {what}, 90th percentile", float(np.quantile(times, 0.9)),
+                         None))
+
+        op_rows(f"equal weights, {k} condition curves", 0.010)
+        st.ci_method = "wilson"
+        op_rows(f"equal weights, {k} condition curves + Wilson CI", 0.010)
+        st.weighting = "pooled trials"
+        op_rows(f"pooled trials, {k} condition curves + Wilson CI", 0.010)
+        st.weighting = "equal per condition"
+        d = st.results.datasets["eval"]
+        t_at = statistics.median(timed(lambda p=p: [c.llr.at(p) for c in d.conditions])
+                                 for p in plos[:50])
+        rows.append((f"  of which Analysis.at of the {k} eval conditions", t_at, None))
+        t_ci = statistics.median(timed(lambda p=p: compute.op_interval(d.llr, p))
+                                 for p in plos[:50])
+        rows.append(("  of which the eval interval (weighted pool)", t_ci, None))
 
     width = max(len(r[0]) for r in rows)
     print(f"\ndashboard benchmark: dev {args.n_dev:,} trials, eval {args.n_eval:,} trials")

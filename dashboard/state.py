@@ -292,9 +292,12 @@ class DashboardState(param.Parameterized):
         plo = self.plo
         op_ci = None
         if self.ci_method != "off":
-            op_ci = {role: compute.op_interval(d.llr, plo, method=self.ci_method,
-                                               confidence=self.ci_level)
-                     for role, d in res.datasets.items()}
+            try:
+                op_ci = {role: compute.op_interval(d.llr, plo, method=self.ci_method,
+                                                   confidence=self.ci_level)
+                         for role, d in res.datasets.items()}
+            except LlrlabError as exc:  # never break a drag: no intervals, one message
+                self.error = f"no confidence intervals here: {exc}"
         cond_op = None
         if self.show_conditions:
             cond_op = {role: [c.llr.at(plo) for c in d.conditions]
