@@ -68,6 +68,15 @@ class SortedScores:
             object.__setattr__(self, "non_w", np.diff(self.non_cw))
 
     @cached_property
+    def n_effective(self):
+        """Kish's effective numbers of target and non-target trials, ``(sum w)^2 / sum w^2``
+        (the trial counts when unweighted); computed once per sort."""
+        if self.non_cw is None:
+            return float(self.tar.size), float(self.non.size)
+        return (self.n_tar ** 2 / float(np.dot(self.tar_w, self.tar_w)),
+                self.n_non ** 2 / float(np.dot(self.non_w, self.non_w)))
+
+    @cached_property
     def non_cw_above(self):
         """``above[i]``: total weight of the non-targets from sorted index ``i`` up, shape
         (N + 1,) (``above[N] == 0``); summed from the top, so small tails are exact to

@@ -36,6 +36,7 @@ from scipy.stats import beta
 
 from ._sorting import PooledBlocks, _pool, sorted_input
 from ._validate import as_plo, as_scores, as_weights
+from .analysis import Analysis
 from .cllr import _LN2
 from .dcf import _combine, _optimal_vertex, _weights
 from .errors import DataError, LlrlabWarning
@@ -267,14 +268,6 @@ class OperatingPointCI:
     method: str
 
 
-def _effective(cw, count):
-    """Kish's effective sample size ``(sum w)^2 / sum w^2`` (the count when unweighted)."""
-    if cw is None:
-        return float(count)
-    w = np.diff(cw)
-    return float(cw[-1] ** 2 / np.dot(w, w))
-
-
 def _scaled(c, x):
     """``c * x`` with ``0 * inf = 0`` (a rate of zero at an infinite DCF weight)."""
     with np.errstate(invalid="ignore", over="ignore"):
@@ -288,8 +281,10 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
 
     Parameters
     ----------
-    tar, non : array_like or Trials
-        Target and non-target scores (LLRs when ``threshold`` is None), or one ``Trials``.
+    tar, non : array_like, Trials or Analysis
+        Target and non-target scores (LLRs when ``threshold`` is None), or one ``Trials``,
+        or an :class:`~llrlab.core.analysis.Analysis` (its sort is reused: an interval then
+        costs a few binary searches, e.g. while an operating point is dragged).
     plo : float or array_like
         Prior log-odds ``logit(pt)`` of the operating point(s).
     threshold : float or array_like, optional
@@ -355,15 +350,19 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
     """
     confidence = check_confidence(confidence)
     _check_method(method)
-    s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
+    if isinstance(tar, Analysis):  # its sort is reused: binary searches only
+        if non is not None:
+            raise TypeError("pass either an Analysis or tar and non arrays, not both")
+        s = tar.sorted
+    else:
+        s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
     plo = as_plo(plo)
     thr = -plo if threshold is None else np.asarray(threshold, dtype=np.float64)
     if np.isnan(thr).any():
         raise DataError("thresholds must not be NaN")
     plo, thr = (np.array(a) for a in np.broadcast_arrays(plo, thr))
     p_m, p_f = s.rates(thr)
-    n_t = _effective(s.tar_cw, s.count_tar)
-    n_n = _effective(s.non_cw, s.count_non)
+    n_t, n_n = s.n_effective
     if s.weighted:
         # rates of weighted trials are ratios of two sums rounded differently: at a threshold
         # beyond every score they can exceed 1 by an ulp, which proportion_ci would refuse

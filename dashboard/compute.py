@@ -644,28 +644,12 @@ def _affine(a, b):
 # uncertainty
 
 
-@dataclass(frozen=True, eq=False)
-class _Presorted(Trials):
-    """Trials standing for the sorted scores of an :class:`~llrlab.core.Analysis`.
-
-    ``llrlab.core.uncertainty.operating_point_ci`` takes Trials and uses only their (cached)
-    sort; this one hands it the analysis's sort, so an interval at the operating point costs
-    binary searches, not a sort (the calibrated LLRs of an analysis have no Trials object).
-    """
-
-    presorted: object = None
-
-    def sorted(self):
-        return self.presorted
-
-
 def op_interval(a: Analysis, plo, *, method="wilson", confidence=0.95):
     """Binomial intervals of Pmiss, Pfa and the actual DCF of ``a`` at ``plo``
     (:func:`llrlab.core.uncertainty.operating_point_ci`; ``method`` as in
     :data:`CI_METHODS`).  With condition weights the core uses Kish's effective numbers of
     trials."""
-    view = _Presorted(np.empty(0), np.empty(0, dtype=bool), presorted=a.sorted)
-    return operating_point_ci(view, plo=float(plo), confidence=confidence,
+    return operating_point_ci(a, plo=float(plo), confidence=confidence,
                               method=CI_METHODS[method])
 
 

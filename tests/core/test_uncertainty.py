@@ -8,8 +8,6 @@ explicit resamples; the speaker bootstrap against the trial bootstrap on correla
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -213,12 +211,10 @@ def simulated_counts():
 
 @pytest.mark.parametrize("method", ["normal", "wilson", "clopper-pearson"])
 def test_95_percent_intervals_cover_the_true_pmiss_93_to_97_percent(simulated_counts, method):
-    t0 = time.perf_counter()
     misses, _ = simulated_counts
     ci = proportion_ci(misses, T_SIM, method=method)
     cover = np.mean((ci.lower <= P_MISS) & (P_MISS <= ci.upper))
     assert 0.93 <= cover <= 0.97, cover
-    assert time.perf_counter() - t0 < 5
 
 
 @pytest.mark.parametrize("method", ["normal", "wilson"])
@@ -379,3 +375,23 @@ def test_weighted_rates_rounding_above_one_at_an_extreme_threshold():
     ci = operating_point_ci(tar, non, plo=50.0, tar_weights=np.ones(50), non_weights=w)
     assert float(ci.p_fa.estimate) == 1.0 and float(ci.p_fa.upper) == 1.0
     assert float(ci.p_miss.estimate) == 0.0
+
+
+def test_operating_point_ci_of_an_analysis_reuses_its_sort():
+    from llrlab.core import analyze
+
+    rng = np.random.default_rng(12)
+    tar, non = rng.normal(1, 1, 400), rng.normal(-1, 1, 3000)
+    tw, nw = rng.uniform(0.2, 2.0, 400), rng.uniform(0.2, 2.0, 3000)
+    a = analyze(tar, non, tar_weights=tw, non_weights=nw)
+    direct = operating_point_ci(tar, non, plo=[-2.0, 0.5], tar_weights=tw, non_weights=nw)
+    via = operating_point_ci(a, plo=[-2.0, 0.5])
+    for f in ("estimate", "lower", "upper"):
+        assert np.array_equal(getattr(via.p_fa, f), getattr(direct.p_fa, f))
+        assert np.array_equal(getattr(via.dcf, f), getattr(direct.dcf, f))
+    # Kish's effective numbers, as defined
+    n_t, n_n = a.sorted.n_effective
+    assert n_t == pytest.approx(tw.sum() ** 2 / (tw ** 2).sum(), rel=1e-13)
+    assert n_n == pytest.approx(nw.sum() ** 2 / (nw ** 2).sum(), rel=1e-13)
+    with pytest.raises(TypeError):
+        operating_point_ci(a, non)
