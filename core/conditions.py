@@ -261,7 +261,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         raise DataError(f"{where}the trials have no conditions; attach a condition file "
                         f"(llrlab.core.io.attach_conditions) or read a labelled file with a "
                         f"condition column")
-    all_names, inv = np.unique(trials.conditions, return_inverse=True)
+    all_names, inv = trials.condition_index()
     n_all = all_names.size
     if select is None:
         chosen = np.ones(n_all, dtype=bool)

@@ -15,7 +15,7 @@ import numpy as np
 from ._validate import as_scores, as_weights
 from .errors import DataError
 
-__all__ = ["Scores", "Trials", "trial_keys"]
+__all__ = ["Scores", "Trials", "factorize", "trial_keys"]
 
 
 def _as_ids(x, n, name):
@@ -37,6 +37,41 @@ def trial_keys(model_ids, segment_ids):
     """
     return np.char.add(np.char.add(np.asarray(model_ids, dtype=str), "\x1f"),
                        np.asarray(segment_ids, dtype=str))
+
+
+#: With more distinct values than this, :func:`factorize` sorts instead of comparing.
+_FACTORIZE_SCAN = 32
+
+
+def factorize(values):
+    """``(names, codes)`` of an array of labels: ``numpy.unique(values, return_inverse=True)``.
+
+    Conditions take few distinct values over many trials: one vectorized comparison per
+    distinct value (``O(C n)``) is then far cheaper than sorting ``n`` strings; with more
+    than a few dozen values it falls back to ``numpy.unique``.
+
+    Examples
+    --------
+    >>> names, codes = factorize(np.array(["tel", "mic", "tel", "far"]))
+    >>> names.tolist(), codes.tolist()
+    (['far', 'mic', 'tel'], [2, 1, 2, 0])
+    """
+    values = np.asarray(values)
+    codes = np.full(values.size, -1, dtype=np.intp)
+    found = []
+    while len(found) <= _FACTORIZE_SCAN:
+        todo = np.flatnonzero(codes < 0)[:1]
+        if todo.size == 0:
+            names = np.array(found, dtype=values.dtype) if found else values[:0]
+            order = np.argsort(names, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.size)
+            return names[order], rank[codes] if codes.size else codes
+        v = values[todo[0]]
+        codes[values == v] = len(found)
+        found.append(v)
+    names, codes = np.unique(values, return_inverse=True)
+    return names, codes.ravel()
 
 
 @dataclass(frozen=True, eq=False)
@@ -189,6 +224,16 @@ class Trials:
             self._cache["sorted"] = sort_scores(t.tar, t.non, tar_weights=t.tar_weights,
                                                 non_weights=t.non_weights)
         return self._cache["sorted"]
+
+    def condition_index(self):
+        """``(names, codes)``: the distinct conditions, sorted, and each trial's index into
+        them (cached; None when the trials have no conditions).  ``names[codes]`` equals
+        ``conditions``, as ``numpy.unique(conditions, return_inverse=True)`` gives."""
+        if self.conditions is None:
+            return None
+        if "conditions" not in self._cache:
+            self._cache["conditions"] = factorize(self.conditions)
+        return self._cache["conditions"]
 
     @property
     def tar_weights(self):

@@ -370,12 +370,6 @@ def _memo(cache, trials, key, fn):
     return value
 
 
-def _condition_index(cache, trials):
-    """``(names, inverse)`` of a Trials' conditions (``numpy.unique``, cached)."""
-    return _memo(cache, trials, ("names",),
-                 lambda: np.unique(trials.conditions, return_inverse=True))
-
-
 def _spec_weights(spec: ConditionSpec, chosen, known):
     """What :func:`condition_weights` takes for one set: custom weights limited to the
     conditions it pools (names no set has are passed on, so that the core names them)."""
@@ -392,7 +386,7 @@ def _spec_weights(spec: ConditionSpec, chosen, known):
 
 def _pooled(cache, trials, spec: ConditionSpec, known):
     """``(ConditionWeights, raw Analysis of the pool, [(name, raw Analysis)])`` of one set."""
-    names, inv = _condition_index(cache, trials)
+    names, inv = trials.condition_index()
     if spec.select is not None and not spec.select:
         raise DataError("select at least one condition to pool")
     if spec.select is None:
@@ -434,7 +428,7 @@ def _all_conditions(cache, sets):
     names = set()
     for t in sets:
         if t is not None and t.conditions is not None:
-            names.update(_condition_index(cache, t)[0].tolist())
+            names.update(t.condition_index()[0].tolist())
     return tuple(sorted(names))
 
 

@@ -471,3 +471,15 @@ def test_properties_against_definitions(data, plo):
     q = by_condition(t.subset(perm), spec, plo=plo, grid=[plo]).pooled_summary()
     for k in ("act_dcf", "min_dcf", "eer"):
         assert q[k] == pytest.approx(p[k], rel=1e-12, abs=1e-14)
+
+
+@pytest.mark.parametrize("n_values", [1, 3, 40])
+def test_factorize_equals_numpy_unique(n_values):
+    from llrlab.core.trials import factorize
+
+    rng = np.random.default_rng(n_values)
+    values = np.array([f"c{i:02d}" for i in range(n_values)])[rng.integers(0, n_values, 500)]
+    names, codes = factorize(values)
+    ref_names, ref_codes = np.unique(values, return_inverse=True)
+    assert names.tolist() == ref_names.tolist()
+    assert np.array_equal(codes, ref_codes.ravel())
