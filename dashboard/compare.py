@@ -299,7 +299,7 @@ class CompareState(param.Parameterized):
         st = self.state
         res = st.results
         if (res is not None and not st.teaching and st.system == name and res.key
-                and res.key[0] == "data" and res.key == st._key()):
+                and res.key[0] == "data" and res.key == st.results_key):
             return res
         return None
 
@@ -309,7 +309,7 @@ class CompareState(param.Parameterized):
         While the main view computes (its results are then those of the newest choices, or
         the fusion this comparison includes), the comparison waits for it and reuses them.
         """
-        if self.state._pending is not None:
+        if self.state.computing:
             self._stale = True
             return
         self._stale = False
@@ -327,7 +327,7 @@ class CompareState(param.Parameterized):
         calibration, prior = st.calibration, st.train_prior
         fusion, conditions = key[3], key[4]
         extra = {} if conditions is None else {"conditions": conditions}
-        raw_cache = st._raw_cache
+        raw_cache = st.raw_cache
         todo, have = {}, {}
         for name, data in systems.items():
             skey = (name, data.dev, data.eval, calibration, key[2], conditions)

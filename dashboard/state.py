@@ -346,6 +346,22 @@ class DashboardState(param.Parameterized):
         text = " ".join(self.custom_weights.split()) if weights == "custom" else ""
         return compute.ConditionSpec(weights, text, select)
 
+    @property
+    def results_key(self):
+        """The cache key of the results the current choices call for."""
+        return self._key()
+
+    @property
+    def computing(self):
+        """True while a heavy job for the newest choices is running."""
+        return self._pending is not None
+
+    @property
+    def raw_cache(self):
+        """Raw analyses of the loaded trials (by Trials identity), shared with other views
+        of this session so that no set is sorted twice."""
+        return self._raw_cache
+
     def _key(self):
         prior = None if self.calibration == "none" else round(self.train_prior, 12)
         if self.teaching:
