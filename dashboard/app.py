@@ -54,6 +54,8 @@ URL_PARAMS = {
     "teaching": "teach", "t_mu_tar": "mu_tar", "t_sigma_tar": "sd_tar",
     "t_mu_non": "mu_non", "t_sigma_non": "sd_non", "t_n_tar": "n_tar", "t_n_non": "n_non",
     "t_seed": "seed", "t_scale": "scale", "t_shift": "shift", "t_references": "refs",
+    "weighting": "weights", "custom_weights": "custom", "show_conditions": "cond_curves",
+    "ci_method": "ci", "ci_level": "level",
 }
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-dashboard")

@@ -194,15 +194,21 @@ def test_upload_valid_then_broken_file(page, serve, tmp_path):
 
 def test_a_link_reproduces_the_view(page, serve):
     served = serve(create_app)
-    query = "?p_target=0.05&c_fa=2.0&cal=pav&det=rocch&range=%5B-5.0%2C2.0%5D&present=true"
+    query = ("?p_target=0.05&c_fa=2.0&cal=pav&det=rocch&range=%5B-5.0%2C2.0%5D&present=true"
+             "&weights=equal+per+condition&cond_curves=true&ci=wilson&level=0.9")
     state = _open(page, served=served, query=query).state
     wait_until(page, lambda: state.results.calibration is not None, what="the PAV results")
     assert state.p_target == 0.05 and state.c_fa == 2.0
     assert state.calibration == "pav" and state.det_kind == "rocch" and state.presentation
     assert tuple(state.nber_range) == (-5.0, 2.0)
+    assert state.weighting == "equal per condition" and state.show_conditions
+    assert state.ci_method == "wilson" and state.ci_level == 0.9
+    wait_until(page, lambda: state.results.key is not None and "equal" in str(state.results.key),
+               what="the condition-weighted results")
     # a change in the page is written back to the address bar ...
     nber = _canvas_boxes(page)[0]
-    page.mouse.click(nber["x"] + 0.7 * nber["width"], nber["y"] + 0.5 * nber["height"])
+    # (inside the plot frame: in presentation style the legend takes the right part)
+    page.mouse.click(nber["x"] + 0.45 * nber["width"], nber["y"] + 0.5 * nber["height"])
     wait_until(page, lambda: abs(state.p_target - 0.05) > 1e-3, what="a click on the NBER plot")
     wait_until(page, lambda: f"p_target={state.p_target!r}" in page.url.replace("%2E", "."),
                what="the address bar to follow")
@@ -217,6 +223,7 @@ def test_a_link_reproduces_the_view(page, serve):
     wait_until(again_page, lambda: _table(again_page, "eval") == _table(page, "eval"),
                what="the same metrics in both sessions")
     assert again.state.calibration == "pav" and tuple(again.state.nber_range) == (-5.0, 2.0)
+    assert again.state.weighting == "equal per condition" and again.state.ci_method == "wilson"
     assert page.console_errors == []
 
 
