@@ -324,7 +324,8 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
     reweight = not (_equal(beta_t) and _equal(beta_n))
     weighted = sub  # beta constant in each class changes no measure (see Notes)
     if reweight:
-        sub_inv = np.searchsorted(names, sub.conditions)
+        kept = np.cumsum(keep_cond) - 1  # index among the kept conditions
+        sub_inv = kept[inv if sub is trials else inv[in_pool]]
         beta = np.where(sub.labels, beta_t[sub_inv], beta_n[sub_inv])
         weighted = sub.with_weights(beta if sub.weights is None else beta * sub.weights)
     return ConditionWeights(names, wn, wn.copy(), ct, cn, beta_t, beta_n, weighted, spec,
