@@ -26,9 +26,7 @@ import param
 from bokeh.core.property.vectorization import field
 from bokeh.models import (
     ColumnDataSource,
-    CustomJSTickFormatter,
     FactorRange,
-    FixedTicker,
     Label,
     LabelSet,
     Legend,
@@ -41,7 +39,7 @@ from llrlab.core import probit
 
 from ..compare import APE_PLO, EPC_ALPHA, CompareState
 from ._common import COLORS, Styler, connect_drag, finite, new_figure
-from .det import choose_ticks, tick_labels
+from .det import choose_ticks, probit_axes
 
 __all__ = ["CllrBarsView", "CompareAPEView", "CompareDETView", "CompareECEView",
            "CompareEPCView", "CompareNBERView"]
@@ -191,18 +189,7 @@ class CompareDETView(_ComparePlot):
         fig = new_figure("cmp_det", x_range=Range1d(lo, hi), y_range=Range1d(lo, hi),
                          title="DET", x_axis_label="false-alarm probability (%)",
                          y_axis_label="miss probability (%)", height=_HEIGHT, min_width=380)
-        labels = tick_labels()
-        self.ticker = FixedTicker(ticks=sorted(labels), minor_ticks=[])
-        formatter = CustomJSTickFormatter(
-            args=dict(xs=list(labels), labels=list(labels.values())), code="""
-                for (let i = 0; i < xs.length; i++) {
-                    if (Math.abs(xs[i] - tick) < 1e-6) { return labels[i]; }
-                }
-                return "";
-            """)
-        for ax in (fig.xaxis[0], fig.yaxis[0]):
-            ax.ticker, ax.formatter = self.ticker, formatter
-        fig.xgrid.ticker = fig.ygrid.ticker = self.ticker
+        self.ticker = probit_axes(fig)
         fig.line([-9.0, 9.0], [-9.0, 9.0], line_color=COLORS["default"], line_width=1,
                  line_dash="dotted")
         self._build(fig, {"rocch": ("ROCCH", "solid", 2.0, 1.0),

@@ -31,7 +31,7 @@ from ..compute import MAX_CONDITIONS
 from ..state import DashboardState
 from ._common import COLORS, CONDITION_COLORS, DASH, Styler, connect_drag, finite, new_figure
 
-__all__ = ["P_TICKS", "DETView", "choose_ticks", "tick_labels"]
+__all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
 
 #: Probabilities with a tick on the DET axes.
 P_TICKS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.5,
@@ -47,6 +47,25 @@ _PRIORITY = (0.5, 0.1, 0.01, 0.001, 0.0001, 0.9, 0.99, 0.999, 0.2, 0.4, 0.02, 0.
 def tick_labels():
     """``{probit(p): "p in %"}`` for the fixed ticks."""
     return {float(probit(p)): f"{100 * p:g}" for p in P_TICKS}
+
+
+def probit_axes(fig):
+    """Put the fixed probit ticks, labelled in %, on both axes and grids of ``fig``; return
+    the shared ``FixedTicker`` (its ``ticks`` are thinned with :func:`choose_ticks` when the
+    ranges or font sizes change)."""
+    labels = tick_labels()
+    ticker = FixedTicker(ticks=sorted(labels), minor_ticks=[])
+    formatter = CustomJSTickFormatter(
+        args=dict(xs=list(labels), labels=list(labels.values())), code="""
+            for (let i = 0; i < xs.length; i++) {
+                if (Math.abs(xs[i] - tick) < 1e-6) { return labels[i]; }
+            }
+            return "";
+        """)
+    for ax in (fig.xaxis[0], fig.yaxis[0]):
+        ax.ticker, ax.formatter = ticker, formatter
+    fig.xgrid.ticker = fig.ygrid.ticker = ticker
+    return ticker
 
 
 def choose_ticks(lo, hi, min_gap):
@@ -104,20 +123,7 @@ class DETView(pn.viewable.Viewer):
         self.figure = fig
         fig.min_border_left = 56
         fig.min_border_bottom = 40
-        labels = tick_labels()
-        self.ticker = FixedTicker(ticks=sorted(labels), minor_ticks=[])
-        formatter = CustomJSTickFormatter(
-            args=dict(xs=list(labels), labels=list(labels.values())), code="""
-                for (let i = 0; i < xs.length; i++) {
-                    if (Math.abs(xs[i] - tick) < 1e-6) { return labels[i]; }
-                }
-                return "";
-            """)
-        for ax in (fig.xaxis[0], fig.yaxis[0]):
-            ax.ticker = self.ticker
-            ax.formatter = formatter
-        fig.xgrid.ticker = self.ticker
-        fig.ygrid.ticker = self.ticker
+        self.ticker = probit_axes(fig)
 
         items = []
         fig.line([-9.0, 9.0], [-9.0, 9.0], line_color=COLORS["default"], line_width=1,
