@@ -109,6 +109,17 @@ def _thresholds(plo, threshold):
     return float(t[0]), float(t[1])
 
 
+def _paired_decisions(a, b, plo, threshold, alpha, names):
+    """Checked arguments and the paired decisions of two systems:
+    ``(alpha, plo, names, labels, accept_a, accept_b)``."""
+    alpha = _check_alpha(alpha)
+    plo = float(as_plo(plo))
+    pa, pb = paired_trials(a, b)
+    names = tuple(names) if names is not None else ("A", "B")
+    ta, tb = _thresholds(plo, threshold)
+    return alpha, plo, names, pa.labels, pa.scores >= ta, pb.scores >= tb
+
+
 def _level(alpha):
     return f"{100 * alpha:g}%"
 
@@ -244,13 +255,8 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
     """
     if variance not in ("independent", "dependent"):
         raise DataError(f"variance must be 'independent' or 'dependent', got {variance!r}")
-    alpha = _check_alpha(alpha)
-    plo = float(as_plo(plo))
-    pa, pb = paired_trials(a, b)
-    names = tuple(names) if names is not None else ("A", "B")
-    ta, tb = _thresholds(plo, threshold)
-    lab = pa.labels
-    acc_a, acc_b = pa.scores >= ta, pb.scores >= tb
+    alpha, plo, names, lab, acc_a, acc_b = _paired_decisions(a, b, plo, threshold, alpha,
+                                                             names)
     T, N = int(lab.sum()), int(lab.size - lab.sum())
     miss_a, miss_b = lab & ~acc_a, lab & ~acc_b
     fa_a, fa_b = ~lab & acc_a, ~lab & acc_b
@@ -403,14 +409,9 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
     """
     if trials not in _ERRORS:
         raise DataError(f"trials must be 'all', 'target' or 'non-target', got {trials!r}")
-    alpha = _check_alpha(alpha)
-    plo = float(as_plo(plo))
-    pa, pb = paired_trials(a, b)
-    names = tuple(names) if names is not None else ("A", "B")
-    ta, tb = _thresholds(plo, threshold)
-    lab = pa.labels
-    err_a = (pa.scores >= ta) != lab
-    err_b = (pb.scores >= tb) != lab
+    alpha, plo, names, lab, acc_a, acc_b = _paired_decisions(a, b, plo, threshold, alpha,
+                                                             names)
+    err_a, err_b = acc_a != lab, acc_b != lab
     if trials != "all":
         sel = lab if trials == "target" else ~lab
         err_a, err_b = err_a[sel], err_b[sel]
