@@ -94,8 +94,9 @@ def main(out=HERE):
         for system, scores in raw.items():
             s = Scores(scores, ids[0], ids[1], source=f"demo {system} {role}")
             write_scores(os.path.join(out, f"demo_{system}_{role}_scores.h5"), s)
-        counts = ", ".join(f"{c} {int((channel == c).sum())} ({int((labels & (channel == c)).sum())}"
-                           f" targets)" for c in ("tel", "mic", "far"))
+        counts = ", ".join(
+            f"{c} {int((channel == c).sum())} ({int((labels & (channel == c)).sum())} targets)"
+            for c in ("tel", "mic", "far"))
         print(f"{role}: {labels.size} trials, {int(labels.sum())} targets; {counts}",
               file=sys.stderr)
 
