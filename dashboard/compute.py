@@ -300,13 +300,17 @@ def hist_range(analyses):
 
 
 def histogram(a: Analysis, edges) -> Histogram:
-    """Class densities on ``edges`` from the sorted scores of an analysis (binary searches)."""
-    def dens(x):
-        if x.size == 0:
+    """Class densities on ``edges`` from the sorted scores of an analysis (binary searches);
+    with trial weights (a condition-weighted pool) each trial counts by its weight."""
+    s = a.sorted
+    width = np.diff(edges)
+
+    def dens(below, total):
+        if not total > 0:
             return np.zeros(edges.size - 1)
-        counts = np.diff(np.searchsorted(x, edges, side="left"))
-        return counts / (x.size * np.diff(edges))
-    return Histogram(edges, dens(a.sorted.tar), dens(a.sorted.non))
+        return np.diff(below(edges)) / (total * width)
+
+    return Histogram(edges, dens(s.tar_below, s.n_tar), dens(s.non_below, s.n_non))
 
 
 def _pick_points(a: Analysis):

@@ -316,3 +316,16 @@ def test_speaker_bootstrap_of_the_weighted_pool(cstate, ceval):
     ref = bootstrap_ci(condition_weights(ceval, "equal").trials, plo=cstate.plo, n_boot=30,
                        by="speaker", seed=0)
     assert_allclose(_row(cstate)["eer_lo"], ref.eer.lower, rtol=1e-12)
+
+
+def test_histograms_of_a_weighted_pool_count_trials_by_their_weights():
+    from llrlab.core import Trials, analyze
+    from llrlab.dashboard.compute import histogram
+
+    # two non-targets at 0.5 (weight 3 each) and one at 1.5 (weight 1); one target
+    t = Trials([0.5, 0.5, 1.5, 1.2], [False, False, False, True], weights=[3, 3, 1, 2])
+    h = histogram(analyze(t), np.array([0.0, 1.0, 2.0]))
+    np.testing.assert_allclose(h.non, [6 / 7, 1 / 7])
+    np.testing.assert_allclose(h.tar, [0.0, 1.0])
+    plain = histogram(analyze(t.with_weights(None)), np.array([0.0, 1.0, 2.0]))
+    np.testing.assert_allclose(plain.non, [2 / 3, 1 / 3])
