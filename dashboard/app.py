@@ -359,6 +359,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
 
     if pn.state.location is not None:
         pn.state.location.sync(state, URL_PARAMS)
+        pn.state.location.sync(tabs, {"active": "tab"})
+        pn.state.location.sync(compare.cstate, {"role": "cmp"})
     initial = specs or (demo_specs() if demo else None)
     if initial:
         if isinstance(runner, ThreadRunner):

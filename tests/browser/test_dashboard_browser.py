@@ -212,7 +212,10 @@ def test_a_link_reproduces_the_view(page, serve):
     wait_until(page, lambda: abs(state.p_target - 0.05) > 1e-3, what="a click on the NBER plot")
     wait_until(page, lambda: f"p_target={state.p_target!r}" in page.url.replace("%2E", "."),
                what="the address bar to follow")
-    # ... so that the same link opens the same view in another session
+    # ... so that the same link opens the same view in another session (on the comparison
+    # tab, whose choice of dataset is part of the link too)
+    page.locator(".bk-tab", has_text="Compare systems").click()
+    wait_until(page, lambda: "tab=1" in page.url, what="the tab in the address bar")
     again_page = page.context.new_page()
     again = _open(again_page, served=served, query="?" + page.url.split("?")[1])
     wait_until(page, lambda: again.state.results.calibration is not None, what="the copy")
@@ -224,6 +227,8 @@ def test_a_link_reproduces_the_view(page, serve):
                what="the same metrics in both sessions")
     assert again.state.calibration == "pav" and tuple(again.state.nber_range) == (-5.0, 2.0)
     assert again.state.weighting == "equal per condition" and again.state.ci_method == "wilson"
+    wait_until(again_page, lambda: again_page.locator("tr[data-system]").count() == 2,
+               what="the comparison tab open in the copy")
     assert page.console_errors == []
 
 
@@ -251,6 +256,7 @@ def test_compare_systems_tab(page, serve):
     assert p_values()[0] == "reference"
     float(p_values()[1])
     float(page.locator('td[data-key="mcnemar_p"]').all_inner_texts()[1])
+    wait_until(page, lambda: "tab=1" in page.url, what="the open tab in the link")
     def shown_canvases():
         return page.locator(".bk-Canvas").evaluate_all(
             "cs => cs.filter(c => c.checkVisibility({visibilityProperty: true})).length")
