@@ -26,7 +26,8 @@ the methods of a row taking turns run by run; ``sk/ll``, ``sp/ll`` are the refer
 over llrlab's (> 1: llrlab faster).  No timing is asserted.
 
 On small VMs the thread pools of OpenBLAS (numpy, scipy) and OpenMP (scikit-learn) can make
-times erratic; ``--threads 1`` pins them all to one thread for a steadier comparison.
+times erratic; ``--threads 1`` pins them all, and llrlab's own chunk threads, to one thread
+for a steadier comparison; without it llrlab uses every core for its long passes.
 
 Usage: python bench/bench_calibration.py [--sizes 1e4 1e5 1e6] [--repeats 5] [--quick]
                                          [--threads N]
@@ -50,7 +51,7 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from llrlab.core import Trials, pav
+from llrlab.core import Trials, _parallel, pav
 from llrlab.core.calibration import AffineCalibrator, FusionCalibrator, PAVCalibrator
 from llrlab.core.calibration._logreg import fit_linear
 from llrlab.core.errors import LlrlabWarning
@@ -274,10 +275,12 @@ def main(argv=None):
         return min(args.repeats, BIG_REPEATS) if n > BIG else args.repeats
 
     warnings.simplefilter("error", LlrlabWarning)  # none is expected on this data
+    if args.threads is not None:  # llrlab's own chunk threads too (LLRLAB_THREADS)
+        _parallel.set_threads(args.threads)
     t0 = time.perf_counter()
     with threadpool_limits(limits=args.threads):
-        pools = ", ".join(f"{p['internal_api']} {p['num_threads']}"
-                          for p in threadpool_info())
+        pools = ", ".join([f"{p['internal_api']} {p['num_threads']}"
+                           for p in threadpool_info()] + [f"llrlab {_parallel._WORKERS}"])
         affine_table(sizes, reps)
         fusion_table(sizes, reps)
         pav_table(sizes, reps)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["CHUNK", "chunk_slices", "map_chunks", "map_ordered"]
+__all__ = ["CHUNK", "chunk_slices", "map_chunks", "map_ordered", "set_threads"]
 
 #: Chunk length: 2^18 float64 = 2 MiB, small enough to stay in cache between the steps of
 #: a chunk, large enough that thread hand-off costs nothing in comparison.
@@ -20,9 +20,25 @@ CHUNK = 1 << 18
 #: Below this many elements a pass runs inline (thread hand-off would cost more).
 PARALLEL_MIN = 4 * CHUNK
 
-_WORKERS = max(1, min(os.cpu_count() or 1, 8))
-_POOL = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="llrlab-chunks") \
-    if _WORKERS > 1 else None
+_WORKERS = 1
+_POOL = None
+
+
+def set_threads(n=None):
+    """Use ``n`` threads for the chunked passes (1: none); default the environment variable
+    ``LLRLAB_THREADS``, else the number of CPUs (at most 8).  Results do not depend on it."""
+    global _WORKERS, _POOL
+    if n is None:
+        n = os.environ.get("LLRLAB_THREADS") or min(os.cpu_count() or 1, 8)
+    n = max(1, int(n))
+    if _POOL is not None:
+        _POOL.shutdown(wait=True)
+    _WORKERS = n
+    _POOL = (ThreadPoolExecutor(max_workers=n, thread_name_prefix="llrlab-chunks")
+             if n > 1 else None)
+
+
+set_threads()
 
 
 def chunk_slices(n, chunk=CHUNK):

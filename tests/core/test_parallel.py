@@ -79,3 +79,17 @@ def test_logistic_regression_does_not_depend_on_the_threads(monkeypatch):
     ser = _logreg.fit_linear(x, lab, 0.3)
     assert_array_equal(par.weights, ser.weights)
     assert par.offset == ser.offset
+
+
+def test_set_threads_follows_the_environment(monkeypatch):
+    try:
+        monkeypatch.setenv("LLRLAB_THREADS", "1")
+        _parallel.set_threads()
+        assert _parallel._POOL is None
+        one = softplus_sum(np.linspace(-50, 50, _parallel.PARALLEL_MIN + 5))
+        _parallel.set_threads(3)
+        assert _parallel._WORKERS == 3
+        assert softplus_sum(np.linspace(-50, 50, _parallel.PARALLEL_MIN + 5)) == one
+    finally:
+        monkeypatch.delenv("LLRLAB_THREADS")
+        _parallel.set_threads()
