@@ -47,3 +47,19 @@ def _reset_panel():
     import panel as pn
 
     pn.state.reset()
+
+
+def count_calls(monkeypatch, module, names, calls=None):
+    """Wrap ``module.<name>`` for each name so that every call appends the name to
+    ``calls`` (a new list unless given); return ``calls``."""
+    calls = [] if calls is None else calls
+    for name in names:
+        fn = getattr(module, name)
+
+        def wrapper(*a, _fn=fn, _name=name, **kw):
+            calls.append(_name)
+            return _fn(*a, **kw)
+
+        monkeypatch.setattr(module, name, wrapper)
+    return calls
+

@@ -21,7 +21,7 @@ from llrlab.dashboard.compute import SystemData
 from llrlab.dashboard.state import DashboardState
 from llrlab.dashboard.views.compare import CompareView
 
-from .conftest import make_trials
+from .conftest import count_calls, make_trials
 
 
 def _systems(n_dev=4000, n_eval=6000):
@@ -42,18 +42,9 @@ def two():
 
 
 def _counting(monkeypatch):
-    calls = []
-
-    def counting(name, fn):
-        def wrapper(*a, **kw):
-            calls.append(name)
-            return fn(*a, **kw)
-        return wrapper
-
-    for name in ("analyze", "analyze_transformed", "compute_results"):
-        monkeypatch.setattr(compute, name, counting(name, getattr(compute, name)))
-    monkeypatch.setattr(cmp, "compute_system", counting("compute_system", cmp.compute_system))
-    return calls
+    calls = count_calls(monkeypatch, compute, ("analyze", "analyze_transformed",
+                                               "compute_results"))
+    return count_calls(monkeypatch, cmp, ("compute_system",), calls)
 
 
 def test_results_for_two_systems_match_core(two):

@@ -13,7 +13,7 @@ from llrlab.core import analyze, gaussian_trials, probit
 from llrlab.dashboard import compute
 from llrlab.dashboard.state import DashboardState
 
-from .conftest import make_trials
+from .conftest import count_calls, make_trials
 
 
 def test_p_target_sets_plo_and_effective_prior(state):
@@ -60,17 +60,7 @@ def test_dr30_warning_names_the_dataset(state):
 
 
 def test_changing_the_operating_point_does_not_reanalyze(state, monkeypatch):
-    calls = []
-
-    def counting(name, fn):
-        def wrapper(*a, **kw):
-            calls.append(name)
-            return fn(*a, **kw)
-        return wrapper
-
-    monkeypatch.setattr(compute, "analyze", counting("analyze", compute.analyze))
-    monkeypatch.setattr(compute, "analyze_transformed",
-                        counting("analyze_transformed", compute.analyze_transformed))
+    calls = count_calls(monkeypatch, compute, ("analyze", "analyze_transformed"))
     results = state.results
     for plo in np.linspace(-6, 2, 25):
         state.plo = float(plo)
