@@ -38,7 +38,16 @@ def set_threads(n=None):
              if n > 1 else None)
 
 
+def _after_fork_in_child():
+    # a forked child inherits the pool object but none of its threads: work submitted to it
+    # would wait forever, so the child starts a pool of its own
+    global _POOL
+    _POOL = None
+    set_threads(_WORKERS)
+
+
 set_threads()
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def chunk_slices(n, chunk=CHUNK):

@@ -93,3 +93,25 @@ def test_set_threads_follows_the_environment(monkeypatch):
     finally:
         monkeypatch.delenv("LLRLAB_THREADS")
         _parallel.set_threads()
+
+
+def _child_sum(q):
+    q.put(softplus_sum(np.linspace(-50, 50, _parallel.PARALLEL_MIN + 5)))
+
+
+def test_a_forked_child_gets_a_working_pool():
+    import multiprocessing as mp
+
+    x = np.linspace(-50, 50, _parallel.PARALLEL_MIN + 5)
+    expected = softplus_sum(x)  # the parent's pool threads are running now
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_sum, args=(q,))
+    p.start()
+    try:
+        assert q.get(timeout=20) == expected
+    finally:
+        p.join(timeout=60)
+        if p.is_alive():
+            p.kill()
+    assert p.exitcode == 0
