@@ -82,6 +82,8 @@ def paired_trials(a, b):
     """
     from .calibration.fusion import align_systems
 
+    if isinstance(a, Trials) and a._cache.get("paired_with") is b:
+        return a, b  # already the output of paired_trials (Trials are immutable)
     for t, who in ((a, "A"), (b, "B")):
         if not isinstance(t, Trials):
             raise DataError(f"system {who} must be labelled Trials, got {type(t).__name__}")
@@ -97,6 +99,9 @@ def paired_trials(a, b):
                         f"in {_name(a, 'system A')} and {_name(b, 'system B')} (e.g. {where}); "
                         f"both systems must be scored against the same key")
     pa.require_both_classes()
+    # remember the pairing: the tests called on the pair (z-tests, McNemar on each class)
+    # then skip the id join, which costs more than the tests themselves
+    pa._cache["paired_with"], pb._cache["paired_with"] = pb, pa
     return pa, pb
 
 

@@ -250,3 +250,28 @@ def test_pairing_by_id_warns_about_left_out_trials():
     with pytest.warns(LlrlabWarning, match="left out"):
         pa, pb = paired_trials(a, b)
     assert len(pa) == len(pb) == 99
+
+
+def test_a_pair_is_joined_once(monkeypatch):
+    from llrlab.core.calibration import fusion
+
+    rng = np.random.default_rng(3)
+    lab = rng.random(200) < 0.3
+    ids = {"model_ids": [f"m{i % 7}" for i in range(200)],
+           "segment_ids": [f"s{i}" for i in range(200)]}
+    a = Trials(rng.normal(size=200), lab, **ids)
+    b = Trials(rng.normal(size=200), lab, **ids)
+    calls = []
+    real = fusion.align_systems
+    monkeypatch.setattr(fusion, "align_systems",
+                        lambda *x, **kw: calls.append(1) or real(*x, **kw))
+    pa, pb = paired_trials(a, b)
+    assert paired_trials(pa, pb) == (pa, pb)
+    z_test(pa, pb, 0.0)
+    mcnemar_test(pa, pb, 0.0)
+    assert len(calls) == 1
+    assert paired_trials(pb, pa) == (pb, pa)  # the same pair, either way round
+    assert len(calls) == 1
+    paired_trials(pa, b)  # another pair is joined
+    assert len(calls) == 2
+    assert z_test(pa, pb, 0.5).p_value == z_test(a, b, 0.5).p_value
