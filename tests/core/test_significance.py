@@ -272,6 +272,7 @@ def test_a_pair_is_joined_once(monkeypatch):
     assert len(calls) == 1
     assert paired_trials(pb, pa) == (pb, pa)  # the same pair, either way round
     assert len(calls) == 1
-    paired_trials(pa, b)  # another pair is joined
+    c = Trials(rng.normal(size=200), lab, **ids)
+    paired_trials(pa, c)  # another pair is joined
     assert len(calls) == 2
     assert z_test(pa, pb, 0.5).p_value == z_test(a, b, 0.5).p_value
