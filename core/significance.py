@@ -21,6 +21,7 @@ References: seed 002 (Bengio & Mariéthoz), section 3.3; Q. McNemar, Psychometri
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,7 +83,8 @@ def paired_trials(a, b):
     """
     from .calibration.fusion import align_systems
 
-    if isinstance(a, Trials) and a._cache.get("paired_with") is b:
+    partner = a._cache.get("paired_with") if isinstance(a, Trials) else None
+    if partner is not None and partner() is b:
         return a, b  # already the output of paired_trials (Trials are immutable)
     for t, who in ((a, "A"), (b, "B")):
         if not isinstance(t, Trials):
@@ -101,7 +103,8 @@ def paired_trials(a, b):
     pa.require_both_classes()
     # remember the pairing: the tests called on the pair (z-tests, McNemar on each class)
     # then skip the id join, which costs more than the tests themselves
-    pa._cache["paired_with"], pb._cache["paired_with"] = pb, pa
+    # (weak references: no cycle keeps two large trial sets alive)
+    pa._cache["paired_with"], pb._cache["paired_with"] = weakref.ref(pb), weakref.ref(pa)
     return pa, pb
 
 
