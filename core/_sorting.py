@@ -219,44 +219,40 @@ class PooledBlocks:
         return np.clip(np.searchsorted(self.lower, scores, side="right") - 1, 0, None)
 
 
-def _elementary_blocks(s: SortedScores):
-    """Elementary blocks ``(lower, upper, tar, non)`` (see the module docstring)."""
-    if s.tar.size <= s.non.size:
-        v = np.unique(s.tar)  # distinct target scores, ascending
-        it_lo = np.searchsorted(s.tar, v, side="left")
-        it_hi = np.searchsorted(s.tar, v, side="right")
-        inn = np.searchsorted(s.non, v, side="left")  # non-targets below each v
-        non_idx = np.concatenate([[0], inn, [s.non.size]])
-        if s.weighted:  # it_hi[j] == it_lo[j + 1]: the segments tile the targets
-            t_at = _segment_sums(s.tar_w, np.concatenate([it_lo, [s.tar.size]]))
-            non = _segment_sums(s.non_w, non_idx)
-        else:
-            t_at = (it_hi - it_lo).astype(np.float64)
-            non = np.diff(non_idx).astype(np.float64)
-        tar = np.concatenate([[0.0], t_at])
-        lower = np.concatenate([[s.non[0]], v])
+def _elementary_bounds(tar, non):
+    """The elementary blocks of sorted scores as index ranges (see the module docstring):
+    block ``j`` holds ``tar[tb[j]:tb[j+1]]`` and ``non[nb[j]:nb[j+1]]``, its smallest score
+    is ``lower[j]`` and its largest ``upper[j]``.  Returns ``(tb, nb, lower, upper)``; blocks
+    may be empty (the caller drops those without weight)."""
+    T, N = tar.size, non.size
+    if T <= N:
+        v = np.unique(tar)  # distinct target scores, ascending
+        tb = np.concatenate([[0], np.searchsorted(tar, v, side="left"), [T]])
+        nb = np.concatenate([[0], np.searchsorted(non, v, side="left"), [N]])
+        lower = np.concatenate([[non[0]], v])
         # Largest score in a block: its last non-target, or the target value itself when
         # the block holds no non-target.
-        last_non = s.non[np.maximum(non_idx[1:] - 1, 0)]
-        upper = np.where(non_idx[1:] > non_idx[:-1], last_non, lower)
+        last_non = non[np.maximum(nb[1:] - 1, 0)]
+        upper = np.where(nb[1:] > nb[:-1], last_non, lower)
     else:
-        w = np.unique(s.non)
-        in_lo = np.searchsorted(s.non, w, side="left")
-        in_hi = np.searchsorted(s.non, w, side="right")
-        itr = np.searchsorted(s.tar, w, side="right")  # targets <= each w
-        tar_idx = np.concatenate([[0], itr, [s.tar.size]])
-        if s.weighted:  # in_hi[j] == in_lo[j + 1]: the segments tile the non-targets
-            n_at = _segment_sums(s.non_w, np.concatenate([in_lo, [s.non.size]]))
-            tar = _segment_sums(s.tar_w, tar_idx)
-        else:
-            n_at = (in_hi - in_lo).astype(np.float64)
-            tar = np.diff(tar_idx).astype(np.float64)
-        non = np.concatenate([n_at, [0.0]])
-        upper = np.concatenate([w, [s.tar[-1]]])
+        w = np.unique(non)
+        tb = np.concatenate([[0], np.searchsorted(tar, w, side="right"), [T]])  # tar <= w
+        nb = np.concatenate([np.searchsorted(non, w, side="left"), [N, N]])
+        upper = np.concatenate([w, [tar[-1]]])
         # Smallest score in a block: the first target after the previous boundary, or the
         # non-target value itself when no target lies between.
-        first_tar = s.tar[np.minimum(tar_idx[:-1], s.tar.size - 1)]
-        lower = np.where(tar_idx[1:] > tar_idx[:-1], first_tar, upper)
+        first_tar = tar[np.minimum(tb[:-1], T - 1)]
+        lower = np.where(tb[1:] > tb[:-1], first_tar, upper)
+    return tb, nb, lower, upper
+
+
+def _elementary_blocks(s: SortedScores):
+    """Elementary blocks ``(lower, upper, tar, non)`` (see the module docstring)."""
+    tb, nb, lower, upper = _elementary_bounds(s.tar, s.non)
+    if s.weighted:  # sums of the trials' own weights, not differences of cumulative sums
+        tar, non = _segment_sums(s.tar_w, tb), _segment_sums(s.non_w, nb)
+    else:
+        tar, non = np.diff(tb).astype(np.float64), np.diff(nb).astype(np.float64)
     keep = (tar + non) > 0
     return lower[keep], upper[keep], tar[keep], non[keep]
 

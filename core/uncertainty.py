@@ -34,7 +34,7 @@ import numpy as np
 from scipy.special import ndtri
 from scipy.stats import beta
 
-from ._sorting import PooledBlocks, _pool, sorted_input
+from ._sorting import PooledBlocks, _elementary_bounds, _pool, sorted_input
 from ._validate import as_plo, as_scores, as_weights
 from .analysis import Analysis
 from .cllr import _LN2
@@ -500,27 +500,8 @@ class _Replicates:
             self.loss_non *= self.w_non
         self.k_tar = int(np.searchsorted(tar, -self.plo, side="left"))  # misses: tar < -plo
         self.k_non = int(np.searchsorted(non, -self.plo, side="left"))  # non below threshold
-        self._blocks(tar, non)
-
-    def _blocks(self, tar, non):
-        """Index ranges of the elementary blocks: block j holds ``tar[tb[j]:tb[j+1]]`` and
-        ``non[nb[j]:nb[j+1]]`` (the construction of ``_sorting._elementary_blocks``)."""
-        T, N = tar.size, non.size
-        if T <= N:
-            v = np.unique(tar)
-            it_lo = np.searchsorted(tar, v, side="left")
-            inn = np.searchsorted(non, v, side="left")
-            self.tb = np.concatenate([[0], it_lo, [T]])
-            self.nb = np.concatenate([[0], inn, [N]])
-            lower = np.concatenate([[non[0]], v])
-        else:
-            w = np.unique(non)
-            in_lo = np.searchsorted(non, w, side="left")
-            itr = np.searchsorted(tar, w, side="right")
-            self.tb = np.concatenate([[0], itr, [T]])
-            self.nb = np.concatenate([in_lo, [N, N]])
-            lower = np.concatenate([w, [tar[-1]]])
-        self.lower = lower  # nominal bounds (unused by the measures computed here)
+        # index ranges of the elementary blocks: any re-weighting pools each block whole
+        self.tb, self.nb, self.lower, self.upper = _elementary_bounds(tar, non)
 
     def evaluate(self, c_tar, c_non):
         """``(cllr, min_dcf, act_dcf, eer)`` of one replicate, or None if a class is empty.
@@ -541,13 +522,14 @@ class _Replicates:
         bt = np.diff(cum_t[self.tb]).astype(np.float64)
         bn = np.diff(cum_n[self.nb]).astype(np.float64)
         keep = (bt + bn) > 0
-        bt, bn, lower = bt[keep], bn[keep], self.lower[keep]
+        bt, bn, lower, upper = bt[keep], bn[keep], self.lower[keep], self.upper[keep]
         starts = _pool(bt, bn)
+        ends = np.concatenate([starts[1:], [bt.size]]) - 1
         st = np.add.reduceat(bt, starts)
         sn = np.add.reduceat(bn, starts)
         with np.errstate(divide="ignore"):
             llr = (np.log(st) - np.log(sn)) - (np.log(n_t) - np.log(n_n))
-        blocks = PooledBlocks(lower[starts], lower[starts], st, sn, llr, n_t, n_n)
+        blocks = PooledBlocks(lower[starts], upper[ends], st, sn, llr, n_t, n_n)
         p_fa_v, p_miss_v = blocks.vertices()
         k = _optimal_vertex(blocks, self.plo)
         mindcf = float(_combine(self.plo, p_miss_v[k], p_fa_v[k], True))
