@@ -80,17 +80,28 @@ def _as_alpha(alpha):
 
 
 def _as_sorted(x, name) -> SortedScores:
-    """A Trials or a ``(tar, non)`` pair as sorted scores; errors name the set."""
+    """A Trials, an Analysis or a ``(tar, non)`` pair as sorted scores; errors name the set."""
+    from .analysis import Analysis
     from .trials import Trials
 
     try:
+        if isinstance(x, Analysis):
+            return x.sorted
         if isinstance(x, Trials):
             return x.sorted()
         if isinstance(x, tuple | list) and len(x) == 2:
             return sort_scores(x[0], x[1])
     except DataError as exc:
         raise DataError(f"{name}: {exc}") from None
-    raise TypeError(f"{name} must be a Trials object or a (tar, non) pair of score arrays")
+    raise TypeError(f"{name} must be a Trials object, an Analysis or a (tar, non) pair of "
+                    f"score arrays")
+
+
+def _known_blocks(x):
+    """The PAV solution of ``x`` when it is an Analysis (else None: computed from the sort)."""
+    from .analysis import Analysis
+
+    return x.blocks if isinstance(x, Analysis) else None
 
 
 def _between(below, above):
@@ -105,9 +116,10 @@ def _between(below, above):
     return np.where(ok, mid, above)
 
 
-def _dev_vertices(s: SortedScores, alpha):
-    """Index of the dev ROCCH vertex chosen for each ``alpha``, and the vertex arrays."""
-    blocks = pooled_blocks(s)
+def _dev_vertices(s: SortedScores, alpha, blocks=None):
+    """Index of the dev ROCCH vertex chosen for each ``alpha``, and the vertex arrays
+    (``blocks``: the PAV solution of ``s`` when known)."""
+    blocks = pooled_blocks(s) if blocks is None else blocks
     p_fa_v, p_miss_v = blocks.vertices()
     n_v = p_fa_v.size
     # Vertex k+1 beats vertex k exactly when block k's PAV LLR is below logit(alpha)
@@ -132,9 +144,11 @@ def epc(dev, test, alpha=None) -> EPC:
 
     Parameters
     ----------
-    dev, test : Trials or (tar, non) pair of array_like
+    dev, test : Trials, Analysis or (tar, non) pair of array_like
         Development trials (where the threshold is chosen) and test / evaluation trials
         (where it is applied).  Per-trial weights are used when a ``Trials`` carries them.
+        An :class:`~llrlab.core.analysis.Analysis` (e.g. of calibrated LLRs) contributes its
+        sort and, for ``dev``, its PAV solution: nothing is sorted again.
     alpha : float or array_like, optional
         Trade-off values in [0, 1] (default: 101 values from 0 to 1).
 
@@ -189,7 +203,7 @@ def epc(dev, test, alpha=None) -> EPC:
     a = _as_alpha(alpha)
     sd = _as_sorted(dev, "dev")
     st = _as_sorted(test, "test")
-    thr, dev_p_miss, dev_p_fa = _dev_vertices(sd, a)
+    thr, dev_p_miss, dev_p_fa = _dev_vertices(sd, a, _known_blocks(dev))
     p_miss, p_fa = st.rates(thr)
     return EPC(
         alpha=a,

@@ -145,20 +145,6 @@ def _short(name):
     return name[7:] if name.lower().startswith("system ") and len(name) > 7 else name
 
 
-def _sorted_trials(s) -> Trials:
-    """A Trials object holding the (already sorted) scores of ``s``, with their weights."""
-    labels = np.r_[np.ones(s.tar.size, bool), np.zeros(s.non.size, bool)]
-    weights = None if s.tar_w is None else np.r_[s.tar_w, s.non_w]
-    return Trials(np.r_[s.tar, s.non], labels, weights)
-
-
-def _epc_input(d: compute.DatasetResult, trials):
-    """EPC input of a dataset: its own Trials (sorted once already) when uncalibrated."""
-    if trials is not None and d.llr is d.raw:
-        return trials
-    return _sorted_trials(d.llr.sorted)
-
-
 def compute_system(name, results: compute.Results, inputs, *, fused=False) -> SystemComparison:
     """APE, ECE and EPC of one system's results (llrlab.core only; O(n) per dataset)."""
     ape, ece = {}, {}
@@ -167,9 +153,8 @@ def compute_system(name, results: compute.Results, inputs, *, fused=False) -> Sy
         ece[role] = ece_curves(d.llr, plo=APE_PLO)
     curve = None
     if "dev" in results.datasets and "eval" in results.datasets:
-        first = {r: (s[0] if s and not fused else None) for r, s in inputs.items()}
-        curve = epc(_epc_input(results.datasets["dev"], first.get("dev")),
-                    _epc_input(results.datasets["eval"], first.get("eval")), EPC_ALPHA)
+        # the analyses' sorts (and the dev PAV) are reused: nothing is sorted again
+        curve = epc(results.datasets["dev"].llr, results.datasets["eval"].llr, EPC_ALPHA)
     return SystemComparison(name, results, ape, ece, curve, dict(inputs), fused)
 
 

@@ -162,3 +162,27 @@ def test_bad_sets_are_named():
         epc(np.zeros(3), ([1.0], [0.0]))
     with pytest.raises(TypeError, match="system 0"):
         epc_many([([1.0], [0.0], [1.0])])
+
+
+def test_an_analysis_is_used_without_sorting_again(monkeypatch):
+    import importlib
+
+    from llrlab.core import analyze
+    from llrlab.core import epc as epc_fn
+
+    epc_module = importlib.import_module("llrlab.core.epc")
+
+    rng = np.random.default_rng(8)
+    dev = (rng.normal(1, 1, 300), rng.normal(-1, 1, 900))
+    test = (rng.normal(1, 1.2, 250), rng.normal(-1, 1, 800))
+    ref = epc_fn(dev, test)
+    da, ta = analyze(*dev), analyze(*test)
+
+    def no_sort(*a, **kw):
+        raise AssertionError("sorted again")
+
+    monkeypatch.setattr(epc_module, "sort_scores", no_sort)
+    monkeypatch.setattr(epc_module, "pooled_blocks", no_sort)
+    got = epc_fn(da, ta)
+    for f in ("threshold", "dev_p_miss", "dev_p_fa", "p_miss", "p_fa", "hter"):
+        np.testing.assert_array_equal(getattr(got, f), getattr(ref, f))
