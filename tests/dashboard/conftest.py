@@ -32,13 +32,18 @@ def eval_():
     return make_trials(30_000, seed=2, scale=0.5, shift=1.3)
 
 
-@pytest.fixture
-def state(dev, eval_):
+def state_of(dev, eval_):
+    """A DashboardState with system "A" made of these dev and eval trials."""
     st = DashboardState()
     st.set_trials("A", "dev", dev)
     st.set_trials("A", "eval", eval_)
     assert st.error == ""
     return st
+
+
+@pytest.fixture
+def state(dev, eval_):
+    return state_of(dev, eval_)
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from llrlab.dashboard import compute
 from llrlab.dashboard.state import DashboardState
 from llrlab.dashboard.views import DETView, MetricsView, NBERView
 
-from .conftest import make_trials
+from .conftest import make_trials, state_of
 
 #: (condition, share of the trials, score shift): unequal sizes and shifts, so that the
 #: weighted pool differs from the plain pool.
@@ -45,11 +45,7 @@ def ceval():
 
 @pytest.fixture
 def cstate(cdev, ceval):
-    st = DashboardState()
-    st.set_trials("A", "dev", cdev)
-    st.set_trials("A", "eval", ceval)
-    assert st.error == ""
-    return st
+    return state_of(cdev, ceval)
 
 
 def _row(st, role="eval"):
