@@ -363,10 +363,7 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
     plo, thr = (np.array(a) for a in np.broadcast_arrays(plo, thr))
     p_m, p_f = s.rates(thr)
     n_t, n_n = s.n_effective
-    if s.weighted:
-        # rates of weighted trials are ratios of two sums rounded differently: at a threshold
-        # beyond every score they can exceed 1 by an ulp, which proportion_ci would refuse
-        p_m, p_f = np.clip(p_m, 0.0, 1.0), np.clip(p_f, 0.0, 1.0)
+    if s.weighted:  # (SortedScores.rates keeps weighted rates within [0, 1])
         k_m, k_f = p_m * n_t, p_f * n_n
     else:
         k_m, k_f = (np.asarray(c, dtype=np.float64) for c in s.miss_fa_counts(thr))
