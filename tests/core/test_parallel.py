@@ -7,7 +7,6 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from llrlab.core import _parallel, analyze, analyze_transformed
-from llrlab.core.calibration import _logreg
 from llrlab.core.cllr import softplus_sum
 
 
@@ -67,18 +66,6 @@ def test_a_decrease_at_a_chunk_boundary_is_caught():
 
     with pytest.raises(ValueError, match="non-target"):
         analyze_transformed(a, step_down)
-
-
-def test_logistic_regression_does_not_depend_on_the_threads(monkeypatch):
-    rng = np.random.default_rng(2)
-    n = 4 * _logreg._PIECE + 77
-    lab = rng.random(n) < 0.1
-    x = np.where(lab, rng.normal(1, 1, n), rng.normal(-1, 1.2, n))
-    par = _logreg.fit_linear(x, lab, 0.3)
-    monkeypatch.setattr(_parallel, "_POOL", None)
-    ser = _logreg.fit_linear(x, lab, 0.3)
-    assert_array_equal(par.weights, ser.weights)
-    assert par.offset == ser.offset
 
 
 def test_set_threads_follows_the_environment(monkeypatch):
