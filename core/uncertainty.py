@@ -27,13 +27,13 @@ References: seed 002 (Bengio & Mariéthoz), section 3.3; seed 004 (Brümmer 2010
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtri
 from scipy.stats import beta
 
+from ._parallel import map_ordered
 from ._sorting import PooledBlocks, _elementary_bounds, _pool, sorted_input
 from ._validate import as_plo, as_scores, as_weights
 from .analysis import Analysis
@@ -684,12 +684,10 @@ def bootstrap_ci(tar, non=None, plo=0.0, *, n_boot=1000, confidence=0.95, by="tr
     sizes = [min(_CHUNK, n_boot - i) for i in range(0, n_boot, _CHUNK)]
     rngs = np.random.default_rng(seed).spawn(len(sizes))
     jobs = list(zip(rngs, sizes, strict=True))
-    if threads and len(jobs) > 1 and len(trials) >= _THREADS_FROM:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            parts = list(pool.map(lambda j: _run_chunk(kernel, j[0], j[1], by, clusters),
-                                  jobs))
-    else:
-        parts = [_run_chunk(kernel, r, n, by, clusters) for r, n in jobs]
+    # chunks of replicates over llrlab's threads (LLRLAB_THREADS); each has its own random
+    # stream, so the replicates do not depend on the threads
+    parts = map_ordered(lambda j: _run_chunk(kernel, j[0], j[1], by, clusters), jobs,
+                        parallel=bool(threads) and len(trials) >= _THREADS_FROM)
     reps = np.concatenate(parts)
     ok = ~np.isnan(reps[:, 0])
     reps = reps[ok]
