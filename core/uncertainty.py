@@ -625,7 +625,8 @@ def bootstrap_ci(tar, non=None, plo=0.0, *, n_boot=1000, confidence=0.95, by="tr
     tar_weights, non_weights : array_like, optional
         Per-trial weights; a replicate weights trial ``i`` by ``count_i * w_i``.
     threads : bool, default True
-        Evaluate blocks of replicates in two threads (numpy releases the GIL).
+        Evaluate blocks of replicates on llrlab's threads (``LLRLAB_THREADS``; numpy releases
+        the GIL).
 
     Returns
     -------
