@@ -21,7 +21,6 @@ import argparse
 import os
 import re
 import sys
-from functools import partial
 
 __all__ = ["add_serve_parser", "build_parser", "main", "parse_file_specs", "run_serve"]
 
@@ -133,7 +132,9 @@ def run_serve(args):
     kwargs = {}
     if args.allow_websocket_origin:
         kwargs["websocket_origin"] = list(args.allow_websocket_origin)
-    app = partial(create_app, specs or None, demo=not args.no_demo, max_upload_mb=max_mb)
+    def app():  # Panel calls only plain functions as page factories (not a partial)
+        return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb)
+
     pn.serve(app, port=args.port, address=args.address, show=not args.no_show,
              title="llrlab", websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_MB * 1_000_000,
              **kwargs)
