@@ -290,11 +290,16 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
                         f"{{condition: weight}}, got {type(weights).__name__}")
     keep_cond = w > 0
     lab = trials.labels
-    u = np.ones(len(trials)) if trials.weights is None else trials.weights
-    count_tar = np.bincount(inv[lab], minlength=n_all)
-    count_non = np.bincount(inv[~lab], minlength=n_all)
-    mass_tar = np.bincount(inv, weights=np.where(lab, u, 0.0), minlength=n_all)
-    mass_non = np.bincount(inv, weights=np.where(lab, 0.0, u), minlength=n_all)
+    # one code per (condition, class): 2 * condition + is_target
+    key = inv * 2
+    key += lab
+    counts = np.bincount(key, minlength=2 * n_all)
+    count_non, count_tar = counts[0::2], counts[1::2]
+    if trials.weights is None:
+        mass_non, mass_tar = count_non.astype(np.float64), count_tar.astype(np.float64)
+    else:
+        mass = np.bincount(key, weights=trials.weights, minlength=2 * n_all)
+        mass_non, mass_tar = mass[0::2], mass[1::2]
     if spec != "pooled":
         for mass, what in ((mass_tar, "target"), (mass_non, "non-target")):
             empty = keep_cond & ~(mass > 0)
@@ -324,9 +329,10 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
     reweight = not (_equal(beta_t) and _equal(beta_n))
     weighted = sub  # beta constant in each class changes no measure (see Notes)
     if reweight:
-        kept = np.cumsum(keep_cond) - 1  # index among the kept conditions
-        sub_inv = kept[inv if sub is trials else inv[in_pool]]
-        beta = np.where(sub.labels, beta_t[sub_inv], beta_n[sub_inv])
+        # beta of every (condition, class) code, looked up in one gather
+        table = np.zeros(2 * n_all)
+        table[0::2][keep_cond], table[1::2][keep_cond] = beta_n, beta_t
+        beta = table[key if sub is trials else key[in_pool]]
         weighted = sub.with_weights(beta if sub.weights is None else beta * sub.weights)
     return ConditionWeights(names, wn, wn.copy(), ct, cn, beta_t, beta_n, weighted, spec,
                             reweight)
