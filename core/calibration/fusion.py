@@ -267,9 +267,10 @@ class FusionCalibrator(Calibrator):
                     raise DataError(f"fusion training: {_name(al[0], 0)} and {_name(t, i)} "
                                     f"carry different trial weights")
             x = np.column_stack([t.scores for t in al])
-            what = "the fusion dev trials (" + ", ".join(_name(t, i)
-                                                         for i, t in enumerate(al)) + ")"
-            fit = fit_linear(x, lab, prior, weights=weights, what=what)
+            labels = [_name(t, i) for i, t in enumerate(al)]
+            what = "the fusion dev trials (" + ", ".join(labels) + ")"
+            fit = fit_linear(x, lab, prior, weights=weights, what=what,
+                             names=labels if names is None else list(names))
         llr = x @ fit.weights + fit.offset
         names = [_name(t, i) for i, t in enumerate(al)] if names is None else list(names)
         return cls(fit.weights, float(fit.offset), float(prior), fit.objective, fit.separable,
