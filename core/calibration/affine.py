@@ -116,8 +116,14 @@ class AffineCalibrator(Calibrator):
                    training_report([dev], llr, notes, min_cllr_after=min_after))
 
     def apply(self, scores):
-        """``scale * scores + offset`` (NaN refused; infinite scores give infinite LLRs)."""
-        return self.scale * self._scores(scores) + self.offset
+        """``scale * scores + offset`` (NaN refused; infinite scores give infinite LLRs).
+
+        A finite score whose LLR overflows raises :class:`DataError` (an unusable model).
+        """
+        x = self._scores(scores)
+        with np.errstate(over="ignore", invalid="ignore"):
+            llr = self.scale * x + self.offset
+        return self._finite(llr, x)
 
     @property
     def monotone(self):

@@ -290,7 +290,19 @@ class FusionCalibrator(Calibrator):
                             f"(one per system), got shape {x.shape}")
         if np.isnan(x).any():
             raise DataError("scores to fuse contain NaN")
-        return x @ self.weights + self.offset
+        with np.errstate(over="ignore", invalid="ignore"):
+            llr = x @ self.weights + self.offset
+        return self._finite(llr, x)
+
+    def _check_usable(self):
+        """DataError unless the map is finite on the whole box of training score ranges:
+        its largest LLR there is bounded by ``|offset| + sum_k |w_k| max(|lo_k|, |hi_k|)``."""
+        ends = np.abs(np.array(self.training.score_range, dtype=np.float64)).max(axis=1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            bound = abs(self.offset) + float(np.abs(self.weights) @ ends)
+        if not np.isfinite(bound):
+            raise DataError(f"the fusion's parameters overflow the floating-point range on "
+                            f"its training scores ({self._param_summary()}); check the model")
 
     def apply_systems(self, systems):
         """Fused LLRs of K score sets (Scores or Trials), matched by trial id.
