@@ -28,11 +28,13 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from ._repr import summary_repr
 from ._validate import as_tar_non, as_weights
 
 __all__ = ["PooledBlocks", "SortedScores", "pooled_blocks", "sort_scores"]
 
 
+@summary_repr("count_tar", "count_non", "weighted")
 @dataclass(frozen=True, eq=False)
 class SortedScores:
     """Target and non-target scores, each sorted ascending, with cumulative weights.
@@ -180,6 +182,7 @@ def sort_scores(tar, non, *, tar_weights=None, non_weights=None):
     return SortedScores(st, sn, tcw, ncw, n_tar, n_non, tws, nws)
 
 
+@summary_repr("n_blocks", "n_tar", "n_non")
 @dataclass(frozen=True, eq=False)
 class PooledBlocks:
     """The PAV solution of a score set, as pooled blocks in increasing score order.

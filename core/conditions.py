@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._repr import summary_repr
+from ._validate import as_number, choose
 from .analysis import Analysis, analyze
 from .errors import DataError
 from .operating_point import prior_from_plo
@@ -53,6 +55,7 @@ __all__ = [
 _EQUAL_RTOL = 8 * np.finfo(np.float64).eps
 
 
+@summary_repr("spec", "conditions", "w_tar", "w_non", "reweighted")
 @dataclass(frozen=True, eq=False)
 class ConditionWeights:
     """Condition weights and the per-trial weights ``beta`` that implement them.
@@ -338,6 +341,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
                             reweight)
 
 
+@summary_repr("conditions", "plo", "act_dcf", "eer", "cllr")
 @dataclass(frozen=True, eq=False)
 class ConditionAnalysis:
     """Measures of every condition and of their weighted pool (see :func:`by_condition`).
@@ -390,6 +394,7 @@ class ConditionAnalysis:
         ``cls`` selects ``w_tar`` ("tar"), ``w_non`` ("non"); "both" needs them equal (not
         ``"pooled"`` weights).  For Pmiss use "tar", for Pfa "non".
         """
+        cls = choose(cls, ("tar", "non", "both"), "class for the average")
         w = {"tar": self.weights.w_tar, "non": self.weights.w_non}.get(cls)
         if w is None:
             if not np.array_equal(self.weights.w_tar, self.weights.w_non):
@@ -400,6 +405,7 @@ class ConditionAnalysis:
 
     def pooled_summary(self, which="weighted"):
         """Headline numbers of the ``"weighted"`` or ``"unweighted"`` pool, as a plain dict."""
+        which = choose(which, ("weighted", "unweighted"), "pool")
         a = self.weighted if which == "weighted" else self.unweighted
         return _headline(a, self.plo)
 
@@ -502,7 +508,7 @@ def by_condition(trials, weights="equal", *, select=None, plo=0.0,
     (0.25, 0.375, 0.625, 0.375, 0.1875, 0.375)
     """
     cw = condition_weights(trials, weights, select=select)
-    plo = float(plo)
+    plo = as_number(plo, "plo")
     where = _where(trials)
     sub = cw.trials
     plain = sub

@@ -10,12 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._repr import summary_repr
 from ._sorting import PooledBlocks, SortedScores, _run_starts, pooled_blocks, sorted_input
+from ._validate import as_number
 from .errors import DataError
 
 __all__ = ["ROC", "ROCCH", "prbep", "rocch", "rocch_eer", "steppy_roc", "uer"]
 
 
+@summary_repr("p_fa", "p_miss", "llr")
 @dataclass(frozen=True, eq=False)
 class ROCCH:
     """Vertices of the ROC convex hull, from ``(p_fa, p_miss) = (1, 0)`` to ``(0, 1)``.
@@ -43,6 +46,7 @@ class ROCCH:
         return cls(p_fa, p_miss, np.concatenate([blocks.lower, [np.inf]]), blocks.llr)
 
 
+@summary_repr("p_fa", "p_miss")
 @dataclass(frozen=True, eq=False)
 class ROC:
     """The steppy ROC as a polyline through its corners, in increasing threshold order.
@@ -202,7 +206,7 @@ def uer(tar, non=None, r=1.0, *, tar_weights=None, non_weights=None):
     ----------
     seed 000, section 2.6.3.
     """
-    r = float(r)
+    r = as_number(r, "the UER ratio r")
     if not r > 0 or not np.isfinite(r):
         raise DataError(f"UER needs a ratio r > 0, got {r!r}")
     s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest, chi2, norm
 
-from ._validate import as_plo
+from ._repr import summary_repr
+from ._validate import as_number, as_plo
 from .dcf import _combine, _weights
 from .errors import DataError, LlrlabWarning
 from .trials import Trials
@@ -40,7 +41,7 @@ EXACT_BELOW = 25
 
 
 def _check_alpha(alpha):
-    a = float(alpha)
+    a = as_number(alpha, "the significance level alpha")
     if not 0.0 < a < 1.0:
         raise DataError(f"the significance level must lie strictly between 0 and 1 "
                         f"(e.g. 0.05), got {alpha!r}")
@@ -128,9 +129,7 @@ def paired_trials(a, b):
 def _thresholds(plo, threshold):
     if threshold is None:
         return -plo, -plo
-    t = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (2,))
-    if np.isnan(t).any():
-        raise DataError("thresholds must not be NaN")
+    t = np.broadcast_to(as_plo(threshold, "thresholds"), (2,))  # NaN refused
     return float(t[0]), float(t[1])
 
 
@@ -160,6 +159,7 @@ def _p(p):
     return "p = nan" if not np.isfinite(p) else f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
 
 
+@summary_repr("statistic", "p_value", "dcf_a", "dcf_b", "variance", "weighted")
 @dataclass(frozen=True, eq=False)
 class ZTestResult:
     """The DCF difference of two systems and its z-test (seed 002 section 3.3).
@@ -368,6 +368,7 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
                        w is not None, t_eff, n_eff)
 
 
+@summary_repr("statistic", "p_value", "a_only", "b_only", "method", "trials", "weighted")
 @dataclass(frozen=True, eq=False)
 class McNemarResult:
     """McNemar's test on the paired decisions of two systems.

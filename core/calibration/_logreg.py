@@ -70,6 +70,8 @@ from scipy.optimize import linprog, minimize
 from scipy.special import logit
 
 from .._parallel import chunk_slices
+from .._repr import summary_repr
+from .._validate import as_number
 from ..errors import DataError, LlrlabWarning, SeparableDataWarning
 
 __all__ = ["SEPARABLE_L2", "ConvergenceWarning", "LinearFit", "class_weights", "fit_linear"]
@@ -93,6 +95,7 @@ class ConvergenceWarning(LlrlabWarning):
     """The optimizer stopped before the objective met its convergence criterion."""
 
 
+@summary_repr("weights", "offset", "objective", "separable", "rank")
 @dataclass(frozen=True, eq=False)
 class LinearFit:
     """The optimum of the prior-weighted cross-entropy (see the module docstring).
@@ -130,7 +133,7 @@ def class_weights(labels, prior, weights=None, *, what="the training trials"):
     Returns ``(c_tar, c_non)``: floats (``p / T``, ``(1-p) / N``) without weights, arrays
     with.  Raises :class:`DataError` when a class is missing or has zero total weight.
     """
-    p = float(prior)
+    p = as_number(prior, "the training prior")
     if not 0.0 < p < 1.0:
         raise DataError(f"the training prior must lie strictly between 0 and 1, got {prior!r}")
     lab = np.asarray(labels, dtype=bool)
@@ -484,8 +487,8 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
         raise DataError(f"{what}: {lab.size} labels for features of shape {x.shape}")
     if not np.isfinite(x).all():
         raise DataError(f"{what} have NaN or infinite scores; calibration needs finite scores")
+    ct, cn = class_weights(lab, prior, weights, what=what)
     p = float(prior)
-    ct, cn = class_weights(lab, p, weights, what=what)
     xt, xn = x[lab], x[~lab]
     k = x.shape[1]
     moments = (_class_moments(xt, ct, p), _class_moments(xn, cn, 1.0 - p))

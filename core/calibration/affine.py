@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._repr import summary_repr
 from ..cllr import min_cllr
 from ..errors import DataError
 from ..trials import Trials
@@ -30,6 +31,7 @@ from .base import (
 __all__ = ["AffineCalibrator"]
 
 
+@summary_repr("scale", "offset", "prior", "regularised")
 @dataclass(frozen=True)
 class AffineCalibrator(Calibrator):
     """``llr = scale * score + offset``, trained by minimizing ``Ce(prior)`` on dev trials.

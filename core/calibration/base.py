@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
+from .._repr import summary_repr
 from .._validate import as_scores
 from ..errors import DataError, FileFormatError, LlrlabWarning
 from ..trials import Scores, Trials
@@ -46,6 +47,7 @@ FORMAT_VERSION = 1
 _KINDS: dict[str, type] = {}
 
 
+@summary_repr("source", "n_tar", "n_non", "cllr", "min_cllr")
 @dataclass(frozen=True)
 class TrainingReport:
     """What a calibrator was trained on, and how it did there.

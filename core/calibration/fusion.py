@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._repr import summary_repr
 from ..errors import DataError, LlrlabWarning
 from ..trials import Scores, Trials
 from ._logreg import fit_linear
@@ -153,6 +154,7 @@ def _check_unique(sorted_keys, s, i, what):
                         f"more than once ({dup.size} repeated trial(s))")
 
 
+@summary_repr("weights", "offset", "prior", "systems", "regularised")
 @dataclass(frozen=True, eq=False)
 class FusionCalibrator(Calibrator):
     """``llr = offset + sum_k weights[k] * s_k``, trained by minimizing ``Ce(prior)`` on dev.

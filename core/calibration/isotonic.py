@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._parallel import map_chunks
+from .._repr import summary_repr
 from .._sorting import pooled_blocks
 from ..cllr import _min_cllr
 from ..errors import DataError
@@ -32,6 +33,7 @@ PSEUDO_COUNT = 0.5
 _CHUNK = 1 << 16
 
 
+@summary_repr("n_blocks", "llr", "pure_ends")
 @dataclass(frozen=True, eq=False)
 class PAVCalibrator(Calibrator):
     """Monotone non-parametric calibration from the PAV solution of the dev trials.
