@@ -31,11 +31,12 @@ Definitions of the measures: ../shared/CONVENTIONS.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from ._per_condition import _grouped, condition_measures
 from ._repr import summary_repr
 from ._validate import as_number, choose
 from .analysis import Analysis, analyze
@@ -354,8 +355,9 @@ class ConditionAnalysis:
     weights : ConditionWeights
     plo : float
         Prior log-odds of the operating point of the headline numbers.
-    per_condition : tuple of Analysis, length C
-        Each condition's trials alone (their own weights, if any; no ``beta``).
+    per_condition : sequence of Analysis, length C
+        Each condition's trials alone (their own weights, if any; no ``beta``), analysed
+        when first looked up.
     weighted : Analysis
         The condition-weighted pool: the analysis of ``weights.trials``.
     unweighted : Analysis
@@ -371,7 +373,7 @@ class ConditionAnalysis:
 
     weights: ConditionWeights
     plo: float
-    per_condition: tuple
+    per_condition: Sequence
     weighted: Analysis
     unweighted: Analysis
     n_tar: np.ndarray
@@ -417,12 +419,47 @@ class ConditionAnalysis:
                 "w_tar": float(self.weights.w_tar[k]), "w_non": float(self.weights.w_non[k]),
                 "beta_tar": float(self.weights.beta_tar[k]),
                 "beta_non": float(self.weights.beta_non[k]),
-                **_headline(self.per_condition[k], self.plo),
+                **{key: _plain(getattr(self, key)[k]) for key in _HEADLINE},
             }
         return {"condition_weights": self.weights.spec, "plo": self.plo,
                 "effective_prior": float(prior_from_plo(self.plo)), "conditions": per,
                 "weighted": self.pooled_summary("weighted"),
                 "unweighted": self.pooled_summary("unweighted")}
+
+
+#: The per-condition measures of :class:`ConditionAnalysis` (arrays) and of its summaries.
+_HEADLINE = ("n_tar", "n_non", "p_miss", "p_fa", "act_dcf", "min_dcf", "eer", "cllr",
+             "min_cllr")
+
+
+def _plain(v):
+    return int(v) if isinstance(v, np.integer) else float(v)
+
+
+class _PerCondition(Sequence):
+    """The :class:`~llrlab.core.analysis.Analysis` of each condition alone, built when first
+    looked up (``O(n_k log n_k)`` each: the trials are grouped by condition once)."""
+
+    def __init__(self, trials, codes, n_cond, grid):
+        self._trials, self._grid = trials, grid
+        self._order, self._starts, self._sizes = _grouped(codes, n_cond)
+        self._done = {}
+
+    def __len__(self):
+        return self._sizes.size
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        k = range(len(self))[k]  # IndexError outside, negative indices from the end
+        if k not in self._done:
+            a = self._starts[k]
+            rows = self._order[a:a + self._sizes[k]]  # ascending: the trials' own order
+            self._done[k] = analyze(self._trials.subset(rows), plo=self._grid)
+        return self._done[k]
+
+    def __repr__(self):
+        return f"<{len(self)} Analysis, one per condition, built on first access>"
 
 
 def _headline(a: Analysis, plo):
@@ -517,22 +554,20 @@ def by_condition(trials, weights="equal", *, select=None, plo=0.0,
         if own is not None and sub.conditions.size != len(trials):
             own = own[np.isin(trials.conditions, cw.conditions)]
         plain = sub.with_weights(own)
-    inv = np.searchsorted(cw.conditions, sub.conditions)
-    per = []
-    for k, c in enumerate(cw.conditions.tolist()):
-        if cw.n_tar[k] == 0 or cw.n_non[k] == 0:
-            what = "target" if cw.n_tar[k] == 0 else "non-target"
-            raise DataError(f"{where}condition {c!r} has no {what} trials, so it cannot be "
-                            f"analysed alone; leave it out of the selection")
-        per.append(analyze(plain.subset(inv == k), plo=grid))
+    names, codes = sub.condition_index()  # the pooled conditions: cw.conditions
+    n_cond = names.size
+    lab = plain.labels
+    for mass, what in ((np.bincount(codes[lab], plain.tar_weights, minlength=n_cond),
+                        "target"),
+                       (np.bincount(codes[~lab], plain.non_weights, minlength=n_cond),
+                        "non-target")):
+        empty = np.flatnonzero(~(mass > 0))
+        if empty.size:
+            raise DataError(f"{where}condition {str(names[empty[0]])!r} has no {what} trials"
+                            f"{' of positive weight' if plain.weights is not None else ''}, "
+                            f"so it cannot be analysed alone; leave it out of the selection")
+    per = _PerCondition(plain, codes, n_cond, grid)
     weighted = analyze(sub, plo=grid)
     unweighted = analyze(plain, plo=grid) if cw.reweighted else weighted
-    heads = [_headline(a, plo) for a in per]
-
-    def col(key, dtype=np.float64):
-        return np.array([h[key] for h in heads], dtype=dtype)
-
-    return ConditionAnalysis(cw, plo, tuple(per), weighted, unweighted,
-                             col("n_tar", np.int64), col("n_non", np.int64), col("p_miss"),
-                             col("p_fa"), col("act_dcf"), col("min_dcf"), col("eer"),
-                             col("cllr"), col("min_cllr"))
+    m = condition_measures(plain.scores, lab, plain.weights, codes, n_cond, plo)
+    return ConditionAnalysis(cw, plo, per, weighted, unweighted, *(m[k] for k in _HEADLINE))
