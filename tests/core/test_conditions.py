@@ -558,7 +558,7 @@ def test_pav_rounds_fall_back_to_the_single_set_kernel(monkeypatch):
 def test_many_conditions_error_names_the_condition_without_a_class():
     t = Trials([1.0, 0.0, 2.0, 3.0], [1, 0, 1, 1], conditions=["a", "a", "b", "b"],
                source="x.txt")
-    with pytest.raises(DataError, match="x.txt: condition 'b' has no non-target trials"):
+    with pytest.raises(DataError, match=r"x\.txt: condition 'b' has no non-target trials"):
         by_condition(t, "pooled")
 
 
