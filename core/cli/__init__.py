@@ -24,12 +24,27 @@ from .evaluate import add_eval_parser
 __all__ = ["StderrProgress", "build_parser", "main", "run"]
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: print ``llrlab X.Y.Z`` (the package metadata is read only when asked)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print llrlab's version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .._version import __version__
+
+        sys.stdout.write(f"llrlab {__version__}\n")
+        parser.exit()
+
+
 def build_parser():
     """The argparse parser of all numeric subcommands."""
     parser = argparse.ArgumentParser(
         prog="llrlab",
         description="Analyse and calibrate the scores of binary detectors.",
     )
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     add_eval_parser(sub)

@@ -10,7 +10,6 @@ pool and the plain pool of all (selected) trials.  See :mod:`llrlab.core.conditi
 from __future__ import annotations
 
 from ..errors import DataError
-from ..trials import Trials
 from ._common import fmt_number
 
 __all__ = ["add_condition_args", "by_condition_table", "condition_report",
@@ -76,6 +75,8 @@ def conditions_for_eval(trials, args, progress=None):
     if _active(args):
         _spec(args)  # report a malformed specification before any computation
         _select(args)
+    from ..trials import Trials
+
     return Trials(trials.scores, trials.labels, trials.weights, trials.conditions,
                   trials.model_ids, trials.segment_ids, where)
 

@@ -17,10 +17,7 @@ from __future__ import annotations
 import json
 import os
 
-import numpy as np
-
 from ..errors import LlrlabError
-from ..trials import Trials
 from ._common import (
     StderrProgress,
     load_trials_arg,
@@ -134,6 +131,8 @@ def _check_outputs(args, fmt, model_path, inputs):
 
 def _outside(cal, systems):
     """Per system: how many scores lie outside the dev score range."""
+    import numpy as np
+
     return [int(np.count_nonzero((s.scores < lo) | (s.scores > hi)))
             for s, (lo, hi) in zip(systems, cal.training.score_range, strict=True)]
 
@@ -178,6 +177,7 @@ def _dev_trials(files, already_read, option, progress):
     file to calibrate; a labelled file is then not parsed a second time.
     """
     from ..io.bosaris_text import require_both_classes
+    from ..trials import Trials
 
     if len(files) == 1 and isinstance(already_read, Trials):
         return require_both_classes(already_read)

@@ -19,9 +19,6 @@ from __future__ import annotations
 import csv
 import io
 
-import numpy as np
-from scipy.special import expit
-
 from ..errors import LlrlabError
 from ._common import (
     StderrProgress,
@@ -91,6 +88,8 @@ def add_curves_parser(sub):
 
 
 def _grid(lo, hi, points, option):
+    import numpy as np
+
     if points < 2:
         raise LlrlabError(f"--points must be at least 2, got {points}")
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
@@ -165,6 +164,8 @@ def _decomposition(c):
 
 
 def _cmd_ape(args, out):
+    from scipy.special import expit
+
     from ..ape import ape_curves
 
     plo = _grid(*args.plo_range, args.points, "--plo-range")
@@ -178,6 +179,8 @@ def _cmd_ape(args, out):
 
 
 def _cmd_ece(args, out):
+    from scipy.special import expit
+
     from ..ape import ece_curves
 
     plo = _grid(*args.plo_range, args.points, "--plo-range")
