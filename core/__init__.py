@@ -11,6 +11,8 @@ command line's ``-h`` stay fast; ``from llrlab.core import analyze`` works as us
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 #: public name -> the submodule that defines it
 _EXPORTS = {
@@ -74,6 +76,7 @@ _EXPORTS = {
     "z_test": "significance",
     "GaussianModel": "synthetic",
     "gaussian_trials": "synthetic",
+    "miscalibration_warning": "llr_check",
     "Scores": "trials",
     "Trials": "trials",
     "BootstrapCI": "uncertainty",
@@ -101,6 +104,21 @@ def __getattr__(name):
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value  # later look-ups skip this function
     return value
+
+
+class _Package(types.ModuleType):
+    """This package's module type.  Importing a submodule binds it as an attribute of the
+    package; where the submodule is named like the function it exports (``cllr``, ``pav``,
+    ``rocch``, ``epc``), the function keeps the name, as with eager imports."""
+
+    def __setattr__(self, name, value):
+        if (isinstance(value, types.ModuleType) and _EXPORTS.get(name) == name
+                and value.__name__ == f"{__name__}.{name}"):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __dir__():

@@ -15,13 +15,13 @@ import sys
 import warnings
 
 from ..errors import LlrlabError, LlrlabWarning
-from ._common import StderrProgress
+from ._progress import Progress
 from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
 from .compare import add_compare_parser
 from .curves import add_curves_parser
 from .evaluate import add_eval_parser
 
-__all__ = ["StderrProgress", "build_parser", "main", "run"]
+__all__ = ["Progress", "build_parser", "main", "run"]
 
 
 class _VersionAction(argparse.Action):
@@ -57,7 +57,7 @@ def build_parser():
 
 
 def run(argv=None, *, parser=None, out=None, err=None):
-    """Run the command line; return the exit code (2 on bad input)."""
+    """Run the command line; return the exit code (2 on bad input, 130 on Ctrl-C)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     parser = parser if parser is not None else build_parser()
@@ -71,9 +71,16 @@ def run(argv=None, *, parser=None, out=None, err=None):
             err.write(f"llrlab {args.command}: error: {exc}\n")
             code = 2
         except OSError as exc:
-            err.write(f"llrlab {args.command}: error: {exc.strerror or exc}: "
-                      f"{exc.filename or ''}\n")
+            where = f": {exc.filename}" if exc.filename else ""
+            err.write(f"llrlab {args.command}: error: {exc.strerror or exc}{where}\n")
             code = 2
+        except MemoryError:
+            err.write(f"llrlab {args.command}: error: not enough memory for these data; free "
+                      f"memory or evaluate a subset of the trials\n")
+            code = 2
+        except KeyboardInterrupt:
+            err.write(f"\nllrlab {args.command}: interrupted; no output was written\n")
+            code = 130
     for w in caught:
         if issubclass(w.category, LlrlabWarning):
             err.write(f"llrlab {args.command}: warning: {w.message}\n")

@@ -52,3 +52,14 @@ def test_the_core_api_is_importable_lazily():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False True []"
+
+
+def test_functions_keep_their_names_beside_submodules_of_the_same_name():
+    """``llrlab.core.cllr`` is the function even after the submodule ``cllr`` is imported
+    (lazy imports must not change what ``from llrlab.core import cllr`` gives)."""
+    code = ("import llrlab.core.cllr, llrlab.core.pav, llrlab.core.rocch, llrlab.core.epc; "
+            "from llrlab.core import cllr, pav, rocch, epc; "
+            "print(all(callable(f) for f in (cllr, pav, rocch, epc)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "True"

@@ -125,8 +125,7 @@ def test_calibrate_writes_the_api_result_in_the_apply_format(
     assert load_calibrator(model).to_dict() == cal.to_dict()
 
 
-@pytest.mark.parametrize("method", ["affine", "pav"])
-def test_calibrate_prior_and_model_path(files, tmp_path, method):
+def test_calibrate_prior_and_model_path(files, tmp_path, method="affine"):
     dev_files = files["dev_txt"]
     out, model = tmp_path / "o.txt", tmp_path / "sub_model.json"
     code, _, err = _run(["calibrate", "--dev", *dev_files, "--apply", files["eval_txt"],
@@ -140,12 +139,19 @@ def test_calibrate_prior_and_model_path(files, tmp_path, method):
     assert np.array_equal(read_score_file(out)[0].scores,
                           _api_calibrated(cal, files["eval_txt"])[0].scores)
     default = fit_calibrator(load_trials(*dev_files), method=method, prior=0.5)
-    if method == "affine":
-        assert loaded.to_dict()["params"]["prior"] == 0.1
-        assert loaded.prior == 0.1
-        assert loaded.scale != default.scale  # the prior changed the fit
-    else:  # PAV does not depend on a prior
-        assert loaded.to_dict() == default.to_dict()
+    assert loaded.to_dict()["params"]["prior"] == 0.1
+    assert loaded.prior == 0.1
+    assert loaded.scale != default.scale  # the prior changed the fit
+
+
+def test_calibrate_refuses_a_prior_for_pav(files, tmp_path):
+    """PAV does not depend on a prior: --prior would be silently ignored, so it is refused
+    before anything is read or written."""
+    out = tmp_path / "o.txt"
+    code, _, err = _run(["calibrate", "--dev", *files["dev_txt"], "--method", "pav",
+                         "--prior", "0.1", "--out", out])
+    assert code == 2 and not out.exists()
+    assert err.count("\n") == 1 and "--prior has no effect with --method pav" in err
 
 
 # ---------------------------------------------------------- 2. calibrate without --apply
