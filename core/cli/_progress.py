@@ -7,11 +7,15 @@ it does not (a ticker thread repaints it).  The line is rewritten in place (carr
 then erase to the end of the line), and erased when the command ends, so that what remains on
 the terminal is the command's output alone.  Nothing is written when stderr is not a terminal
 (a pipe, a file, a test) or with ``--quiet``.
+
+The environment variable ``LLRLAB_PROGRESS_DELAY`` (seconds, default 1) sets how long a step
+runs before its line appears.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import threading
 import time
@@ -32,18 +36,24 @@ class Progress:
         Default ``sys.stderr``.
     quiet : bool
         Show nothing.
-    delay : float
-        Seconds a step runs before its line appears (short steps stay silent).
+    delay : float, optional
+        Seconds a step runs before its line appears (short steps stay silent); default
+        ``LLRLAB_PROGRESS_DELAY`` or 1.
     interval : float
         Seconds between repaints.
     force : bool
         Show the line even when ``stream`` is not a terminal (tests).
     """
 
-    def __init__(self, stream=None, *, quiet=False, delay=1.0, interval=0.25, force=False):
+    def __init__(self, stream=None, *, quiet=False, delay=None, interval=0.25, force=False):
         self.stream = stream if stream is not None else sys.stderr
         isatty = getattr(self.stream, "isatty", None)
         self.enabled = not quiet and (force or bool(isatty and isatty()))
+        if delay is None:
+            try:
+                delay = float(os.environ.get("LLRLAB_PROGRESS_DELAY", "1"))
+            except ValueError:
+                delay = 1.0
         self.delay = delay
         self.interval = interval
         self._lock = threading.Lock()
