@@ -70,6 +70,9 @@ def run(argv=None, *, parser=None, out=None, err=None):
         except LlrlabError as exc:
             err.write(f"llrlab {args.command}: error: {exc}\n")
             code = 2
+        except BrokenPipeError:  # the reader went away (`llrlab eval ... | head`): be quiet
+            _silence(out)
+            code = 0
         except OSError as exc:
             where = f": {exc.filename}" if exc.filename else ""
             err.write(f"llrlab {args.command}: error: {exc.strerror or exc}{where}\n")
@@ -87,6 +90,20 @@ def run(argv=None, *, parser=None, out=None, err=None):
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return code
+
+
+def _silence(out):
+    """After a broken pipe, point ``out`` at /dev/null so that the interpreter's final flush
+    does not complain (Python's documented idiom)."""
+    import os
+
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def main(argv=None):  # pragma: no cover - thin wrapper

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import os
 
-from ..errors import FileFormatError, LlrlabError
+from ..errors import LlrlabError
+from ._writing import write_all_atomically, write_atomically
 
 __all__ = ["fmt_number", "load_trials_arg", "operating_point_args", "percent",
            "refuse_overwriting_inputs", "requires", "write_all_atomically",
@@ -67,44 +68,3 @@ def refuse_overwriting_inputs(outputs, inputs):
             if inp is not None and os.path.exists(inp) and os.path.samefile(out, inp):
                 raise LlrlabError(f"{out}: the output would overwrite the input file {inp}; "
                                   f"choose another name")
-
-
-def write_atomically(path, write):
-    """Call ``write(tmp)`` on a temporary file next to ``path``, then rename it to ``path``.
-
-    A failure while writing leaves any existing ``path`` untouched and no partial file.
-    """
-    write_all_atomically([(path, write)])
-
-
-def write_all_atomically(jobs):
-    """Write several files, each through ``write(tmp)`` as in :func:`write_atomically`.
-
-    ``jobs`` is a list of ``(path, write)``.  The files are renamed into place only once
-    every one of them is written, so a failure leaves all existing paths untouched (and no
-    partial file); errors name the path, not the temporary file.
-    """
-    done = []  # (path, tmp) of every file begun
-    path = None  # the file being written or renamed, for error messages
-    try:
-        for path, write in jobs:
-            path = os.fspath(path)
-            folder, base = os.path.split(os.path.abspath(path))
-            stem, ext = os.path.splitext(base)
-            tmp = os.path.join(folder, f".{stem}.partial-{os.getpid()}{ext}")
-            done.append((path, tmp))
-            try:
-                write(tmp)
-            except FileFormatError as exc:
-                if exc.path != tmp:
-                    raise
-                raise FileFormatError(path, exc.reason.replace(tmp, path), line=exc.line,
-                                      text=exc.text) from None
-        for path, tmp in done:
-            os.replace(tmp, path)
-    except OSError as exc:
-        raise FileFormatError(path, f"cannot be written ({exc.strerror or exc})") from None
-    finally:
-        for _, tmp in done:
-            if os.path.exists(tmp):
-                os.remove(tmp)
