@@ -23,6 +23,7 @@ from ..errors import LlrlabError
 from ._common import (
     fmt_number,
     load_trials_arg,
+    percent,
     refuse_overwriting_inputs,
     write_atomically,
 )
@@ -175,7 +176,7 @@ def _cmd_ape(args, out):
             c.default)
     rows = list(zip(*cols, strict=True))
     return _emit(args, out, _csv_text(APE_COLUMNS, rows), len(rows), files,
-                 [_decomposition(c), f"ROCCH-EER {fmt_number(c.eer)}"])
+                 [_decomposition(c), f"ROCCH-EER {fmt_number(percent(c.eer))}%"])
 
 
 def _cmd_ece(args, out):
