@@ -56,8 +56,8 @@ def add_curves_parser(sub):
         "epc", help="expected performance curve: threshold chosen on dev, HTER on eval",
         description="For each alpha in [0, 1], choose the threshold minimizing "
                     "alpha*Pfa + (1-alpha)*Pmiss on the dev trials and report the eval error "
-                    "rates and HTER at it (Bengio, Mariéthoz & Keller 2005).  Repeat --dev/--eval to "
-                    "compare systems.")
+                    "rates and HTER at it (Bengio, Mariéthoz & Keller 2005).  Repeat "
+                    "--dev/--eval to compare systems.")
     e.add_argument("--dev", nargs="+", action="append", required=True,
                    metavar=("SCORES", "KEY"),
                    help="dev trials: a score file and its key, or one labelled file")
