@@ -374,7 +374,8 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
                        w is not None, t_eff, n_eff)
 
 
-@summary_repr("statistic", "p_value", "a_only", "b_only", "method", "trials", "weighted")
+@summary_repr("statistic", "p_value", "only_a_wrong", "only_b_wrong", "method", "trials",
+              "weighted")
 @dataclass(frozen=True, eq=False)
 class McNemarResult:
     """McNemar's test on the paired decisions of two systems.
@@ -385,9 +386,9 @@ class McNemarResult:
         Chi-square method: ``(|b - c| - 1)^2 / (b + c)``; exact method: ``min(b, c)``.
     p_value : float
         Two-sided.
-    a_only : int
+    only_b_wrong : int
         ``b``: trials where only system B errs (A is right, B wrong).
-    b_only : int
+    only_a_wrong : int
         ``c``: trials where only system A errs (B is right, A wrong).
     both_right, both_wrong : int
         The concordant trials (they do not enter the test).
@@ -404,17 +405,18 @@ class McNemarResult:
     weighted : bool
         The trials carried weights: the test is on the weighted discordant trials (Notes of
         :func:`mcnemar_test`).
-    a_only_weight, b_only_weight : float
-        Total weight of the ``a_only`` and ``b_only`` trials (their counts without weights).
+    only_b_wrong_weight, only_a_wrong_weight : float
+        Total weight of the ``only_b_wrong`` and ``only_a_wrong`` trials (their counts
+        without weights).
     n_effective : float
         Kish's effective number of discordant trials, ``(sum w)^2 / sum w^2`` over them
-        (``a_only + b_only`` without weights).
+        (``only_b_wrong + only_a_wrong`` without weights).
     """
 
     statistic: float
     p_value: float
-    a_only: int
-    b_only: int
+    only_b_wrong: int
+    only_a_wrong: int
     both_right: int
     both_wrong: int
     method: str
@@ -424,13 +426,13 @@ class McNemarResult:
     names: tuple
     verdict: str
     weighted: bool = False
-    a_only_weight: float = float("nan")
-    b_only_weight: float = float("nan")
+    only_b_wrong_weight: float = float("nan")
+    only_a_wrong_weight: float = float("nan")
     n_effective: float = float("nan")
 
     @property
     def n_discordant(self):
-        return self.a_only + self.b_only
+        return self.only_b_wrong + self.only_a_wrong
 
     @property
     def significant(self):
@@ -503,7 +505,7 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
     >>> a = Trials([1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, 1], lab)  # 2 errors
     >>> b = Trials([-1, -1, -1, 1, 1, -1, 1, 1, -1, -1, -1, 1], lab)  # 7 errors
     >>> r = mcnemar_test(a, b)
-    >>> r.a_only, r.b_only, r.method, round(r.p_value, 4)
+    >>> r.only_b_wrong, r.only_a_wrong, r.method, round(r.p_value, 4)
     (5, 0, 'exact', 0.0625)
     """
     if trials not in _ERRORS:

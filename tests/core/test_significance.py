@@ -116,7 +116,7 @@ def _paired(n_both_right, a_only, b_only, n_both_wrong):
 def test_mcnemar_exact_equals_binomtest(b, c):
     a_, b_ = _paired(30, b, c, 7)
     r = mcnemar_test(a_, b_, trials="target")
-    assert (r.a_only, r.b_only, r.both_right, r.both_wrong) == (b, c, 30, 7)
+    assert (r.only_b_wrong, r.only_a_wrong, r.both_right, r.both_wrong) == (b, c, 30, 7)
     assert r.method == "exact"
     want = 1.0 if b + c == 0 else binomtest(b, b + c, 0.5).pvalue
     assert r.p_value == pytest.approx(want, rel=1e-12)
@@ -154,11 +154,11 @@ def test_mcnemar_by_class_and_verdicts():
     sa[70:73] = 1.0         # A false-alarms on 3 others
     a, b = Trials(sa, lab), Trials(sb, lab)
     m = mcnemar_test(a, b, trials="target", names=("A.txt", "B.txt"))
-    assert (m.a_only, m.b_only) == (12, 0)
+    assert (m.only_b_wrong, m.only_a_wrong) == (12, 0)
     assert m.verdict.startswith("system A.txt makes significantly fewer misses than system "
                                 "B.txt on the target trials at the 5% level (p = ")
     f = mcnemar_test(b, a, trials="non-target")
-    assert (f.a_only, f.b_only) == (3, 30) and f.significant
+    assert (f.only_b_wrong, f.only_a_wrong) == (3, 30) and f.significant
     assert "system B makes significantly fewer false alarms than system A" in f.verdict
     n = mcnemar_test(a, b, trials="all", alpha=1e-20)
     assert n.verdict.startswith("no significant difference in errors")
@@ -219,7 +219,8 @@ def test_pairing_by_id_ignores_order():
     assert (r.statistic, r.p_value) == (ref.statistic, ref.p_value)
     m_ref = mcnemar_test(a, b)
     m = mcnemar_test(_with_ids(a), _with_ids(b, perm))
-    assert (m.a_only, m.b_only, m.p_value) == (m_ref.a_only, m_ref.b_only, m_ref.p_value)
+    assert (m.only_b_wrong, m.only_a_wrong, m.p_value) == (
+        m_ref.only_b_wrong, m_ref.only_a_wrong, m_ref.p_value)
 
 
 def test_pairing_errors():
@@ -320,8 +321,8 @@ def test_weighted_mcnemar_by_hand():
     # 8 (w 2)}: W_b = 2, W_c = 5; n_eff = 7^2 / (1+1+4+1+4) = 49/11;
     # b = 49/11 * 2/7 = 14/11, c = 35/11.  Exact on round(b) = 1 of round(n) = 4.
     r = mcnemar_test(WA, WB)
-    assert r.weighted and (r.a_only, r.b_only) == (2, 3)
-    assert (r.a_only_weight, r.b_only_weight) == (2.0, 5.0)
+    assert r.weighted and (r.only_b_wrong, r.only_a_wrong) == (2, 3)
+    assert (r.only_b_wrong_weight, r.only_a_wrong_weight) == (2.0, 5.0)
     assert r.n_effective == pytest.approx(49 / 11, rel=1e-15)
     assert r.method == "exact"
     assert r.p_value == pytest.approx(binomtest(1, 4, 0.5).pvalue, rel=1e-15)
@@ -332,7 +333,7 @@ def test_weighted_mcnemar_by_hand():
     assert c.p_value == pytest.approx(chi2.sf(100 / (11 * 49), 1), rel=1e-13)
     # non-target trials only: only A errs on {7 (w 1), 8 (w 2)}, only B on {5 (w 1)}
     nt = mcnemar_test(WA, WB, trials="non-target", exact=False)
-    assert (nt.a_only_weight, nt.b_only_weight) == (1.0, 3.0)
+    assert (nt.only_b_wrong_weight, nt.only_a_wrong_weight) == (1.0, 3.0)
     assert nt.n_effective == pytest.approx(16 / 6, rel=1e-15)
     kb = 16 / 6 * 1 / 4
     assert nt.statistic == pytest.approx(max(abs(kb - (16 / 6 - kb)) - 1, 0) ** 2 / (16 / 6),
@@ -362,7 +363,8 @@ def test_equal_weights_give_the_unweighted_tests(seed):
                 for exact in (None, True, False):
                     u = mcnemar_test(a, b, plo, trials=cls, exact=exact)
                     w = mcnemar_test(wa, wb, plo, trials=cls, exact=exact)
-                    assert (w.a_only, w.b_only, w.method) == (u.a_only, u.b_only, u.method)
+                    assert (w.only_b_wrong, w.only_a_wrong, w.method) == (
+                        u.only_b_wrong, u.only_a_wrong, u.method)
                     assert w.n_effective == pytest.approx(u.n_effective, rel=1e-12)
                     assert w.statistic == pytest.approx(u.statistic, rel=1e-12, abs=1e-15)
                     assert w.p_value == pytest.approx(u.p_value, rel=1e-12)
