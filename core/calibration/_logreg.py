@@ -127,6 +127,10 @@ class LinearFit:
     decrement: float
 
 
+#: Largest score magnitude the fit takes: second moments (whitening, Hessian) must not overflow.
+_MAX_SCORE = 1e150
+
+
 def class_weights(labels, prior, weights=None, *, what="the training trials"):
     """Weights ``c_t`` of ``Ce(prior)`` per class: ``p w_t / W_tar`` and ``(1-p) w_t / W_non``.
 
@@ -487,6 +491,11 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
         raise DataError(f"{what}: {lab.size} labels for features of shape {x.shape}")
     if not np.isfinite(x).all():
         raise DataError(f"{what} have NaN or infinite scores; calibration needs finite scores")
+    big = float(np.abs(x).max(initial=0.0))
+    if big > _MAX_SCORE:
+        raise DataError(f"{what} have scores up to {big:.3g} in magnitude: too large for "
+                        f"logistic-regression calibration (their squares overflow); rescale "
+                        f"them, e.g. divide by {10.0 ** np.floor(np.log10(big / 1e6)):.0e}")
     ct, cn = class_weights(lab, prior, weights, what=what)
     p = float(prior)
     xt, xn = x[lab], x[~lab]

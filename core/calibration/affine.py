@@ -105,7 +105,7 @@ class AffineCalibrator(Calibrator):
         if not isinstance(dev, Trials):
             raise DataError(f"affine calibration is trained on labelled Trials, got "
                             f"{type(dev).__name__}")
-        what = dev.source or "the dev trials"
+        what = f"the dev trials of {dev.source}" if dev.source else "the dev trials"
         notes = []
         with noting_warnings(notes):
             fit = fit_linear(dev.scores, dev.labels, prior, weights=dev.weights, what=what)
