@@ -60,7 +60,7 @@ class IdCodes:
     ['spk2', 'spk1', 'spk2']
     """
 
-    __slots__ = ("codes", "vocab")
+    __slots__ = ("_codes", "_make", "_n", "vocab")
 
     def __init__(self, codes, vocab):
         c = np.asarray(codes)
@@ -73,20 +73,39 @@ class IdCodes:
                             f"{v.size} ids")
         if len(set(v.tolist())) != v.size:
             raise DataError("the id vocabulary must hold distinct strings")
-        self._set(_small_codes(c, v.size), v)
+        self._set(_small_codes(c, v.size), v, None, c.size)
 
-    def _set(self, codes, vocab):
-        object.__setattr__(self, "codes", codes)
+    def _set(self, codes, vocab, make, n):
+        object.__setattr__(self, "_codes", codes)
         object.__setattr__(self, "vocab", vocab)
+        object.__setattr__(self, "_make", make)
+        object.__setattr__(self, "_n", n)
 
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    @property
+    def codes(self):
+        """Each trial's index into ``vocab`` (int32 unless the vocabulary is huge)."""
+        if self._codes is None:
+            codes = self._make()
+            object.__setattr__(self, "_codes", codes)
+            object.__setattr__(self, "_make", None)
+        return self._codes
 
     @classmethod
     def trusted(cls, codes, vocab):
         """Wrap codes and a vocabulary known to be valid (no checks; for the loaders)."""
         out = cls.__new__(cls)
-        out._set(codes, vocab)
+        out._set(codes, vocab, None, codes.size)
+        return out
+
+    @classmethod
+    def deferred(cls, n, vocab, make):
+        """Codes computed by ``make()`` when first needed (e.g. the row index of every cell
+        of a full matrix); ``n`` is their number.  No checks (for the loaders)."""
+        out = cls.__new__(cls)
+        out._set(None, vocab, make, int(n))
         return out
 
     @classmethod
@@ -106,10 +125,10 @@ class IdCodes:
         return cls.trusted(_small_codes(codes, vocab.size), vocab)
 
     def __len__(self):
-        return self.codes.size
+        return self._n
 
     def __repr__(self):
-        return f"IdCodes(n={self.codes.size}, distinct={self.vocab.size})"
+        return f"IdCodes(n={self._n}, distinct={self.vocab.size})"
 
     def strings(self):
         """The per-trial strings, ``vocab[codes]`` (an object array)."""
@@ -211,12 +230,12 @@ class _IdColumn:
                 raise DataError(f"{name} has {len(x)} entries for {n} trials")
             return x
         if isinstance(x, IdCodes):
-            if x.codes.size != n:
-                raise DataError(f"{name} has {x.codes.size} entries for {n} trials")
+            if len(x) != n:
+                raise DataError(f"{name} has {len(x)} entries for {n} trials")
             return cls(codes=x)
         if isinstance(x, np.ndarray):
             known = _known_codes(x)
-            if known is not None and known.codes.size == n:
+            if known is not None and len(known) == n:
                 return cls(strings=x, codes=known)
         a = np.asarray(x)
         if a.dtype.kind not in "UO":
@@ -441,7 +460,13 @@ class _Frozen:
 
     @property
     def has_ids(self):
+        """True when the trials carry (model, segment) ids."""
         return self._cols["model"] is not None
+
+    @property
+    def has_conditions(self):
+        """True when the trials carry a condition each."""
+        return self._cols["condition"] is not None
 
     def trial_name(self, i):
         """``"model segment"`` of trial ``i`` (for messages), or ``"trial i"`` without ids."""
@@ -559,6 +584,19 @@ class Trials(_Frozen):
         object.__setattr__(self, "labels", lab)
         object.__setattr__(self, "weights", as_weights(weights, n, f"weights of {where}"))
         self._ids_init(n, conditions, model_ids, segment_ids)
+
+    @classmethod
+    def _checked(cls, scores, labels, *, conditions=None, model_ids=None, segment_ids=None,
+                 source=""):
+        """Trials from arrays a loader has checked already: float64 finite ``scores``, bool
+        ``labels`` of the same length, no weights (no second pass over 10^7 scores)."""
+        self = cls.__new__(cls)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "weights", None)
+        self._ids_init(scores.size, conditions, model_ids, segment_ids)
+        return self
 
     def __repr__(self):
         extras = [w for w, c in (("ids", "model"), ("conditions", "condition"))
