@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import FileFormatError
 from ..trials import IdCodes
-from ._source import BLOCK, iter_blocks
+from ._source import iter_blocks
 from ._text import (
     CSV_TABLE,
     UTF8_BOM,
@@ -199,8 +199,10 @@ class Builders:
         n = self.n + rows
         if self.limits is not None:
             self.limits.check_trials(self.src.name, n)
-            self.limits.check_bytes(self.src.name, n * self.row_bytes,
-                                    f"its {n:,} trials (and more)")
+            if not self.limits.fits(n * self.row_bytes):
+                raise FileFormatError(self.src.name, f"holds at least {n:,} trials, which would "
+                                                     f"not fit in {self.limits.budget()}; not "
+                                                     f"enough memory to load it")
         self.n = n
 
     def values(self):
@@ -309,7 +311,7 @@ class RowLocator:
         seen = 0
         i = 0
         with self.src.open() as f:
-            for block, line0 in iter_blocks(f, BLOCK):
+            for block, line0 in iter_blocks(f):
                 block = blank_bom(block, line0)
                 block, line0 = drop_through(block, line0, self.skip_line)
                 work = block if self.delimiter is None else block.translate(CSV_TABLE)

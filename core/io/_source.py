@@ -130,14 +130,21 @@ class Limits:
             raise FileFormatError(name, f"holds more than {self.max_trials:,} trials, the "
                                         f"limit set for this load")
 
+    def fits(self, n):
+        """True if ``n`` bytes fit in ``max_bytes``."""
+        return self.max_bytes is None or n <= self.max_bytes
+
+    def budget(self):
+        """``'the 18.3 GB of memory available'`` (or ``allowed for this load``)."""
+        whose = "available" if self.memory else "allowed for this load"
+        return f"the {_size(self.max_bytes)} of memory {whose}"
+
     def check_bytes(self, name, n, what):
         """Raise FileFormatError unless ``n`` bytes (needed for ``what``) fit in
         ``max_bytes``."""
-        if self.max_bytes is not None and n > self.max_bytes:
-            whose = "available" if self.memory else "allowed for this load"
-            raise FileFormatError(name, f"{what} would need {_size(n)} of memory, more than "
-                                        f"the {_size(self.max_bytes)} {whose}; not enough "
-                                        f"memory to load it")
+        if not self.fits(n):
+            raise FileFormatError(name, f"{what} would need {_size(n)}, more than "
+                                        f"{self.budget()}; not enough memory to load it")
 
 
 def make_limits(max_trials=None, max_bytes=None):
@@ -296,7 +303,9 @@ def open_source(path, *, limits=None):
         f = io.BytesIO(data)
         kind = ("hdf5" if _hdf5_at(f, len(data)) else
                 "gzip" if data[:2] == GZIP_MAGIC else "text")
-        return Source(STDIN_NAME, None, data, kind, len(data))
+        src = Source(STDIN_NAME, None, data, kind, len(data))
+        _refuse_gzipped_hdf5(src)
+        return src
     try:
         with open(name, "rb") as f:
             size = os.fstat(f.fileno()).st_size
@@ -309,10 +318,18 @@ def open_source(path, *, limits=None):
         raise _os_error(name, exc) from None
     except (TypeError, ValueError) as exc:  # e.g. an embedded NUL in the name
         raise FileFormatError(name, f"is not a valid file name ({exc})") from None
-    return Source(name, name, None, kind, size)
+    src = Source(name, name, None, kind, size)
+    _refuse_gzipped_hdf5(src)
+    return src
 
 
-def iter_blocks(stream, block=BLOCK, *, count_until=None):
+def _refuse_gzipped_hdf5(src):
+    if src.kind == "gzip" and src.head(8) == HDF5_SIGNATURE:
+        raise FileFormatError(src.name, "is a gzip-compressed HDF5 file, which cannot be read "
+                                        "compressed: decompress it first (gunzip)")
+
+
+def iter_blocks(stream, block=None, *, count_until=None):
     """``(bytes, first_line)`` of whole lines read from ``stream``, block by block.
 
     ``first_line`` is the 1-based number of the first line in the block.  With
@@ -321,6 +338,7 @@ def iter_blocks(stream, block=BLOCK, *, count_until=None):
     The last block may end without a newline.  A line longer than a block is read until its
     end.
     """
+    block = BLOCK if block is None else block
     carry = b""
     line = 1
     while True:

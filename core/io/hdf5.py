@@ -341,7 +341,7 @@ def _decode_ids(ds, name, path, limits):
                                       h5py.check_string_dtype(ds.dtype) is None):
         raise FileFormatError(path, f"/{name} should hold strings, found {ds.dtype}")
     limits.check_bytes(path, n * (ds.dtype.itemsize + _ID_OVERHEAD),
-                       f"/{name}, which declares {n:,} ids,")
+                       f"/{name} declares {n:,} ids of {ds.dtype.itemsize} bytes, which")
     space_padded = False
     try:
         tid = ds.id.get_type()
@@ -523,7 +523,9 @@ def _find_cells(m, limits, path, what, extra_bytes, test=None, collect=None):
 
 def _check_found(cells, limits, path, what, extra_bytes):
     limits.check_trials(path, cells.n)
-    limits.check_bytes(path, cells.n * extra_bytes, f"the {cells.n:,} {what} trials found so far")
+    if not limits.fits(cells.n * extra_bytes):
+        raise FileFormatError(path, f"holds at least {cells.n:,} {what} trials, which would not "
+                                    f"fit in {limits.budget()}; not enough memory to load it")
 
 
 def _declared(ds, name, path, limits):
@@ -533,8 +535,8 @@ def _declared(ds, name, path, limits):
                                     f"{n:,} cells, more than the {MAX_CELLS:,} a BOSARIS "
                                     f"matrix may have")
     limits.check_bytes(path, n * ds.dtype.itemsize,
-                       f"/{name}, which declares {' x '.join(map(str, ds.shape))} "
-                       f"{ds.dtype} cells,")
+                       f"/{name} declares {' x '.join(map(str, ds.shape))} {ds.dtype} cells, "
+                       f"which")
 
 
 # --------------------------------------------------------------------------------------------
