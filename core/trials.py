@@ -127,6 +127,9 @@ class IdCodes:
     def __len__(self):
         return self._n
 
+    def __reduce__(self):
+        return (IdCodes.trusted, (self.codes, self.vocab))
+
     def __repr__(self):
         return f"IdCodes(n={self._n}, distinct={self.vocab.size})"
 
@@ -385,6 +388,11 @@ def _sorted_index(col):
 # Scores and Trials
 
 
+def _cut(text, width=60):
+    text = str(text)
+    return text if len(text) <= width else f"{text[:width - 3]}... ({len(text):,} characters)"
+
+
 class _Frozen:
     """Attributes set once in ``__init__``; ``_cache`` holds derived values."""
 
@@ -469,11 +477,12 @@ class _Frozen:
         return self._cols["condition"] is not None
 
     def trial_name(self, i):
-        """``"model segment"`` of trial ``i`` (for messages), or ``"trial i"`` without ids."""
+        """``"model segment"`` of trial ``i`` for messages (each id cut to 60 characters),
+        or ``"trial i"`` without ids."""
         if not self.has_ids:
             return f"trial {i}"
         m, s = self.model_codes, self.segment_codes
-        return f"{m.vocab[m.codes[i]]} {s.vocab[s.codes[i]]}"
+        return f"{_cut(m.vocab[m.codes[i]])} {_cut(s.vocab[s.codes[i]])}"
 
 
 class Scores(_Frozen):
