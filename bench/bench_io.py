@@ -2,7 +2,9 @@
 
 Every measurement runs in a fresh subprocess, which reports its wall time and its peak
 resident memory above what it held just before the measured step (the kernel's high-water
-mark ``VmHWM``, reset through ``/proc/self/clear_refs`` before the step).  The cases are run
+mark ``VmHWM``, reset through ``/proc/self/clear_refs`` before the step; pandas is imported
+before that baseline in every process, so that the peak counts the data, not a library's
+import).  The cases are run
 interleaved -- repeat 1 of every case, then repeat 2, ... -- so that the load of the other
 processes on the machine falls on all of them alike; the table gives medians and the ratio of
 the llrlab median to the reference median measured in the same run.
@@ -181,6 +183,8 @@ def _pandas_read(path, names, dtypes):
 def child(case, impl, d):
     """Run one measurement; print ``{"seconds": ..., "peak_mb": ...}`` as JSON."""
     import warnings
+
+    import pandas  # noqa: F401 - imported before the baseline by every side alike
 
     warnings.simplefilter("ignore")
     f = paths(d)

@@ -309,7 +309,7 @@ def read_key(path, *, max_trials=None, max_bytes=None):
     src = as_source(path, limits)
     table = _guard_memory(src.name, lambda: _key_table(src, limits=limits))
     keep, _ = deduplicate(table, ("labels",), "labels")
-    if keep.size != len(table):
+    if keep is not None:
         table = table.subset(keep)
     return Key(table.model_ids(), table.segment_ids(), table.values["labels"],
                source=src.name)
@@ -329,7 +329,7 @@ def read_ndx(path, *, max_trials=None, max_bytes=None):
         read_hdf5_table(src, "ndx", limits=limits) if src.is_hdf5
         else read_ndx_text(src, limits=limits)))
     keep, _ = deduplicate(table, (), "ids")
-    if keep.size != len(table):
+    if keep is not None:
         table = table.subset(keep)
     return Ndx(table.model_ids(), table.segment_ids(), source=src.name)
 

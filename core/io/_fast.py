@@ -158,7 +158,8 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
             warnings.simplefilter("always")
             reader = pd.read_csv(feed, sep=r"\s+", header=None, names=names, dtype=dtype,
                                  quoting=csv.QUOTE_NONE, na_filter=False, engine="c",
-                                 encoding="utf-8", chunksize=CHUNK_ROWS, **extra)
+                                 encoding="utf-8", chunksize=CHUNK_ROWS, low_memory=False,
+                                 **extra)
             with reader:
                 for chunk in reader:
                     _add_chunk(state["b"], cols, names, chunk, seen)

@@ -370,14 +370,14 @@ def _dense_join(left, right, pl, pr, cells):
         return every, every, none, none
     slot = np.full(cells, -1, dtype=np.int32)
     rows_l = np.arange(n_l, dtype=np.int32)
-    if not left.unique:
+    if not left.unique and not _increasing(pl):
         slot[pl] = rows_l
         if not np.array_equal(slot[pl], rows_l):
             return None
         slot[pl] = -1
     rows_r = np.arange(n_r, dtype=np.int32)
     slot[pr] = rows_r
-    if not right.unique and not np.array_equal(slot[pr], rows_r):
+    if not right.unique and not _increasing(pr) and not np.array_equal(slot[pr], rows_r):
         return None
     partner = slot[pl]
     del slot
@@ -421,9 +421,15 @@ def pair_codes(table, n_seg=None):
     if table.cells is not None and n_seg in (None, table.seg_vocab.size):
         return table.cell_codes()
     n_seg = max(table.seg_vocab.size, 1) if n_seg is None else n_seg
-    out = np.multiply(table.model_codes, n_seg, dtype=np.int64)
+    small = max(table.model_vocab.size, 1) * n_seg < 2**31
+    out = np.multiply(table.model_codes, n_seg, dtype=np.int32 if small else np.int64)
     out += table.seg_codes
     return out
+
+
+def _increasing(codes):
+    """True when ``codes`` strictly increase (so they are distinct): one sequential pass."""
+    return codes.size < 2 or bool(np.all(codes[1:] > codes[:-1]))
 
 
 def _differ(a, b):
@@ -487,14 +493,29 @@ def _sorted_distinct(table, pair, compare, what):
 
 
 def deduplicate(table, compare, what):
-    """Rows (ascending) of the first occurrence of every distinct trial, and the repeat count.
+    """Rows (ascending) of the first occurrence of every distinct trial (None when every
+    row is distinct), and the repeat count.
 
-    See :func:`_sorted_distinct` for the handling of repeats.
+    Distinct trials are recognised in O(n) through a lookup array over the (model x
+    segment) grid when it is small enough; otherwise, and to handle repeats, by sorting (see
+    :func:`_sorted_distinct`).
     """
     if table.unique:
-        return np.arange(len(table)), 0
-    _, rows, n_dup = _sorted_distinct(table, pair_codes(table), compare, what)
-    return (np.sort(rows) if n_dup else np.arange(len(table))), n_dup
+        return None, 0
+    pair = pair_codes(table)
+    if _increasing(pair):  # e.g. a model-major trial list
+        return None, 0
+    cells = max(table.model_vocab.size, 1) * max(table.seg_vocab.size, 1)
+    n = pair.size
+    if cells <= DENSE_CELLS_PER_TRIAL * n + DENSE_MIN_CELLS and n < 2**31:
+        slot = np.full(cells, -1, dtype=np.int32)
+        rows = np.arange(n, dtype=np.int32)
+        slot[pair] = rows
+        if np.array_equal(slot[pair], rows):
+            return None, 0
+        del slot, rows
+    _, rows, n_dup = _sorted_distinct(table, pair, compare, what)
+    return (np.sort(rows) if n_dup else None), n_dup
 
 
 def _value(table, name, i):

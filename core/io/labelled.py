@@ -209,7 +209,7 @@ def read_labelled(path, data=None, *, progress=None, require_both=True, limits=N
         m, sg = col["model"], col["segment"]
         table = Table(name, m, sg, values, got.locator)
         keep, n_dup = deduplicate(table, ("scores", "labels"), "score and label")
-        if keep.size != len(table):
+        if keep is not None:
             table = table.subset(keep)
         values = table.values
         model_ids, segment_ids = table.model_idcodes(), table.segment_idcodes()
@@ -218,12 +218,17 @@ def read_labelled(path, data=None, *, progress=None, require_both=True, limits=N
         n_dup = 0
     if "weights" in values:
         _check_class_weights(name, values["weights"], values["labels"])
-    try:
-        trials = Trials(values["scores"], values["labels"], weights=values.get("weights"),
-                        conditions=values.get("conditions"), model_ids=model_ids,
-                        segment_ids=segment_ids, source=name)
-    except DataError as exc:  # e.g. weights that sum to zero
-        raise FileFormatError(name, str(exc)) from None
+    if "weights" not in values:  # the readers checked the scores: no second pass
+        trials = Trials._checked(values["scores"], values["labels"],
+                                 conditions=values.get("conditions"), model_ids=model_ids,
+                                 segment_ids=segment_ids, source=name)
+    else:
+        try:
+            trials = Trials(values["scores"], values["labels"], weights=values["weights"],
+                            conditions=values.get("conditions"), model_ids=model_ids,
+                            segment_ids=segment_ids, source=name)
+        except DataError as exc:  # e.g. weights that sum to zero
+            raise FileFormatError(name, str(exc)) from None
     if progress:
         progress(1.0, f"read {name}")
     return (require_both_classes(trials) if require_both else trials), n_dup

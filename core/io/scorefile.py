@@ -188,7 +188,7 @@ class ScoreFormat:
 def _scores_from_table(name, table):
     """Scores of a score Table, a repeated trial kept once (shared with ``load_scores``)."""
     keep, _ = deduplicate(table, ("scores",), "scores")
-    if keep.size != len(table):
+    if keep is not None:
         table = table.subset(keep)
     return Scores(table.values["scores"], table.model_idcodes(), table.segment_idcodes(),
                   source=name)
