@@ -411,3 +411,38 @@ def test_message_without_a_file_is_now_named(tmp_path):
     assert "could not convert" not in msg
     with pytest.raises(FileFormatError):
         load_scores(p)
+
+
+# --------------------------------------------------------------------------------------------
+# Memory of a text load follows the result, not the number of Python objects per field
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_tiny_lines_load_in_bounded_memory(tmp_path, monkeypatch, fast):
+    import tracemalloc
+
+    from llrlab.core.io import _columns, _fast, _source
+
+    monkeypatch.setattr(_source, "BLOCK", 1 << 16)
+    monkeypatch.setattr(_columns, "EXACT_BLOCK", 1 << 16)
+    monkeypatch.setattr(_fast, "CHUNK_ROWS", 1 << 13)
+    monkeypatch.setattr(_fast, "SMALL", 0 if fast else 1 << 40)
+    rng = np.random.default_rng(0)
+    n = 500_000  # 'd l\n' lines: 2 MB, the shape of the 5x10^7-line file that took 20x
+    buf = np.empty((n, 4), np.uint8)
+    buf[:, 0] = rng.integers(0, 10, n) + ord("0")
+    buf[:, 1], buf[:, 3] = ord(" "), ord("\n")
+    buf[:, 2] = (rng.random(n) < 0.1) + ord("0")
+    p = tmp_path / "tiny.txt"
+    p.write_bytes(buf.tobytes())
+    import pandas  # noqa: F401 - imported before the measurement (its import is not the load)
+
+    tracemalloc.start()
+    try:
+        t = load_trials(p)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    result = t.scores.nbytes + t.labels.nbytes  # 9 bytes a trial: 2.25x the file
+    assert len(t) == n
+    assert peak <= result + 0.2 * p.stat().st_size + 600_000, peak / p.stat().st_size
