@@ -30,7 +30,7 @@ from .pav import PAVFit, pav
 from .rocch import ROC, ROCCH, prbep, rocch, rocch_eer, steppy_roc, uer
 from .significance import McNemarResult, ZTestResult, mcnemar_test, paired_trials, z_test
 from .synthetic import GaussianModel, gaussian_trials
-from .trials import Scores, Trials
+from .trials import IdCodes, Scores, Trials, trial_codes
 from .uncertainty import (
     BootstrapCI,
     BootstrapWarning,
@@ -62,6 +62,7 @@ __all__ = [
     "ECECurves",
     "FileFormatError",
     "GaussianModel",
+    "IdCodes",
     "Interval",
     "LlrlabError",
     "LlrlabWarning",
@@ -113,6 +114,7 @@ __all__ = [
     "rocch",
     "rocch_eer",
     "steppy_roc",
+    "trial_codes",
     "uer",
     "z_test",
 ]

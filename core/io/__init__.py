@@ -18,11 +18,21 @@ Formats (all read and written):
   :mod:`llrlab.core.io.scorefile`.
 
 The format of a file being read is detected from its content: HDF5 by its signature bytes,
-anything else is text.  The format of a file being written follows its extension (``.h5``,
-``.hdf5``, ``.hdf``: HDF5) unless ``format`` is given.
+gzip by its magic bytes (text files may be gzip-compressed, with or without a ``.gz`` name),
+anything else is text.  ``-`` names standard input wherever one file is read.  The format of
+a file being written follows its extension (``.h5``, ``.hdf5``, ``.hdf``: HDF5) unless
+``format`` is given.
+
+Large files: text is streamed in blocks (the pandas C parser reads it when it can vouch for
+the result, llrlab's line-by-line reader otherwise and for every error message), so a load
+takes about the memory of its result; HDF5 matrices are read by blocks of rows.  The loaded
+trials keep their ids as integer codes (:class:`~llrlab.core.trials.IdCodes`); the string
+arrays are built only when asked for.  ``max_trials`` and ``max_bytes`` bound what a file may
+make a loader allocate (default: the memory available); an HDF5 file that would read
+anything outside itself is refused (see :mod:`llrlab.core.io.hdf5`).
 
 Every problem with a file raises :class:`~llrlab.core.errors.FileFormatError` (file name,
-1-based line number and the offending text where they apply) or
+1-based line number and the offending text where they apply, echoed values shortened) or
 :class:`~llrlab.core.errors.DataError`; trials present in only one of two joined files are
 reported with a :class:`~llrlab.core.errors.LlrlabWarning` and in a :class:`JoinReport`.
 

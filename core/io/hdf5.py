@@ -409,18 +409,21 @@ class _Matrix:
         self.step = max(1, BLOCK_CELLS // max(n_cols, 1))
 
     def kind(self, allowed, what):
-        """Check the element type: ``allowed`` numpy kinds (``"iuf"``, ``"b"``...)."""
+        """Check the element type: ``allowed`` numpy kinds (``"iuf"``, ``"b"``...).
+
+        Enumerated types other than HDF5's boolean are refused where booleans are.
+        """
         h5py = _h5py()
         dt = self.ds.dtype
         enum = h5py.check_enum_dtype(dt) is not None
-        if dt.kind not in allowed or (enum and "b" not in allowed):
-            found = "enumerated values" if enum and dt.kind in allowed else {
-                "b": "booleans", "S": "strings", "U": "strings", "O": "strings or objects",
-                     "c": "complex numbers", "V": "compound or opaque values"}.get(
-                dt.kind, str(dt))
-            raise FileFormatError(self.path, f"/{self.name} should hold {what}, found {found} "
-                                             f"({dt})")
-        return dt
+        if dt.kind in allowed and not (enum and "b" not in allowed):
+            return dt
+        names = {"b": "booleans", "S": "strings", "U": "strings", "O": "strings or objects",
+                 "c": "complex numbers", "V": "compound or opaque values"}
+        found = "enumerated values" if enum and dt.kind in allowed else \
+            names.get(dt.kind, str(dt))
+        raise FileFormatError(self.path, f"/{self.name} should hold {what}, found {found} "
+                                         f"({dt})")
 
     def blocks(self):
         for i0 in range(0, self.n_rows, self.step):
