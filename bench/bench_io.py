@@ -211,7 +211,6 @@ def child(case, impl, d):
             step = lambda a: write_score_file(f[out], *a)  # noqa: E731
     else:
         import h5py
-        import pandas as pd
 
         if case in ("text", "shuffled"):
             key = f["key"] if case == "text" else f["key_shuffled"]
