@@ -15,13 +15,12 @@ from llrlab.core.ape import ape_curves, ece_curves
 from llrlab.core.epc import epc
 from llrlab.core.significance import mcnemar_test, z_test
 from llrlab.dashboard import compare as cmp
-from llrlab.dashboard import compute
 from llrlab.dashboard.compare import FUSION, PALETTE, CompareState
 from llrlab.dashboard.compute import SystemData
 from llrlab.dashboard.state import DashboardState
 from llrlab.dashboard.views.compare import CompareView
 
-from .conftest import count_calls, make_trials
+from .conftest import count_heavy, make_trials
 
 
 def _systems(n_dev=4000, n_eval=6000):
@@ -42,9 +41,8 @@ def two():
 
 
 def _counting(monkeypatch):
-    calls = count_calls(monkeypatch, compute, ("analyze", "analyze_transformed",
-                                               "compute_results"))
-    return count_calls(monkeypatch, cmp, ("compute_system",), calls)
+    return count_heavy(monkeypatch, ("analyze", "analyze_transformed", "compute_results",
+                                     "compute_system"))
 
 
 def test_results_for_two_systems_match_core(two):

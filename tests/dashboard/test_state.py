@@ -13,7 +13,7 @@ from llrlab.core import analyze, gaussian_trials, probit
 from llrlab.dashboard import compute
 from llrlab.dashboard.state import DashboardState
 
-from .conftest import count_calls, make_trials
+from .conftest import count_heavy, make_trials
 
 
 def test_p_target_sets_plo_and_effective_prior(state):
@@ -60,7 +60,7 @@ def test_dr30_warning_names_the_dataset(state):
 
 
 def test_changing_the_operating_point_does_not_reanalyze(state, monkeypatch):
-    calls = count_calls(monkeypatch, compute, ("analyze", "analyze_transformed"))
+    calls = count_heavy(monkeypatch, ("analyze", "analyze_transformed"))
     results = state.results
     for plo in np.linspace(-6, 2, 25):
         state.plo = float(plo)
@@ -204,8 +204,7 @@ def test_teaching_mode_reproduces_seed_000_figure_1():
 
 
 def test_nber_range_recomputes_curves_only(state, monkeypatch):
-    called = []
-    monkeypatch.setattr(compute, "analyze", lambda *a, **k: called.append(1))
+    called = count_heavy(monkeypatch)
     state.nber_range = (-10.0, 5.0)
     assert called == []
     assert state.nber.plo[0] == -10.0 and state.nber.plo[-1] == 5.0
