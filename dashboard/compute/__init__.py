@@ -14,12 +14,24 @@ Modules, one per concern:
 * ``system``, ``fusion``, ``teaching`` -- the results of one system, of the fusion of all,
   and of teaching mode's synthetic data; ``build`` chooses between them
   (:func:`compute_results`);
-* ``uncertainty`` -- binomial intervals at the operating point and bootstrap intervals.
+* ``uncertainty`` -- binomial intervals at the operating point and bootstrap intervals;
+* ``compare`` -- the comparison of all systems (APE, ECE, EPC, significance tests).
 
 The dashboard's state calls these functions through this package's names.
 """
 
 from .build import compute_results
+from .compare import (
+    APE_PLO,
+    EPC_ALPHA,
+    FUSION,
+    Comparison,
+    SignificanceRow,
+    SystemComparison,
+    compare_systems,
+    compute_system,
+    significance,
+)
 from .conditions import MAX_CONDITIONS, ConditionSpec
 from .datasets import HIST_BINS, hist_range, histogram
 from .results import (
@@ -34,21 +46,30 @@ from .teaching import TEACHING_REFERENCES, TeachingSpec
 from .uncertainty import CI_METHODS, bootstrap, op_interval
 
 __all__ = [
+    "APE_PLO",
     "CI_METHODS",
     "DET_POINTS",
+    "EPC_ALPHA",
+    "FUSION",
     "HIST_BINS",
     "MAX_CONDITIONS",
     "TEACHING_REFERENCES",
+    "Comparison",
     "ConditionCurve",
     "ConditionSpec",
     "DatasetResult",
     "Histogram",
     "Results",
+    "SignificanceRow",
+    "SystemComparison",
     "SystemData",
     "TeachingSpec",
     "bootstrap",
+    "compare_systems",
     "compute_results",
+    "compute_system",
     "hist_range",
     "histogram",
     "op_interval",
+    "significance",
 ]

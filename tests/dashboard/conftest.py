@@ -38,9 +38,9 @@ def eval_():
 def state_of(dev, eval_):
     """A DashboardState with system "A" made of these dev and eval trials."""
     st = DashboardState()
-    st.set_trials("A", "dev", dev)
-    st.set_trials("A", "eval", eval_)
-    assert st.error == ""
+    st.data.set_trials("A", "dev", dev)
+    st.data.set_trials("A", "eval", eval_)
+    assert st.status.error == ""
     return st
 
 
@@ -70,6 +70,7 @@ def count_calls(monkeypatch, module, names, calls=None):
 
         monkeypatch.setattr(module, name, wrapper)
     return calls
+
 
 
 #: The heavy computations: sorting scores, training a calibration, pooling conditions,
