@@ -22,6 +22,11 @@ def _open(page, serve=None, factory=create_app, *, query="", served=None):
                and sessions[n].state.results.datasets and not sessions[n].state.status.busy,
                what="the demo data")
     wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 4, what="4 plots")
+    # the server has its results before the page does: wait for them in the page before
+    # reading or touching it (under load the page lagged by seconds)
+    state = sessions[n].state
+    wait_until(page, lambda: _act_dcf_shown(page).startswith(
+        f"{state.op['eval'].act_dcf:.4f}"), what="the results in the page")
     return sessions[n]
 
 
