@@ -47,12 +47,12 @@ Method
    Villiers 2011, sec. 3.3 and its reference [21]) with the analytic gradient and Hessian
    computed in one pass over the trials, started from the linear-discriminant solution (exact
    for Gaussian classes with a shared variance).  It stops once the Newton decrement
-   ``g' H^-1 g / 2`` -- the predicted remaining decrease of the objective -- is below
-   ``1e-12`` of the objective; then up to three plain Newton steps are taken while the decrement keeps falling
-   (the trust region's ratio test cannot judge steps whose decrease is below the objective's
-   rounding), which brings the parameters to about ``1e-12`` relative accuracy.  If the
-   decrement is not below ``1e-12`` of the objective at the end, a :class:`ConvergenceWarning`
-   is issued.
+   ``g' H^-1 g / 2`` -- the predicted remaining decrease of the objective -- is below ``1e-12``
+   of the objective; then up to three plain Newton steps are taken while the decrement keeps
+   falling (the trust region's ratio test cannot judge steps whose decrease is below the
+   objective's rounding), which brings the parameters to about ``1e-12`` relative accuracy.  If
+   the decrement is not below ``1e-12`` of the objective at the end, a
+   :class:`ConvergenceWarning` is issued.
 
 References
 ----------
