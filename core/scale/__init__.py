@@ -15,6 +15,7 @@ first use.
 
 from .analysis import DRAG_PLO, DaskAnalysis, analyze_dask
 from ._frame import ScoreSet
+from .readers import open_scores, read_hdf5, read_parquet
 
 __all__ = [
     "DRAG_PLO",

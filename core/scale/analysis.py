@@ -505,6 +505,7 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
     scheduler, sched_name = _scheduler_of(client)
     grid = DEFAULT_PLO if plo is None else as_plo(plo)
     plan = _plan(frame, scheduler, where)
+    t_plan = time.perf_counter() - t0
     dtype = np.dtype(frame["score"].dtype)
     divisions = _divisions(plan, partition_rows, dtype)
     method = shuffle_method(scheduler)
@@ -522,9 +523,14 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
     tasks = [dask.delayed(_summarize_part)(p, ctx_d, k)
              for k, p in enumerate(ordered.to_delayed())]
     summaries = compute(tasks, scheduler)
-    return _assemble(summaries, plan, grid, table, {
+    t_sort = time.perf_counter() - t0 - t_plan
+    out = _assemble(summaries, plan, grid, table, {
         "partitions": len(summaries), "scheduler": sched_name, "shuffle": method,
-        "seconds": time.perf_counter() - t0, "divisions": divisions})
+        "divisions": divisions})
+    out.info.update(plan_seconds=t_plan, sort_seconds=t_sort,
+                    merge_seconds=time.perf_counter() - t0 - t_plan - t_sort,
+                    seconds=time.perf_counter() - t0)
+    return out
 
 
 def _assemble(summaries, plan, grid, table, info) -> DaskAnalysis:
