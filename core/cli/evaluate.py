@@ -48,6 +48,10 @@ def add_eval_parser(sub):
                     help="calibration method for --calibrate-on (default affine)")
     ev.add_argument("--prior", type=float, default=0.5,
                     help="training prior of the calibration (default 0.5)")
+    ev.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
+                    help="compute out of core on Dask (pip install 'llrlab[scale]'): SCORES "
+                         "is a Parquet file or directory, or an HDF5 score file with its KEY; "
+                         "SCHEDULER is 'local' (default) or a dask.distributed address")
     add_condition_args(ev)
     add_interval_args(ev)
     ev.set_defaults(handler=_cmd_eval)
@@ -103,6 +107,10 @@ def _calibration(args, progress):
 
 
 def _cmd_eval(args, out):
+    if args.dask is not None:  # the same report, computed on Dask
+        from ..scale.cli import eval_dask
+
+        return eval_dask(args, out)
     progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
     trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
                              progress)

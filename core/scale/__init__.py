@@ -13,8 +13,10 @@ first use.
   and applied chunk by chunk.
 """
 
-from .analysis import DRAG_PLO, DaskAnalysis, analyze_dask
 from ._frame import ScoreSet
+from .analysis import DRAG_PLO, DaskAnalysis, analyze_dask
+from .calibration import fit_calibrator_dask, write_calibrated
+from .conditions import DaskConditionWeights, condition_weights_dask
 from .readers import open_scores, read_hdf5, read_parquet
 
 __all__ = [

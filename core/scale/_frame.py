@@ -84,7 +84,7 @@ def frame_from_arrays(tar, non, tar_weights=None, non_weights=None):
             w = w.rechunk(x.chunks)
         xb = x.to_delayed().ravel()
         wb = [None] * len(xb) if w is None else w.to_delayed().ravel()
-        parts += [dask.delayed(_block_frame)(a, b, label) for a, b in zip(xb, wb)]
+        parts += [dask.delayed(_block_frame)(a, b, label) for a, b in zip(xb, wb, strict=True)]
     meta = {"score": pd.Series(dtype=dtype), "label": pd.Series(dtype=bool)}
     if weighted:
         meta["weight"] = pd.Series(dtype=np.float64)
@@ -112,7 +112,8 @@ def as_frame(data, non=None, tar_weights=None, non_weights=None, source=""):
             raise DataError(f"{where}: the score column must be floating point, got "
                             f"{data['score'].dtype}")
         if data["label"].dtype != bool:
-            data = data.assign(label=data["label"].map_partitions(_labels, meta=("label", bool)))
+            data = data.assign(label=data["label"].map_partitions(_labels, where,
+                                                                 meta=("label", bool)))
         keep = [c for c in ("score", "label", "weight", "condition") if c in data.columns]
         return data[keep], where
     if non is None:
@@ -121,13 +122,13 @@ def as_frame(data, non=None, tar_weights=None, non_weights=None, source=""):
     return frame_from_arrays(data, non, tar_weights, non_weights), where
 
 
-def _labels(s):
-    """Integer 0/1 labels as bool; anything else is refused."""
+def _labels(s, where):
+    """Integer 0/1 (or target/nontarget) labels as bool; anything else is refused."""
     v = s.to_numpy()
     if v.dtype.kind in "iu" or v.dtype.kind == "f":
         bad = (v != 0) & (v != 1)
         if bad.any():
-            raise DataError(f"labels must be True/False or 1/0; found {v[bad][0]!r}")
+            raise DataError(f"{where}: labels must be True/False or 1/0; found {v[bad][0].item()!r}")
         return s.astype(bool)
     if v.dtype.kind in "OUT" or str(s.dtype).startswith("string"):
         low = s.astype(str).str.lower()
@@ -135,7 +136,8 @@ def _labels(s):
         non = low.isin(["nontarget", "non-target", "non", "imp", "impostor", "false", "0"])
         if not (tgt | non).all():
             bad = s[~(tgt | non)].iloc[0]
-            raise DataError(f"labels must be target/nontarget (or 1/0); found "
+            raise DataError(f"{where}: labels must be target/nontarget (or 1/0); found "
                             f"{str(bad)[:40]!r}")
         return tgt
-    raise DataError(f"labels must be booleans, 0/1 or target/nontarget; got {s.dtype}")
+    raise DataError(f"{where}: labels must be booleans, 0/1 or target/nontarget; got "
+                    f"{s.dtype}")

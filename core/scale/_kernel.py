@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtri
 
-from .._sorting import PooledBlocks, _pool
+from .._sorting import PooledBlocks, _elementary_bounds, _pool, _segment_sums
 
 __all__ = ["N_ERRORS", "PartitionSummary", "Queries", "merge_blocks", "merge_counts",
            "summarize"]
@@ -130,25 +130,6 @@ def _queries(tar: _Sorted, non: _Sorted, t, index=None):
     return Queries(idx, tc.astype(np.int64), nc.astype(np.int64), tw, nw)
 
 
-def _groups(s, lab, w):
-    """Distinct scores of a sorted run and per-group counts and weights."""
-    starts = np.concatenate([[0], np.flatnonzero(s[1:] != s[:-1]) + 1])
-    ends = np.concatenate([starts[1:], [s.size]])
-    tar_c = np.add.reduceat(lab.astype(np.int64), starts)
-    non_c = (ends - starts) - tar_c
-    if w is None:
-        tar_w, non_w = tar_c.astype(np.float64), non_c.astype(np.float64)
-    else:
-        tar_w = np.add.reduceat(np.where(lab, w, 0.0), starts)
-        non_w = np.add.reduceat(np.where(lab, 0.0, w), starts)
-    return {"lower": s[starts], "upper": s[starts], "tar_w": tar_w, "non_w": non_w,
-            "tar_c": tar_c, "non_c": non_c}
-
-
-def _take(g, sl):
-    return {k: v[sl] for k, v in g.items()}
-
-
 def _concat(parts):
     parts = [p for p in parts if p["lower"].size]
     if not parts:
@@ -190,15 +171,32 @@ def pool_blocks(g):
     return out
 
 
-def _elementary(g):
-    """Elementary blocks of consecutive groups (the smaller class defines them)."""
-    has_tar, has_non = g["tar_c"] > 0, g["non_c"] > 0
-    if has_tar.sum() <= has_non.sum():  # a block starts at each group with targets
-        starts = np.concatenate([[0], np.flatnonzero(has_tar[1:]) + 1])
-    else:  # a block ends at each group with non-targets
-        starts = np.concatenate([[0], np.flatnonzero(has_non[:-1]) + 1])
-    ends = np.concatenate([starts[1:], [has_tar.size]]) - 1
-    return _reduce(g, starts, ends)
+def _elementary(tar: _Sorted, non: _Sorted):
+    """Elementary blocks of sorted scores (see ``llrlab.core._sorting``), empty ones
+    dropped: O(min(T, N)) blocks found by binary search."""
+    tb, nb, lower, upper = _elementary_bounds(tar.x, non.x)
+    tar_c, non_c = np.diff(tb), np.diff(nb)
+    if tar.w is None:
+        tar_w, non_w = tar_c.astype(np.float64), non_c.astype(np.float64)
+    else:
+        tar_w, non_w = _segment_sums(tar.w, tb), _segment_sums(non.w, nb)
+    keep = (tar_c + non_c) > 0
+    return {"lower": lower[keep], "upper": upper[keep], "tar_w": tar_w[keep],
+            "non_w": non_w[keep], "tar_c": tar_c[keep], "non_c": non_c[keep]}
+
+
+def _run(tar: _Sorted, non: _Sorted, v, tie_range):
+    """The block of all trials with score ``v`` (one run of tied scores); ``tie_range`` gives
+    each class's index range of that run."""
+    (ta, tb), (na, nb) = tie_range
+    return {"lower": np.array([v]), "upper": np.array([v]),
+            "tar_w": np.array([float(tb - ta) if tar.w is None else math.fsum(tar.w[ta:tb])]),
+            "non_w": np.array([float(nb - na) if non.w is None else math.fsum(non.w[na:nb])]),
+            "tar_c": np.array([tb - ta]), "non_c": np.array([nb - na])}
+
+
+def _sub(c: _Sorted, a, b):
+    return _Sorted(c.x[a:b], None if c.w is None else c.w[a:b])
 
 
 def summarize(scores, labels, weights=None, *, table=None, det_delta=0.0, det_offsets=None,
@@ -236,15 +234,20 @@ def summarize(scores, labels, weights=None, *, table=None, det_delta=0.0, det_of
         return PartitionSummary(0, 0, 0.0, 0.0, math.nan, math.nan, _concat([]), empty_q,
                                 np.empty(0), np.empty(0), empty_q, empty_q, empty_q)
     lo, hi = float(s[0]), float(s[-1])
-    g = _groups(s, lab, w)
-    n_groups = g["lower"].size
-    if n_groups == 1:
-        blocks = g
+    # the first and the last run of tied scores stay whole; PAV runs on what lies between
+    t_first = (0, int(np.searchsorted(tar.x, lo, side="right")))
+    n_first = (0, int(np.searchsorted(non.x, lo, side="right")))
+    if lo == hi:
+        blocks = _run(tar, non, lo, (t_first, n_first))
     else:
-        middle = _take(g, slice(1, n_groups - 1))
-        if middle["lower"].size:
-            middle = pool_blocks(_elementary(middle))
-        blocks = _concat([_take(g, slice(0, 1)), middle, _take(g, slice(n_groups - 1, None))])
+        t_last = (int(np.searchsorted(tar.x, hi, side="left")), tar.x.size)
+        n_last = (int(np.searchsorted(non.x, hi, side="left")), non.x.size)
+        parts = [_run(tar, non, lo, (t_first, n_first))]
+        mt, mn = _sub(tar, t_first[1], t_last[0]), _sub(non, n_first[1], n_last[0])
+        if mt.x.size + mn.x.size:
+            parts.append(pool_blocks(_elementary(mt, mn)))
+        parts.append(_run(tar, non, hi, (t_last, n_last)))
+        blocks = _concat(parts)
     # table thresholds in (lo, hi]: the others are all-or-nothing for this partition
     a, b = np.searchsorted(table, [lo, hi], side="right")
     tq = _queries(tar, non, table[a:b], np.arange(a, b))
@@ -254,25 +257,35 @@ def summarize(scores, labels, weights=None, *, table=None, det_delta=0.0, det_of
     hq = _queries(tar, non, high_non)
     det = empty_q
     if det_delta > 0:
-        det = _det_points(tar, non, g["lower"], det_delta, det_offsets, totals)
+        det = _det_points(tar, non, lo, det_delta, det_offsets, totals)
     return PartitionSummary(count_tar, count_non, wt, wn, lo, hi, blocks, tq, low_tar,
                             high_non, lq, hq, det)
 
 
-def _det_points(tar, non, values, delta, offsets, totals):
-    """Local counts at the distinct scores whose steppy-ROC points are kept: a point is kept
-    when the (estimated) probit arc length since the partition's start crosses a multiple of
-    ``delta`` (the rule of ``llrlab.core.det.decimate``), plus the partition's first and
-    last points."""
-    q = _queries(tar, non, np.append(values, np.inf))
+def _det_points(tar, non, lo, delta, offsets, totals):
+    """Local counts at the kept corners of the steppy ROC.
+
+    The corners lie at each distinct score ``x`` of the (locally) smaller class and just
+    above it (between them only the other class passes: a straight run along one axis), plus
+    the partition's start and end.  A corner is kept when the (estimated) probit arc length
+    since the partition's start crosses a multiple of ``delta`` (the rule of
+    ``llrlab.core.det.decimate``; on a monotone curve the L1 arc length is the sum of the two
+    coordinate changes).
+    """
+    x = np.unique(tar.x if tar.x.size <= non.x.size else non.x)
+    thr = np.empty(2 * x.size + 2)
+    thr[0], thr[-1] = lo, np.inf
+    thr[1:-1:2] = x
+    thr[2:-1:2] = np.nextafter(x, np.inf)
+    q = _queries(tar, non, thr)
     below_t, above_n = offsets
     T, N = totals
     with np.errstate(divide="ignore", invalid="ignore"):
-        x = ndtri(np.clip((above_n + q.non_w) / N, 0.0, 1.0))
-        y = ndtri(np.clip((below_t + q.tar_w) / T, 0.0, 1.0))
-    x = np.clip(np.nan_to_num(x), -8.0, 8.0)
-    y = np.clip(np.nan_to_num(y), -8.0, 8.0)
-    arc = np.concatenate([[0.0], np.cumsum(np.abs(np.diff(x)) + np.abs(np.diff(y)))])
+        px = ndtri(np.clip((above_n + q.non_w) / N, 0.0, 1.0))
+        py = ndtri(np.clip((below_t + q.tar_w) / T, 0.0, 1.0))
+    px = np.clip(np.nan_to_num(px), -8.0, 8.0)
+    py = np.clip(np.nan_to_num(py), -8.0, 8.0)
+    arc = (px[0] - px) + (py - py[0])
     piece = np.floor(arc / delta)
     keep = np.ones(arc.size, dtype=bool)
     keep[1:] = piece[1:] != piece[:-1]

@@ -140,7 +140,7 @@ def check_hdf5_file(f, path):
         if isinstance(link, h5py.ExternalLink):
             bad.append(f"/{name} is an external link to {link.filename}")
 
-    f.visit_links(visit)
+    f.visititems_links(visit)
     if bad:
         raise FileFormatError(path, f"{bad[0]}; llrlab reads nothing outside the given file")
     datasets = []
@@ -153,8 +153,8 @@ def check_hdf5_file(f, path):
         if dcpl.get_external_count() > 0:
             raise FileFormatError(path, f"/{n} keeps its data in external files; llrlab "
                                         f"reads nothing outside the given file")
-        if ds.dtype.kind == "O" or h5py.check_string_dtype(ds.dtype) is not None and \
-                h5py.check_string_dtype(ds.dtype).length is None:
+        info = h5py.check_string_dtype(ds.dtype)
+        if ds.dtype.kind == "O" or (info is not None and info.length is None):
             continue  # variable-length strings: stored on the heap
         declared = int(ds.size) * ds.dtype.itemsize
         if declared == 0:

@@ -104,7 +104,7 @@ def test_a_plo_between_tabulated_thresholds_uses_the_nearest(scores):
     op = d.at(-1.23456789)
     assert op.plo == -1.235
     assert op.act_dcf == m.at(-1.235).act_dcf
-    act, mn = d.curves([-1.23456789, 0.0])
+    act, _ = d.curves([-1.23456789, 0.0])
     np.testing.assert_array_equal(act.plo, [-1.235, 0.0])
 
 
@@ -117,7 +117,7 @@ def test_steppy_det_points_lie_on_the_in_memory_curve(scores):
     # every kept point is the exact ROC point of some threshold between distinct scores
     thr = np.append(np.unique(np.concatenate([tar, non])), np.inf)
     p_miss, p_fa = m.sorted.rates(thr)
-    pts = set(zip(p_fa.tolist(), p_miss.tolist())) | {(1.0, 0.0)}
-    assert all((f, p) in pts for f, p in zip(got.p_fa.tolist(), got.p_miss.tolist()))
+    pts = set(zip(p_fa.tolist(), p_miss.tolist(), strict=True)) | {(1.0, 0.0)}
+    assert all((f, p) in pts for f, p in zip(got.p_fa.tolist(), got.p_miss.tolist(), strict=True))
     assert 500 < got.p_fa.size < thr.size
     assert got.p_fa[0] == 1.0 and got.p_miss[-1] == 1.0

@@ -4,6 +4,8 @@ merges into the in-memory PAV blocks and exact counts."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,7 +20,7 @@ def _cut(scores, labels, weights, cuts):
     w = None if weights is None else weights[order]
     bounds = np.concatenate([[0], np.sort(cuts), [s.size]])
     return [(s[a:b], lab[a:b], None if w is None else w[a:b])
-            for a, b in zip(bounds[:-1], bounds[1:])]
+            for a, b in itertools.pairwise(bounds)]
 
 
 def _merged(parts, table):
@@ -31,7 +33,7 @@ def _merged(parts, table):
 def _check(scores, labels, weights, cuts):
     table = np.unique(np.concatenate([scores, scores + 0.25, [-9.0, 9.0]]))
     parts = _cut(scores, labels, weights, cuts)
-    sums, (blocks, below_t, below_n, tc, nc) = _merged(parts, table)
+    sums, (blocks, below_t, below_n, _, _) = _merged(parts, table)
     tw = None if weights is None else weights[labels]
     nw = None if weights is None else weights[~labels]
     s = sort_scores(scores[labels], scores[~labels], tar_weights=tw, non_weights=nw)
