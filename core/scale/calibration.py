@@ -10,8 +10,8 @@
   is far below what any evaluation resolves; when both classes fit in the sample the
   calibration is the in-memory one exactly.
 * :func:`write_calibrated` applies any calibrator partition by partition and writes the
-  calibrated LLRs as a Parquet dataset (one file per input partition), never holding more
-  than one partition per task in memory.
+  calibrated LLRs as a Parquet dataset (one file per partition), never holding more than
+  one partition per task in memory.
 """
 
 from __future__ import annotations
@@ -146,9 +146,9 @@ def _apply_part(pdf, cal):
 def write_calibrated(data, calibrator, path, *, client=None):
     """Apply ``calibrator`` to every trial and write the calibrated set as Parquet.
 
-    Each input partition is calibrated and written by one task, as
-    ``path/part.N.parquet`` with the columns of the input (``score`` now the calibrated LLR,
-    float64).  Returns the number of trials written.
+    Each partition is read, calibrated and written by one task, as ``path/part.N.parquet``
+    with the columns of the input (``score`` now the calibrated LLR, float64).  Returns the
+    number of trials written.
 
     Raises
     ------
