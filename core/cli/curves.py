@@ -19,17 +19,14 @@ from __future__ import annotations
 import csv
 import io
 
-import numpy as np
-from scipy.special import expit
-
 from ..errors import LlrlabError
 from ._common import (
-    StderrProgress,
     fmt_number,
     load_trials_arg,
     refuse_overwriting_inputs,
     write_atomically,
 )
+from ._progress import Progress
 
 __all__ = ["add_curves_parser"]
 
@@ -91,6 +88,8 @@ def add_curves_parser(sub):
 
 
 def _grid(lo, hi, points, option):
+    import numpy as np
+
     if points < 2:
         raise LlrlabError(f"--points must be at least 2, got {points}")
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
@@ -134,15 +133,16 @@ def _cmd_epc(args, out):
         raise LlrlabError(f"curves epc needs one --eval per --dev; got {len(args.dev)} --dev "
                           f"and {len(args.eval_sets)} --eval")
     alpha = _grid(0.0, 1.0, args.points, "--points")
-    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet)
     pairs, names = [], []
-    for dev, ev in zip(args.dev, args.eval_sets, strict=True):
-        pairs.append((load_trials_arg(dev, "--dev", progress),
-                      load_trials_arg(ev, "--eval", progress)))
-        names.append(ev[0])
-    progress.done()
+    with Progress(getattr(args, "err", None), quiet=args.quiet) as progress:
+        for dev, ev in zip(args.dev, args.eval_sets, strict=True):
+            pairs.append((load_trials_arg(dev, "--dev", progress),
+                          load_trials_arg(ev, "--eval", progress)))
+            names.append(ev[0])
+        with progress.step(f"computing {len(pairs)} expected performance curve(s)"):
+            curves = epc_many(pairs, alpha)
     rows = []
-    for name, c in zip(names, epc_many(pairs, alpha), strict=True):
+    for name, c in zip(names, curves, strict=True):
         cols = (c.alpha, c.threshold, c.dev_p_miss, c.dev_p_fa, c.dev_wer, c.p_miss, c.p_fa,
                 c.wer, c.hter)
         rows.extend([name, *vals] for vals in zip(*cols, strict=True))
@@ -151,10 +151,9 @@ def _cmd_epc(args, out):
 
 
 def _load_one(args):
-    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet)
     files = [args.scores] + ([args.key] if args.key else [])
-    trials = load_trials_arg(files, f"curves {args.kind}", progress)
-    progress.done()
+    with Progress(getattr(args, "err", None), quiet=args.quiet) as progress:
+        trials = load_trials_arg(files, f"curves {args.kind}", progress)
     return trials, files
 
 
@@ -165,6 +164,8 @@ def _decomposition(c):
 
 
 def _cmd_ape(args, out):
+    from scipy.special import expit
+
     from ..ape import ape_curves
 
     plo = _grid(*args.plo_range, args.points, "--plo-range")
@@ -178,6 +179,8 @@ def _cmd_ape(args, out):
 
 
 def _cmd_ece(args, out):
+    from scipy.special import expit
+
     from ..ape import ece_curves
 
     plo = _grid(*args.plo_range, args.points, "--plo-range")

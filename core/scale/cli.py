@@ -26,8 +26,6 @@ def _check_options(args):
     for attr, name in _UNSUPPORTED:
         if getattr(args, attr, None):
             raise LlrlabError(f"{name} is not available with --dask")
-    if getattr(args, "method", "affine") == "fusion":
-        raise LlrlabError("fusion is not available with --dask")
 
 
 def _weighted(data, args, client):
@@ -52,8 +50,7 @@ def _summary(a, args):
 def eval_dask(args, out):
     """The ``eval`` subcommand on Dask (``args`` as parsed by ``llrlab eval``)."""
     from ..calibration import load_calibrator
-    from ..cli._common import fmt_number
-    from ..cli.evaluate import _ROWS, _dr30_line
+    from ..cli.evaluate import _ROWS, _dr30_line, _fmt
     from .analysis import _scheduler_of, analyze_dask
     from .calibration import fit_calibrator_dask
     from .readers import open_scores
@@ -74,10 +71,7 @@ def eval_dask(args, out):
         if not 1 <= len(args.calibrate_on) <= 2:
             raise LlrlabError(f"--calibrate-on takes DEV KEY, or one labelled file; got "
                               f"{len(args.calibrate_on)} files")
-        dev = open_scores(*args.calibrate_on)  # unweighted, as in memory
-        cal = fit_calibrator_dask(dev, method=args.method, prior=args.prior, client=client)
-        prior = "" if args.method == "pav" else f", prior {args.prior:g}"
-        what = f"{args.method} calibration trained on {args.calibrate_on[0]}{prior}"
+X
     a = analyze_dask(data, plo=[], client=client)
     summary, op = _summary(a, args)
     after = None
