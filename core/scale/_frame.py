@@ -128,7 +128,8 @@ def _labels(s, where):
     if v.dtype.kind in "iu" or v.dtype.kind == "f":
         bad = (v != 0) & (v != 1)
         if bad.any():
-            raise DataError(f"{where}: labels must be True/False or 1/0; found {v[bad][0].item()!r}")
+            raise DataError(f"{where}: labels must be True/False or 1/0; found "
+                            f"{v[bad][0].item()!r}")
         return s.astype(bool)
     if v.dtype.kind in "OUT" or str(s.dtype).startswith("string"):
         low = s.astype(str).str.lower()

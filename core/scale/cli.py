@@ -71,7 +71,12 @@ def eval_dask(args, out):
         if not 1 <= len(args.calibrate_on) <= 2:
             raise LlrlabError(f"--calibrate-on takes DEV KEY, or one labelled file; got "
                               f"{len(args.calibrate_on)} files")
-X
+        method = args.method or "affine"
+        prior = 0.5 if args.prior is None else args.prior
+        dev = open_scores(*args.calibrate_on)  # unweighted, as in memory
+        cal = fit_calibrator_dask(dev, method=method, prior=prior, client=client)
+        at = "" if method == "pav" else f", prior {prior:g}"
+        what = f"{method} calibration trained on {args.calibrate_on[0]}{at}"
     a = analyze_dask(data, plo=[], client=client)
     summary, op = _summary(a, args)
     after = None
@@ -85,6 +90,15 @@ X
                 from ..cli._conditions import _select
 
                 s["selected_conditions"] = _select(args)
+    if cal is None:
+        import warnings
+
+        from ..errors import LlrlabWarning
+        from ..llr_check import miscalibration_warning
+
+        note = miscalibration_warning(a, f"the scores of {args.scores}")
+        if note:
+            warnings.warn(note, LlrlabWarning, stacklevel=1)
     if args.json:
         obj = summary if after is None else {"raw": summary, "calibrated": after,
                                              "calibration": cal.report()}
@@ -99,9 +113,9 @@ X
               f"c_fa={args.c_fa:g}\n")
     out.write(weighting_line(args) + head + "\n")
     for key, label in _ROWS:
-        line = f"{label:28}{fmt_number(summary[key]):>14}"
+        line = f"{label:28}{_fmt(key, summary[key]):>14}"
         if after:
-            line += f"{fmt_number(after[key]):>14}"
+            line += f"{_fmt(key, after[key]):>14}"
         out.write(line + "\n")
     out.write(_dr30_line(op) + "\n")
     if after:
