@@ -110,6 +110,10 @@ def add_serve_parser(subparsers):
                    help="extra origin allowed to connect (needed with --address 0.0.0.0)")
     p.add_argument("--no-demo", action="store_true",
                    help="start with no data instead of the demo when no FILE is given")
+    p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
+                   help="sets larger than memory: read FILEs (Parquet, or HDF5 SCORES,KEY) "
+                        "lazily and compute on Dask, 'local' (default) or a dask.distributed "
+                        "address (pip install 'llrlab[scale]')")
     p.set_defaults(handler=_serve_handler, command="serve")
     return p
 
@@ -134,8 +138,15 @@ def run_serve(args):
     if args.allow_websocket_origin:
         kwargs["websocket_origin"] = list(args.allow_websocket_origin)
 
+    dask = getattr(args, "dask", None)
+    if dask is not None:
+        from .scaled import configure
+
+        configure(dask)
+
     def app():  # Panel calls only plain functions as page factories (not a partial)
-        return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb)
+        return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb,
+                          dask=dask is not None)
 
     try:
         server = get_server(app, port=args.port, address=args.address, show=False,

@@ -42,6 +42,11 @@ class ScoreSet:
             object.__setattr__(self, "_len", n)
         return n
 
+    def require_both_classes(self):
+        """The set itself: its classes are counted by the analysis (which raises
+        :class:`~llrlab.core.DataError` for a missing class)."""
+        return self
+
     @property
     def has_conditions(self):
         return "condition" in self.frame.columns

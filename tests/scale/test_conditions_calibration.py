@@ -87,7 +87,7 @@ def test_affine_calibration_on_the_full_set_when_it_fits_the_sample(cond_set):
 
 def test_affine_calibration_on_a_sample(cond_set):
     t, ds = cond_set
-    sample, (n_tar, n_non), rates = sample_trials(ds, 1000, seed=1)
+    sample, (n_tar, n_non), _ = sample_trials(ds, 1000, seed=1)
     assert (n_tar, n_non) == (t.n_tar, t.n_non)
     assert 800 < sample.n_tar < 1200 and 800 < sample.n_non < 1200
     got = fit_calibrator_dask(ds, method="affine", sample_size=1000)
