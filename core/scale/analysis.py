@@ -493,6 +493,17 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
     ----------
     Brümmer & de Villiers (2011), sec. 2.6.1 and 3.2 (ROCCH by PAV, minimum DCF); sec. 3.1
     (sort-merge evaluation of many operating points).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from llrlab.core import analyze
+    >>> rng = np.random.default_rng(0)
+    >>> tar, non = rng.normal(2, 1, 2000), rng.normal(0, 1, 20000)
+    >>> a = analyze_dask(da.from_array(tar, chunks=500), da.from_array(non, chunks=5000),
+    ...                  partition_rows=4000)
+    >>> a.info["partitions"], a.eer == analyze(tar, non).eer
+    (6, True)
     """
     dask, _ = dask_modules()
     t0 = time.perf_counter()

@@ -113,6 +113,16 @@ def test_parquet_file_and_directory(tmp_path):
     assert open_scores(d).frame.npartitions == 6
 
 
+def test_parquet_directory_on_the_cluster(tmp_path, cluster_client):
+    t = grid_trials(20, 300, seed=4)
+    d = write_parquet(tmp_path / "parts", t, rows_per_file=1000)
+    a = analyze_dask(open_scores(d), plo=[0.0], partition_rows=1500, client=cluster_client)
+    m = analyze(t, plo=[0.0])
+    assert a.info["shuffle"] == "p2p"
+    for key in ("eer", "cllr", "min_cllr", "prbep"):
+        assert getattr(a, key) == pytest.approx(getattr(m, key), rel=1e-12)
+
+
 def test_parquet_labels_as_words_and_weights(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
