@@ -303,6 +303,16 @@ def _divisions(plan, partition_rows, dtype):
     return [float(x) for x in np.concatenate([[plan.lo], inner, [plan.hi]]).astype(dtype)]
 
 
+def _hist_edges(plan):
+    """Tabulated edges of the display histogram: the 0.1 %-99.9 % range of the (finite)
+    sampled scores of both classes, padded as the dashboard pads its range."""
+    vals = np.concatenate([plan.sample[0][0], plan.sample[1][0]])
+    vals = vals[np.isfinite(vals)]
+    lo, hi = np.quantile(vals, [0.001, 0.999]) if vals.size else (-1.0, 1.0)
+    pad = 0.04 * (hi - lo) if hi > lo else 0.5
+    return np.linspace(lo - pad, hi + pad, HIST_EDGES)
+
+
 # ------------------------------------------------------------------------------- summaries
 
 
@@ -523,10 +533,7 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
     if len(divisions) >= 2 and divisions[0] == divisions[-1]:
         divisions = [divisions[0], divisions[0]]
     ordered = frame.set_index("score", divisions=divisions, shuffle_method=method)
-    vals = np.concatenate([plan.sample[0][0], plan.sample[1][0]])
-    lo_h, hi_h = np.quantile(vals, [0.001, 0.999]) if vals.size else (plan.lo, plan.hi)
-    pad = 0.04 * (hi_h - lo_h) if hi_h > lo_h else 0.5
-    hist = np.linspace(lo_h - pad, hi_h + pad, HIST_EDGES)
+    hist = _hist_edges(plan)
     table = np.unique(np.concatenate([-np.ravel(grid), -DRAG_PLO, hist]))
     ctx = {"table": table, "delta": DET_DELTA, "offsets": _offsets(plan, divisions),
            "totals": (plan.w_tar, plan.w_non)}

@@ -153,9 +153,6 @@ def check_hdf5_file(f, path):
         if dcpl.get_external_count() > 0:
             raise FileFormatError(path, f"/{n} keeps its data in external files; llrlab "
                                         f"reads nothing outside the given file")
-        info = h5py.check_string_dtype(ds.dtype)
-        if ds.dtype.kind == "O" or (info is not None and info.length is None):
-            continue  # variable-length strings: stored on the heap
         declared = int(ds.size) * ds.dtype.itemsize
         if declared == 0:
             continue
@@ -259,6 +256,15 @@ def _decode(cells, path):
 
 def _hdf5_block(spath, kpath, sl, kl, r0, r1, c0, c1, key_rows, key_cols):
     """The trials of score-matrix block ``[r0:r1, c0:c1]`` as a DataFrame."""
+    try:
+        return _hdf5_block_read(spath, kpath, sl, kl, r0, r1, c0, c1, key_rows, key_cols)
+    except (OSError, KeyError, RuntimeError, TypeError) as exc:
+        # h5py's errors from inside a damaged file (bad chunk, broken link, odd type)
+        raise FileFormatError(spath, f"cannot read rows {r0}-{r1 - 1} with {kpath} "
+                                     f"({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _hdf5_block_read(spath, kpath, sl, kl, r0, r1, c0, c1, key_rows, key_cols):
     import pandas as pd
 
     h5py = _h5py()
@@ -327,8 +333,14 @@ def read_hdf5(scores, key, *, block_cells=BLOCK_CELLS):
     import pandas as pd
 
     spath, kpath = os.fspath(scores), os.fspath(key)
-    sl = _layout_of(spath, "scores")
-    kl = _layout_of(kpath, "key")
+    layouts = []
+    for path, want in ((spath, "scores"), (kpath, "key")):
+        try:
+            layouts.append(_layout_of(path, want))
+        except (OSError, KeyError, RuntimeError, TypeError) as exc:
+            raise FileFormatError(path, f"cannot be read as a BOSARIS HDF5 file "
+                                        f"({type(exc).__name__}: {str(exc)[:200]})") from None
+    sl, kl = layouts
     krow = {v: i for i, v in enumerate(kl["rows"].tolist())}
     kcol = {v: i for i, v in enumerate(kl["cols"].tolist())}
     key_rows = np.array([krow.get(v, -1) for v in sl["rows"].tolist()], dtype=np.int64)

@@ -121,3 +121,40 @@ def test_steppy_det_points_lie_on_the_in_memory_curve(scores):
     assert all((f, p) in pts for f, p in zip(got.p_fa.tolist(), got.p_miss.tolist(), strict=True))
     assert 500 < got.p_fa.size < thr.size
     assert got.p_fa[0] == 1.0 and got.p_miss[-1] == 1.0
+
+
+@pytest.mark.parametrize("tar,non", [
+    (np.zeros(50), np.zeros(70)),  # one score: one partition, one block
+    (np.full(40, 1.0), np.r_[np.zeros(500), np.ones(300), np.full(200, 2.0)]),
+    (np.array([np.inf, 1.0, 2.0]), np.array([-np.inf, 0.0, 1.0])),  # infinite LLRs
+])
+def test_degenerate_sets_equal_in_memory(tar, non):
+    a = analyze_dask(da.from_array(tar, chunks=20), da.from_array(non, chunks=100),
+                     partition_rows=100)
+    m = analyze(tar, non)
+    for k in ("eer", "cllr", "min_cllr", "prbep"):
+        assert getattr(a, k) == pytest.approx(getattr(m, k), rel=1e-12), k
+    np.testing.assert_allclose(a.act.dcf, m.act.dcf, rtol=1e-12)
+    np.testing.assert_allclose(a.min.dcf, m.min.dcf, rtol=1e-12)
+
+
+def test_empty_input_partitions_and_a_class_in_one_partition():
+    import dask
+    import dask.dataframe as dd
+    import pandas as pd
+
+    rng = np.random.default_rng(8)
+    non = rng.normal(0, 1, 30_000)
+    tar = rng.uniform(0.2, 0.21, 300)  # every target inside one sorted partition
+    empty = pd.DataFrame({"score": np.empty(0), "label": np.empty(0, bool)})
+    blocks = [empty, pd.DataFrame({"score": non[:20_000], "label": False}), empty,
+              pd.DataFrame({"score": np.r_[non[20_000:], tar],
+                            "label": np.r_[np.zeros(10_000, bool), np.ones(300, bool)]}),
+              empty]
+    frame = dd.from_delayed([dask.delayed(b) for b in blocks], meta=empty)
+    a = analyze_dask(frame, plo=PLO, partition_rows=3_000)
+    assert a.info["partitions"] >= 8
+    lo, hi = a.info["divisions"][0], a.info["divisions"][-1]
+    assert lo < 0.2 < 0.21 < hi
+    m = analyze(tar, non, plo=PLO)
+    assert_same(a, m)
