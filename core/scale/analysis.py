@@ -345,13 +345,12 @@ def _offsets(plan, divisions):
     return out
 
 
-def _det_arrays(summaries, plan):
+def _det_arrays(summaries, plan, weighted):
     """Global ``(p_fa, p_miss)`` of the kept steppy-ROC points, in threshold order."""
     wt = np.array([s.weight_tar for s in summaries])
     wn = np.array([s.weight_non for s in summaries])
     ct = np.array([s.count_tar for s in summaries])
     cn = np.array([s.count_non for s in summaries])
-    weighted = plan.w_tar != plan.n_tar or plan.w_non != plan.n_non or plan.sq_tar != plan.n_tar
     pf, pm = [np.array([1.0])], [np.array([0.0])]
     live = [i for i, s in enumerate(summaries) if s.count_tar + s.count_non]
     for j, i in enumerate(live):
@@ -586,7 +585,7 @@ def _assemble(summaries, plan, grid, table, info) -> DaskAnalysis:
         sorted=idx, blocks=blocks, plo=grid, act=act, min=mn, cllr=float(cllr),
         min_cllr=float(_min_cllr_of(blocks)), eer=float(_eer(blocks)),
         prbep=float(_prbep(blocks)), dr30=_dr30(idx, blocks), n_tar=plan.n_tar,
-        n_non=plan.n_non, steppy=_det_arrays(summaries, plan),
+        n_non=plan.n_non, steppy=_det_arrays(summaries, plan, weighted),
         dr30_points=_dr30_points(idx, blocks, v, w, plan.n_tar, plan.n_non),
         quantiles=quant, info=info)
 

@@ -34,8 +34,8 @@ from ._frame import ScoreSet
 
 __all__ = ["MAX_GROUP_ROWS", "check_hdf5_file", "open_scores", "read_hdf5", "read_parquet"]
 
-#: Largest Parquet row group read by one task.
-MAX_GROUP_ROWS = 1 << 27
+#: Largest Parquet row group read by one task (about 300 MB per float64 column).
+MAX_GROUP_ROWS = 1 << 25
 #: Largest ratio of declared to stored bytes of a compressed HDF5 dataset (deflate's
 #: maximum is about 1032:1).
 MAX_EXPANSION = 1100
