@@ -138,6 +138,9 @@ def main():
         print(f"llrlab phases: plan {i['plan_seconds']:.1f} s, shuffle+sort+summaries "
               f"{i['sort_seconds']:.1f} s ({i['sort_seconds'] / kk:.2f} s per partition of "
               f"~{n / kk:,.0f} trials), merge {i['merge_seconds']:.2f} s")
+        print(f"per task (CPU seconds): plan {i['plan_task_seconds'] / i['input_partitions']:.3f}"
+              f" per input partition ({i['input_partitions']} of ~{n / i['input_partitions']:,.0f}"
+              f" trials), summary {i['summary_task_seconds'] / kk:.3f} per sorted partition")
         print(f"EER {a.eer:.6f}  Cllr {a.cllr:.6f}  minCllr {a.min_cllr:.6f}  "
               f"ROCCH blocks {a.blocks.n_blocks}")
         if args.check:

@@ -198,6 +198,13 @@ class DaskAnalysis(Analysis):
 
 def _plan_part(pdf, index, seed):
     """Counts, Cllr sums, range and a random sample of one input partition."""
+    t0 = time.perf_counter()
+    out = _plan_stats(pdf, index, seed)
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def _plan_stats(pdf, index, seed):
     s = pdf["score"].to_numpy(dtype=np.float64)
     lab = pdf["label"].to_numpy(dtype=bool)
     w = pdf["weight"].to_numpy(dtype=np.float64) if "weight" in pdf.columns else None
@@ -254,6 +261,8 @@ class _Plan:
     lo: float
     hi: float
     sample: tuple  # (values, reps) per class
+    parts: int = 0  # input partitions
+    task_seconds: float = 0.0  # summed over the planning tasks
 
 
 def _plan(frame, scheduler, where):
@@ -289,7 +298,8 @@ def _plan(frame, scheduler, where):
         sample.append((np.concatenate(vals), np.concatenate(reps)))
     return _Plan(n_tar, n_non, w_tar, w_non, total("sq_tar"), total("sq_non"),
                  total("ce_tar"), total("ce_non"), min(r["lo"] for r in full),
-                 max(r["hi"] for r in full), tuple(sample))
+                 max(r["hi"] for r in full), tuple(sample), len(res),
+                 math.fsum(r["seconds"] for r in res))
 
 
 def _divisions(plan, partition_rows, dtype):
@@ -317,6 +327,7 @@ def _hist_edges(plan):
 
 
 def _summarize_part(pdf, ctx, k):
+    t0 = time.perf_counter()
     s = pdf.index.to_numpy()
     lab = pdf["label"].to_numpy(dtype=bool)
     w = pdf["weight"].to_numpy(dtype=np.float64) if "weight" in pdf.columns else None
@@ -324,8 +335,10 @@ def _summarize_part(pdf, ctx, k):
         order = np.argsort(s, kind="stable")
         s, lab = s[order], lab[order]
         w = None if w is None else w[order]
-    return _kernel.summarize(s, lab, w, table=ctx["table"], det_delta=ctx["delta"],
-                             det_offsets=ctx["offsets"][k], totals=ctx["totals"])
+    out = _kernel.summarize(s, lab, w, table=ctx["table"], det_delta=ctx["delta"],
+                            det_offsets=ctx["offsets"][k], totals=ctx["totals"])
+    out.extra["seconds"] = time.perf_counter() - t0  # the summary alone (for the bench)
+    return out
 
 
 def _offsets(plan, divisions):
@@ -544,7 +557,9 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
     out = _assemble(summaries, plan, grid, table, {
         "partitions": len(summaries), "scheduler": sched_name, "shuffle": method,
         "divisions": divisions})
-    out.info.update(plan_seconds=t_plan, sort_seconds=t_sort,
+    out.info.update(input_partitions=plan.parts, plan_task_seconds=plan.task_seconds,
+                    summary_task_seconds=math.fsum(s.extra["seconds"] for s in summaries),
+                    plan_seconds=t_plan, sort_seconds=t_sort,
                     merge_seconds=time.perf_counter() - t0 - t_plan - t_sort,
                     seconds=time.perf_counter() - t0)
     return out
