@@ -84,6 +84,8 @@ class PartitionSummary:
         Local counts at ``nextafter(low_tar, inf)`` and at ``high_non``.
     det : Queries
         Local counts at the kept thresholds of the steppy ROC (``index`` unused).
+    extra : dict
+        Facts about the computation (``seconds``: the time the summary took).
     """
 
     count_tar: int
