@@ -95,3 +95,26 @@ def test_an_empty_partition_summary_is_neutral():
     s = _kernel.summarize(np.empty(0), np.empty(0, bool), table=np.array([0.0]))
     assert s.count_tar == s.count_non == 0
     assert s.blocks["lower"].size == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_counts_at_the_dr30_scores_with_ties_cut_by_partitions(data):
+    from llrlab.core.scale.analysis import _count_at, _extremes
+
+    n = data.draw(st.integers(70, 160))
+    scores = np.array(data.draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)),
+                      dtype=np.float64)
+    labels = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    labels[:35], labels[-35:] = True, False  # at least 30 of each class
+    cuts = np.array(data.draw(st.lists(st.integers(0, n), max_size=8)), dtype=np.int64)
+    sums = [_kernel.summarize(s, lab, w) for s, lab, w in _cut(scores, labels, None, cuts)]
+    v, w = _extremes(sums)
+    tar, non = np.sort(scores[labels]), np.sort(scores[~labels])
+    assert v == tar[29] and w == non[non.size - 30]
+    t = np.nextafter(v, np.inf)
+    got = _count_at(sums, t, lambda s: s.low_tar, lambda s: s.low_tar_q, "after")
+    assert got[:2] == (np.sum(tar < t), np.sum(non < t))
+    got = _count_at(sums, w, lambda s: s.high_non, lambda s: s.high_non_q, "at")
+    assert got[:2] == (np.sum(tar < w), np.sum(non < w))
+    assert got[3] == np.sum(non >= w)
