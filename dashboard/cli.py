@@ -51,7 +51,7 @@ class SpecError(ValueError):
     """A FILE argument of ``llrlab serve`` that cannot be used."""
 
 
-def parse_file_specs(files, *, check=True):
+def parse_file_specs(files, *, check=True, dirs=False):
     """FileSpecs from ``llrlab serve`` FILE arguments (see the module docstring).
 
     Examples
@@ -86,7 +86,7 @@ def parse_file_specs(files, *, check=True):
         seen.add((system, role))
         if check:
             for p in (scores, key):
-                if p is not None and not os.path.isfile(p):
+                if p is not None and not (os.path.isfile(p) or dirs and os.path.isdir(p)):
                     raise SpecError(f"{p}: no such file")
         out.append(FileSpec(system, role, scores, key))
     return out
@@ -125,7 +125,8 @@ def _serve_handler(args, out=None):
 def run_serve(args):
     """Serve the dashboard until interrupted; returns an exit code (2 on bad input)."""
     try:
-        specs = parse_file_specs(args.files)
+        # --dask reads directories of Parquet files too
+        specs = parse_file_specs(args.files, dirs=getattr(args, "dask", None) is not None)
     except SpecError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
         return 2
