@@ -50,6 +50,7 @@ _EXPORTS = {
     "FileFormatError": "errors",
     "LlrlabError": "errors",
     "LlrlabWarning": "errors",
+    "UnknownNameError": "errors",
     "SeparableDataWarning": "errors",
     "DR30": "nber",
     "NBERCurves": "nber",

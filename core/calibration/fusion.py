@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._repr import summary_repr
 from ..errors import DataError, LlrlabWarning
 from ..trials import Scores, Trials
 from ._logreg import fit_linear
@@ -153,6 +154,7 @@ def _check_unique(sorted_keys, s, i, what):
                         f"more than once ({dup.size} repeated trial(s))")
 
 
+@summary_repr("weights", "offset", "prior", "systems", "regularised")
 @dataclass(frozen=True, eq=False)
 class FusionCalibrator(Calibrator):
     """``llr = offset + sum_k weights[k] * s_k``, trained by minimizing ``Ce(prior)`` on dev.
@@ -267,9 +269,10 @@ class FusionCalibrator(Calibrator):
                     raise DataError(f"fusion training: {_name(al[0], 0)} and {_name(t, i)} "
                                     f"carry different trial weights")
             x = np.column_stack([t.scores for t in al])
-            what = "the fusion dev trials (" + ", ".join(_name(t, i)
-                                                         for i, t in enumerate(al)) + ")"
-            fit = fit_linear(x, lab, prior, weights=weights, what=what)
+            labels = [_name(t, i) for i, t in enumerate(al)]
+            what = "the fusion dev trials (" + ", ".join(labels) + ")"
+            fit = fit_linear(x, lab, prior, weights=weights, what=what,
+                             names=labels if names is None else list(names))
         llr = x @ fit.weights + fit.offset
         names = [_name(t, i) for i, t in enumerate(al)] if names is None else list(names)
         return cls(fit.weights, float(fit.offset), float(prior), fit.objective, fit.separable,
@@ -289,7 +292,19 @@ class FusionCalibrator(Calibrator):
                             f"(one per system), got shape {x.shape}")
         if np.isnan(x).any():
             raise DataError("scores to fuse contain NaN")
-        return x @ self.weights + self.offset
+        with np.errstate(over="ignore", invalid="ignore"):
+            llr = x @ self.weights + self.offset
+        return self._finite(llr, x)
+
+    def _check_usable(self):
+        """DataError unless the map is finite on the whole box of training score ranges:
+        its largest LLR there is bounded by ``|offset| + sum_k |w_k| max(|lo_k|, |hi_k|)``."""
+        ends = np.abs(np.array(self.training.score_range, dtype=np.float64)).max(axis=1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            bound = abs(self.offset) + float(np.abs(self.weights) @ ends)
+        if not np.isfinite(bound):
+            raise DataError(f"the fusion's parameters overflow the floating-point range on "
+                            f"its training scores ({self._param_summary()}); check the model")
 
     def apply_systems(self, systems):
         """Fused LLRs of K score sets (Scores or Trials), matched by trial id.
