@@ -86,7 +86,7 @@ def parse_file_specs(files, *, check=True, dirs=False):
         seen.add((system, role))
         if check:
             for p in (scores, key):
-                if p is not None and not (os.path.isfile(p) or dirs and os.path.isdir(p)):
+                if p is not None and not (os.path.isfile(p) or (dirs and os.path.isdir(p))):
                     raise SpecError(f"{p}: no such file")
         out.append(FileSpec(system, role, scores, key))
     return out

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._repr import summary_repr
 from ..errors import DataError
 
 __all__ = ["CountIndex", "NotTabulated"]
@@ -23,6 +24,7 @@ class NotTabulated(DataError):
     """A threshold whose counts were not gathered from the partitions."""
 
 
+@summary_repr("thresholds", "count_tar", "count_non", "weighted")
 @dataclass(frozen=True, eq=False)
 class CountIndex:
     """Exact counts at sorted thresholds (a stand-in for ``SortedScores``).

@@ -12,12 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._repr import summary_repr
 from ..errors import DataError
 from ._dask import dask_modules
 
 __all__ = ["ScoreSet", "as_frame", "frame_from_arrays"]
 
 
+@summary_repr("source")
 @dataclass(frozen=True, eq=False)
 class ScoreSet:
     """A lazily read labelled score set (what :func:`~llrlab.core.scale.open_scores`

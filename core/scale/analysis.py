@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._repr import summary_repr
 from .._validate import as_plo
 from ..analysis import DEFAULT_PLO, Analysis, OperatingPoint
 from ..cllr import _LN2, softplus_sum
@@ -65,6 +66,7 @@ DET_DELTA = 1e-3
 HIST_EDGES = 2049
 
 
+@summary_repr("edges")
 @dataclass(frozen=True, eq=False)
 class Histogram:
     """Class densities on ``edges`` (as ``llrlab.dashboard.compute.Histogram``)."""
@@ -74,6 +76,7 @@ class Histogram:
     non: np.ndarray
 
 
+@summary_repr("n_tar", "n_non", "eer", "cllr", "min_cllr", "prbep", "plo", "info")
 @dataclass(frozen=True, eq=False)
 class DaskAnalysis(Analysis):
     """An :class:`~llrlab.core.Analysis` computed on Dask from sorted partitions.

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._repr import summary_repr
 from ..conditions import _check_weight_map, _equal, _names
 from ..errors import DataError
 from ._dask import compute, dask_modules
@@ -23,6 +24,7 @@ from ._frame import ScoreSet, as_frame
 __all__ = ["DaskConditionWeights", "condition_weights_dask"]
 
 
+@summary_repr("conditions", "w_tar", "w_non", "spec", "reweighted")
 @dataclass(frozen=True, eq=False)
 class DaskConditionWeights:
     """Condition weights of an out-of-core score set (as
