@@ -13,7 +13,7 @@ import numpy as np
 
 from .._repr import summary_repr
 from ..errors import DataError, LlrlabWarning
-from ..trials import Scores, Trials
+from ..trials import Scores, Trials, trial_codes
 from ._logreg import fit_linear
 from .base import (
     Calibrator,
@@ -107,34 +107,33 @@ def align_systems(systems, *, what="fusion"):
         raise DataError(f"{what}: {_name(systems[i], i)} has no (model, segment) ids, so its "
                         f"trials cannot be matched with the other sets'")
     first = systems[0]
-    if all(np.array_equal(s.model_ids, first.model_ids)
-           and np.array_equal(s.segment_ids, first.segment_ids) for s in systems[1:]):
-        keys = first.keys()
-        _check_unique(np.sort(keys), first, 0, what)
-        k = len(systems)
+    codes = trial_codes(*systems)  # integers, equal exactly when the (model, segment) ids are
+    k = len(systems)
+    if all(np.array_equal(c, codes[0]) for c in codes[1:]):
+        order = np.argsort(codes[0], kind="stable")
+        _check_unique(codes[0][order], order, first, 0, what)
         return systems, Alignment(True, len(first), (0,) * k, ("",) * k)
-    keys = [s.keys() for s in systems]
-    orders = [np.argsort(k, kind="stable") for k in keys]
-    sorted_keys = [k[o] for k, o in zip(keys, orders, strict=True)]
-    for i, sk in enumerate(sorted_keys):
-        _check_unique(sk, systems[i], i, what)
-    common = sorted_keys[0]
-    for sk in sorted_keys[1:]:
-        common = common[_member(sk, common)]
+    orders = [np.argsort(c, kind="stable") for c in codes]
+    sorted_codes = [c[o] for c, o in zip(codes, orders, strict=True)]
+    for i, (sc, o) in enumerate(zip(sorted_codes, orders, strict=True)):
+        _check_unique(sc, o, systems[i], i, what)
+    common = sorted_codes[0]
+    for sc in sorted_codes[1:]:
+        common = common[_member(sc, common)]
     if common.size == 0:
         raise DataError(f"{what}: the score sets share no trial (model, segment) id; "
-                        f"e.g. {_show(keys[0][0])} of {_name(first, 0)} is not in every set")
-    idx0 = np.flatnonzero(_member(common, keys[0]))
-    wanted = keys[0][idx0]
+                        f"e.g. {first.trial_name(0)} of {_name(first, 0)} is not in every set")
+    idx0 = np.flatnonzero(_member(common, codes[0]))
+    wanted = codes[0][idx0]
     aligned, left, examples = [], [], []
-    for i, (s, k, o, sk) in enumerate(zip(systems, keys, orders, sorted_keys, strict=True)):
-        idx = idx0 if i == 0 else o[np.searchsorted(sk, wanted)]
+    for i, (s, c, o, sc) in enumerate(zip(systems, codes, orders, sorted_codes, strict=True)):
+        idx = idx0 if i == 0 else o[np.searchsorted(sc, wanted)]
         aligned.append(s.subset(idx))
         n_left = len(s) - common.size
         left.append(n_left)
         ex = ""
         if n_left:
-            ex = _show(k[np.flatnonzero(~_member(common, k))[0]])
+            ex = s.trial_name(int(np.flatnonzero(~_member(common, c))[0]))
             warnings.warn(LlrlabWarning(
                 f"{what}: {n_left} of the {len(s)} trials of {_name(s, i)} are not in every "
                 f"score set and were left out (e.g. {ex}); {common.size} trials are used"),
@@ -143,15 +142,12 @@ def align_systems(systems, *, what="fusion"):
     return aligned, Alignment(True, int(common.size), tuple(left), tuple(examples))
 
 
-def _show(key):
-    return str(key).replace("\x1f", " ")
-
-
-def _check_unique(sorted_keys, s, i, what):
-    dup = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+def _check_unique(sorted_codes, order, s, i, what):
+    dup = np.flatnonzero(sorted_codes[1:] == sorted_codes[:-1])
     if dup.size:
-        raise DataError(f"{what}: {_name(s, i)} lists the trial {_show(sorted_keys[dup[0]])} "
-                        f"more than once ({dup.size} repeated trial(s))")
+        raise DataError(f"{what}: {_name(s, i)} lists the trial "
+                        f"{s.trial_name(int(order[dup[0]]))} more than once ({dup.size} "
+                        f"repeated trial(s))")
 
 
 @summary_repr("weights", "offset", "prior", "systems", "regularised")
