@@ -14,12 +14,13 @@ open the files themselves).
   in any order), as :func:`llrlab.core.io.load_trials` joins them; an optional
   ``/conditions`` string matrix in either file gives each trial its condition.
 
-Safety: nothing outside the given files is read.  HDF5 datasets with external storage,
-virtual datasets and external links are refused, and a dataset that declares far more cells
-than its stored bytes can hold (unallocated chunks read as fill values, or a compression
-ratio beyond what deflate reaches) is refused before any block is scheduled, so no work is
-sized by what a file merely declares.  Parquet row groups larger than ``MAX_GROUP_ROWS`` are
-refused (a task reads one row group at a time).
+Safety: nothing outside the given files is read.  The object tree of an HDF5 file is
+checked as :mod:`llrlab.core.io` checks it (external links, external storage, virtual
+datasets, soft links leaving the file and plugin filters are refused), and a dataset that
+declares far more cells than its stored bytes can hold (unallocated chunks read as fill
+values, or a compression ratio beyond what deflate reaches) is refused before any block is
+scheduled, so no work is sized by what a file merely declares.  Parquet row groups larger
+than ``MAX_GROUP_ROWS`` are refused (a task reads one row group at a time).
 """
 
 from __future__ import annotations
@@ -130,64 +131,59 @@ def _h5py():
     return h5py
 
 
-def check_hdf5_file(f, path):
-    """Refuse external links, external storage, virtual datasets and datasets that declare
-    more cells than they store (see the module docstring)."""
-    h5py = _h5py()
-    bad = []
-
-    def visit(name, link):
-        if isinstance(link, h5py.ExternalLink):
-            bad.append(f"/{name} is an external link to {link.filename}")
-
-    f.visititems_links(visit)
-    if bad:
-        raise FileFormatError(path, f"{bad[0]}; llrlab reads nothing outside the given file")
-    datasets = []
-    f.visititems(lambda n, o: datasets.append((n, o)) if isinstance(o, h5py.Dataset) else None)
-    for n, ds in datasets:
-        dcpl = ds.id.get_create_plist()
-        if dcpl.get_layout() == h5py.h5d.VIRTUAL:
-            raise FileFormatError(path, f"/{n} is a virtual dataset (its data live in other "
-                                        f"files); llrlab reads nothing outside the given file")
-        if dcpl.get_external_count() > 0:
-            raise FileFormatError(path, f"/{n} keeps its data in external files; llrlab "
-                                        f"reads nothing outside the given file")
-        declared = int(ds.size) * ds.dtype.itemsize
+def _check_stored(tree, path):
+    """Refuse datasets that declare more cells than they store (unallocated chunks read as
+    fill values, or a compression ratio beyond what deflate reaches): out of core, the
+    matrices may exceed memory, so the in-memory loader's size limits do not apply, but no
+    work is scheduled for cells a file merely declares."""
+    for n, ds in tree.datasets.items():
+        declared = int(np.prod(ds.shape or (0,), dtype=np.float64)) * ds.dtype.itemsize
         if declared == 0:
             continue
         stored = int(ds.id.get_storage_size())
-        filtered = dcpl.get_nfilters() > 0
+        filtered = ds.id.get_create_plist().get_nfilters() > 0
         limit = declared / MAX_EXPANSION if filtered else declared
         if stored < limit or stored == 0:
             raise FileFormatError(path, f"/{n} declares {ds.shape} cells ({declared:,} bytes) "
                                         f"but stores {stored:,} bytes; refusing to read "
                                         f"unstored or implausibly compressed data")
-    return datasets
+
+
+def check_hdf5_file(f, path):
+    """The checked datasets of an open HDF5 file: ``llrlab.core.io``'s checks of the object
+    tree (no external links or storage, no virtual datasets, no links leaving the file, no
+    plugin filters) and :func:`_check_stored`.  Returns ``{path: dataset}``."""
+    from ..io.hdf5 import _Tree
+
+    tree = _Tree(f, path)
+    _check_stored(tree, path)
+    return tree.datasets
 
 
 def _open_checked(path):
+    """``(file, datasets)`` of a checked HDF5 file."""
+    from ..io._source import open_source
     from ..io.hdf5 import _open
 
-    f = _open(path)
+    f = _open(open_source(path))
     try:
-        check_hdf5_file(f, path)
+        return f, check_hdf5_file(f, path)
     except Exception:
         f.close()
         raise
-    return f
 
 
-def _ids(f, name, path):
+def _ids(datasets, name, path):
+    from ..io._source import make_limits
     from ..io.hdf5 import _check_distinct, _decode_ids
 
-    ids = _decode_ids(f, name, path)
+    ids = _decode_ids(datasets[name], name, path, make_limits())
     _check_distinct(ids, name, path)
     return ids
 
 
-def _orientation(f, name, nr, nc, rows_name, cols_name, path):
-    shape = f[name].shape
+def _orientation(datasets, name, nr, nc, rows_name, cols_name, path):
+    shape = datasets[name].shape
     if len(shape) != 2:
         raise FileFormatError(path, f"/{name} should be a 2-D matrix, found shape {shape}")
     if shape == (nr, nc):
@@ -201,26 +197,28 @@ def _orientation(f, name, nr, nc, rows_name, cols_name, path):
 def _layout_of(path, want):
     from ..io.hdf5 import _layout
 
-    with _open_checked(path) as f:
-        kind, ds, names = _layout(f, path)
+    f, dsets = _open_checked(path)
+    with f:
+        names = set(dsets)
+        kind, ds = _layout(names, path)
         if want == "scores" and kind != "scores":
             raise FileFormatError(path, "is not an HDF5 score file: expected /scores + "
                                         "/score_mask")
         if want == "key" and kind not in ("key", "key-old", "mask"):
             raise FileFormatError(path, "is not an HDF5 key: expected /trial_mask (or "
                                         "/target_mask + /nontarget_mask)")
-        rows, cols = _ids(f, ds["rows"], path), _ids(f, ds["cols"], path)
+        rows, cols = _ids(dsets, ds["rows"], path), _ids(dsets, ds["cols"], path)
         mats = [v for k, v in ds.items() if k not in ("rows", "cols")]
-        flips = {m: _orientation(f, m, rows.size, cols.size, ds["rows"], ds["cols"], path)
+        flips = {m: _orientation(dsets, m, rows.size, cols.size, ds["rows"], ds["cols"], path)
                  for m in mats}
         cond = None
         if "conditions" in names:
-            if f["conditions"].dtype.kind not in "SOU":
+            if dsets["conditions"].dtype.kind not in "SOU":
                 raise FileFormatError(path, f"/conditions should hold strings, found "
-                                            f"{f['conditions'].dtype}")
-            cond = _orientation(f, "conditions", rows.size, cols.size, ds["rows"],
+                                            f"{dsets['conditions'].dtype}")
+            cond = _orientation(dsets, "conditions", rows.size, cols.size, ds["rows"],
                                 ds["cols"], path)
-        if kind == "mask" and f[ds["mask"]].dtype.kind != "i":
+        if kind == "mask" and dsets[ds["mask"]].dtype.kind != "i":
             raise FileFormatError(path, "is an HDF5 index (Ndx) without target/non-target "
                                         "labels")
     return {"kind": kind, "ds": ds, "rows": rows, "cols": cols, "flip": flips, "cond": cond}
