@@ -5,7 +5,7 @@
 in-memory :class:`~llrlab.core.Trials`.  :func:`llrlab.dashboard.compute.compute_results`
 hands such systems to :func:`scaled_results`, which analyses each set once with
 :func:`llrlab.core.scale.analyze_dask` and builds the same
-:class:`~llrlab.dashboard.compute.Results` the views draw: the
+:class:`~llrlab.dashboard.Results` the views draw: the
 :class:`~llrlab.core.scale.DaskAnalysis` objects answer ``at``, ``curves``, ``det`` and
 ``det_dr30`` from their reduced structures, so dragging the operating point costs what it
 costs in memory.  A note says the results were computed on Dask.
@@ -24,7 +24,8 @@ import numpy as np
 
 from llrlab.core import DataError
 
-from . import compute
+from .compute import HIST_BINS, ConditionSpec, DatasetResult, Histogram, Results
+from .compute.datasets import _pick_points
 
 __all__ = ["configure", "holds_scaled", "load_scaled", "scaled_results"]
 
@@ -82,7 +83,7 @@ def _analysis(cache, data, transform_key, transform, progress, what):
     return a
 
 
-def _pooled(cache, data, spec: compute.ConditionSpec):
+def _pooled(cache, data, spec: ConditionSpec):
     """``(set with condition weights, names of its conditions)``: the set itself and no
     names without conditions (cached per set and specification)."""
     if not data.has_conditions:
@@ -90,7 +91,7 @@ def _pooled(cache, data, spec: compute.ConditionSpec):
     from llrlab.core.conditions import parse_condition_weights
     from llrlab.core.scale import condition_weights_dask
 
-    spec = spec or compute.ConditionSpec()
+    spec = spec or ConditionSpec()
     if spec.select is not None and not spec.select:
         raise DataError("select at least one condition to pool")
     key = (id(data), "dask-pool", spec)
@@ -115,12 +116,12 @@ def _hist(analyses):
     if not hi > lo:
         lo, hi = lo - 0.5, hi + 0.5
     pad = 0.04 * (hi - lo)
-    return np.linspace(lo - pad, hi + pad, compute.HIST_BINS + 1)
+    return np.linspace(lo - pad, hi + pad, HIST_BINS + 1)
 
 
 def scaled_results(key, *, systems, system, fusion=False, calibration="none",
                    train_prior=0.5, conditions=None, raw_cache=None, progress=None):
-    """:class:`~llrlab.dashboard.compute.Results` of out-of-core sets (see the module
+    """:class:`~llrlab.dashboard.Results` of out-of-core sets (see the module
     docstring); the arguments are those of ``compute_results``."""
     from llrlab.core.scale import fit_calibrator_dask
 
@@ -162,10 +163,10 @@ def scaled_results(key, *, systems, system, fusion=False, calibration="none",
         llr = raw if cal is None else _analysis(
             cache, pooled[role], (calibration, round(train_prior, 12)), cal.apply, progress,
             f"the calibrated {role} set")
-        px, py, pp = compute._pick_points(llr)
+        px, py, pp = _pick_points(llr)
         h = raw.histogram(edges)
-        datasets[role] = compute.DatasetResult(
-            role, role, raw, llr, compute.Histogram(h.edges, h.tar, h.non), px, py, pp,
+        datasets[role] = DatasetResult(
+            role, role, raw, llr, Histogram(h.edges, h.tar, h.non), px, py, pp,
             same).warm()
     lo, hi = float(edges[0]), float(edges[-1])
     mapping = None if cal is None else cal.curve(lo, hi)
@@ -173,8 +174,8 @@ def scaled_results(key, *, systems, system, fusion=False, calibration="none",
     if cal is not None:
         notes.append("calibration: " + "; ".join(cal.training.notes))
     progress(1.0, "done")
-    return compute.Results(key, datasets, cal,
+    return Results(key, datasets, cal,
                            "score" if cal is not None else "score (read as LLR)", mapping,
                            notes=notes, all_conditions=known,
-                           condition_spec=(conditions or compute.ConditionSpec()) if known
+                           condition_spec=(conditions or ConditionSpec()) if known
                            else None)

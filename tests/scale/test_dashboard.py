@@ -25,13 +25,13 @@ def files(tmp_path_factory):
 def _states(files):
     dev, ev, pd_, pe = files
     mem = DashboardState()
-    mem.set_trials("A", "dev", dev)
-    mem.set_trials("A", "eval", ev)
+    mem.data.set_trials("A", "dev", dev)
+    mem.data.set_trials("A", "eval", ev)
     scaled.configure("local")
     big = DashboardState()
     load_specs(big, [FileSpec("A", "dev", str(pd_)), FileSpec("A", "eval", str(pe))],
                dask=True)
-    assert big.error == "" and mem.error == ""
+    assert big.status.error == "" and mem.status.error == ""
     return mem, big
 
 
@@ -47,10 +47,10 @@ def _same_ops(mem, big):
 def test_serve_dask_shows_the_in_memory_numbers(files):
     mem, big = _states(files)
     assert any("computed on Dask" in n for n in big.results.notes)
-    assert "computed on Dask" in big.notice
+    assert "computed on Dask" in big.status.notice
     _same_ops(mem, big)
     for p in (-3.0, -1.234, 0.5):  # a drag: look-ups only
-        mem.plo = big.plo = p
+        mem.point.plo = big.point.plo = p
         _same_ops(mem, big)
     for role in ("dev", "eval"):
         d, m = big.results.datasets[role], mem.results.datasets[role]
@@ -60,20 +60,20 @@ def test_serve_dask_shows_the_in_memory_numbers(files):
         assert d.hist is not None and np.all(np.isfinite(d.hist.tar))
         np.testing.assert_allclose(big.nber.sets[role][1].dcf, mem.nber.sets[role][1].dcf,
                                    rtol=1e-12)
-    assert big.conditions_available == ["far", "mic", "tel"]
+    assert big.conditions.available == ["far", "mic", "tel"]
 
 
 def test_serve_dask_calibration_and_condition_weights(files):
     mem, big = _states(files)
     for st in (mem, big):
-        st.calibration = "pav"
-    assert big.error == ""
+        st.calibration.method = "pav"
+    assert big.status.error == ""
     _same_ops(mem, big)
     assert any("all trials" in n for n in big.results.notes)
     for st in (mem, big):
-        st.calibration = "none"
-        st.weighting = "equal per condition"
-    assert big.error == ""
+        st.calibration.method = "none"
+        st.conditions.weighting = "equal per condition"
+    assert big.status.error == ""
     _same_ops(mem, big)
 
 
