@@ -15,6 +15,7 @@ gives them as fractions, like the Python API.  Cllr is in bits.
 from __future__ import annotations
 
 import json
+import os
 
 from ..errors import LlrlabError
 from ._common import fmt_number, load_trials_arg, operating_point_args, percent, requires
@@ -108,6 +109,13 @@ def _check_args(args):
     (argparse cannot tell where its list ends); four names are unambiguous and are split back
     into ``DEV KEY SCORES KEY``, other counts get a message saying what happened.
     """
+    dask = getattr(args, "dask", None)
+    if dask not in (None, "local") and "://" not in dask and os.path.exists(dask):
+        # `--dask SCORES [KEY]`: the optional SCHEDULER took the file name
+        if args.key is not None:
+            raise LlrlabError(f"--dask took {dask} as the scheduler; write: llrlab eval "
+                              f"SCORES [KEY] --dask [SCHEDULER]")
+        args.dask, args.scores, args.key = "local", dask, args.scores
     cal = args.calibrate_on
     if cal is not None and len(cal) > 2:
         if args.scores is None and len(cal) == 4:

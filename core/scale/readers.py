@@ -56,9 +56,26 @@ def open_scores(path, key=None, **kw):
         if key is None:
             raise DataError(f"{name} is an HDF5 score file; give its key file too")
         return read_hdf5(name, key, **kw)
+    if (os.path.isfile(name) and not name.lower().endswith((".parquet", ".parq", ".pq"))
+            and not _is_parquet(name)):
+        raise DataError(f"{name} is neither a Parquet nor an HDF5 file: --dask reads Parquet "
+                        f"tables (score, label[, condition, weight]) and BOSARIS HDF5 score "
+                        f"files with their keys; text files are read in memory, without "
+                        f"--dask")
     if key is not None:
         raise DataError(f"{name}: a Parquet table carries its labels; give no key file")
     return read_parquet(name, **kw)
+
+
+def _is_parquet(name):
+    """Whether a file starts and ends with Parquet's magic bytes ``PAR1``."""
+    try:
+        with open(name, "rb") as f:
+            head = f.read(4)
+            f.seek(-4, os.SEEK_END)
+            return head == b"PAR1" and f.read(4) == b"PAR1"
+    except OSError:
+        return False
 
 
 # --------------------------------------------------------------------------------- Parquet
