@@ -31,6 +31,7 @@ from llrlab.dashboard.controls import (
     teaching_controls,
     uncertainty_controls,
 )
+from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.views import (
     CalibrationView,
@@ -213,7 +214,7 @@ def _status(state):
             bar.value, bar.active = -1, state.busy
         else:
             bar.value, bar.active = int(100 * state.progress), False
-        text.object = f"*{state.status}…*" if state.busy and state.status else ""
+        text.object = f"*{md_text(state.status)}…*" if state.busy and state.status else ""
 
     state.param.watch(update, ["busy", "progress", "status"])
     update()
@@ -229,13 +230,13 @@ def _alerts(state):
 
     def on_error(*_):
         msg = state.error
-        error.object = msg
+        error.object = md_text(msg)
         error.visible = dismiss.visible = bool(msg)
         if msg and pn.state.notifications is not None:
-            pn.state.notifications.error(msg, duration=8000)
+            pn.state.notifications.error(html_text(msg), duration=8000)
 
     def on_notice(*_):
-        notice.object = state.notice
+        notice.object = md_text(state.notice)
         notice.visible = bool(state.notice)
 
     dismiss.on_click(lambda _e: state.clear_error())
@@ -262,7 +263,7 @@ def _data_summary(state):
             parts = [f"{role} {len(t):,} trials" for role, t in (("dev", sd.dev),
                                                                  ("eval", sd.eval))
                      if t is not None]
-            lines.append(f"- **{name}**: " + ", ".join(parts))
+            lines.append(f"- **{md_text(name)}**: " + ", ".join(parts))
         md.object = "\n".join(lines)
 
     state.param.watch(update, ["systems", "teaching"])
@@ -274,7 +275,7 @@ def _exception_handler(exc):
     """Any error in a callback: one line in the page, the traceback in the server log."""
     log.error("error in a dashboard callback", exc_info=exc)
     if pn.state.notifications is not None:
-        pn.state.notifications.error(user_message(exc), duration=8000)
+        pn.state.notifications.error(html_text(user_message(exc)), duration=8000)
 
 
 def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True):
