@@ -12,6 +12,7 @@ from llrlab.dashboard.app import DEMO_FILES, create_app, demo_specs
 from llrlab.dashboard.controls import UploadPanel
 
 from .conftest import make_trials
+from .test_uploads import send
 
 
 def test_demo_files_are_shipped():
@@ -63,22 +64,22 @@ def test_upload_panel_valid_and_broken_files(tmp_path):
     t = make_trials(3000, seed=4, ids=True)
     path = tmp_path / "good.txt"
     write_trials(str(path), t)
-    up.scores.value = {"good.txt": path.read_text()}
+    send(up.scores, "good.txt", path.read_bytes(), chunk=1 << 16)
     up.role.value = "dev"
     up.system.value = "upl"
     up._load()
     assert st.error == ""
     assert len(st.systems["upl"].dev) == 3000
     systems = st.systems
-    up.scores.value = {"bad.txt": "m1 s1 1.0 target\nm1 s2 oops nontarget\n"}
+    send(up.scores, "bad.txt", b"m1 s1 1.0 target\nm1 s2 oops nontarget\n")
     up._load()
     assert st.error.startswith("bad.txt")
     assert "llrlab-upload" not in st.error  # the temporary path is not shown
     assert st.systems is systems
-    up.scores.value = {"big.txt": b"x" * 10}
-    up.max_bytes = 5
+    up.max_bytes = 5  # scores and key together are checked again at Load
     up._load()
     assert "limit" in st.error
+    up.cleanup()
 
 
 def test_parse_file_specs(tmp_path):
