@@ -1,118 +1,126 @@
 """llrlab.core: evaluation and calibration of binary-detector scores (numpy/scipy/h5py only).
 
-The public API; every measure accepts ``(tar, non)`` arrays or a :class:`Trials` object.
-Definitions follow ../shared/CONVENTIONS.md; theory in the seeds cited by each docstring.
+The public API; every measure accepts ``(tar, non)`` arrays or a :class:`Trials` object.  The
+definitions llrlab follows are in ``docs/conventions.md``; each docstring gives its formula
+and the published source it comes from.
+
+Submodules are imported on first use (PEP 562), so that ``import llrlab.core`` and the
+command line's ``-h`` stay fast; ``from llrlab.core import analyze`` works as usual.
 """
 
-from .analysis import DEFAULT_PLO, Analysis, OperatingPoint, analyze, analyze_transformed
-from .ape import APECurves, ECECurves, ape_curves, ece_curves
-from .cllr import cllr, cross_entropy, min_cllr, min_cross_entropy
-from .conditions import (
-    ConditionAnalysis,
-    ConditionWeights,
-    by_condition,
-    condition_weights,
-    parse_condition_weights,
-)
-from .dcf import DCFResult, act_dcf, bayes_error, min_dcf
-from .det import DETCurve, decimate, det_curve, det_dr30, probit
-from .epc import EPC, epc, epc_many
-from .errors import DataError, FileFormatError, LlrlabError, LlrlabWarning, SeparableDataWarning
-from .nber import DR30, NBERCurves, dr30, nber_curves
-from .operating_point import (
-    bayes_threshold,
-    effective_prior,
-    plo_from_costs,
-    plo_from_prior,
-    prior_from_plo,
-)
-from .pav import PAVFit, pav
-from .rocch import ROC, ROCCH, prbep, rocch, rocch_eer, steppy_roc, uer
-from .significance import McNemarResult, ZTestResult, mcnemar_test, paired_trials, z_test
-from .synthetic import GaussianModel, gaussian_trials
-from .trials import Scores, Trials
-from .uncertainty import (
-    BootstrapCI,
-    BootstrapWarning,
-    DCFInterval,
-    Interval,
-    OperatingPointCI,
-    ProportionCI,
-    bootstrap_ci,
-    operating_point_ci,
-    proportion_ci,
-)
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_PLO",
-    "DR30",
-    "EPC",
-    "ROC",
-    "ROCCH",
-    "APECurves",
-    "Analysis",
-    "BootstrapCI",
-    "BootstrapWarning",
-    "ConditionAnalysis",
-    "ConditionWeights",
-    "DCFInterval",
-    "DCFResult",
-    "DETCurve",
-    "DataError",
-    "ECECurves",
-    "FileFormatError",
-    "GaussianModel",
-    "Interval",
-    "LlrlabError",
-    "LlrlabWarning",
-    "McNemarResult",
-    "NBERCurves",
-    "OperatingPoint",
-    "OperatingPointCI",
-    "PAVFit",
-    "ProportionCI",
-    "Scores",
-    "SeparableDataWarning",
-    "Trials",
-    "ZTestResult",
-    "act_dcf",
-    "analyze",
-    "analyze_transformed",
-    "ape_curves",
-    "bayes_error",
-    "bayes_threshold",
-    "bootstrap_ci",
-    "by_condition",
-    "cllr",
-    "condition_weights",
-    "cross_entropy",
-    "decimate",
-    "det_curve",
-    "det_dr30",
-    "dr30",
-    "ece_curves",
-    "effective_prior",
-    "epc",
-    "epc_many",
-    "gaussian_trials",
-    "mcnemar_test",
-    "min_cllr",
-    "min_cross_entropy",
-    "min_dcf",
-    "nber_curves",
-    "operating_point_ci",
-    "paired_trials",
-    "parse_condition_weights",
-    "pav",
-    "plo_from_costs",
-    "plo_from_prior",
-    "prbep",
-    "prior_from_plo",
-    "probit",
-    "proportion_ci",
-    "rocch",
-    "rocch_eer",
-    "steppy_roc",
-    "uer",
-    "z_test",
-]
+import importlib
+import sys
+import types
+
+#: public name -> the submodule that defines it
+_EXPORTS = {
+    "DEFAULT_PLO": "analysis",
+    "Analysis": "analysis",
+    "OperatingPoint": "analysis",
+    "analyze": "analysis",
+    "analyze_transformed": "analysis",
+    "APECurves": "ape",
+    "ECECurves": "ape",
+    "ape_curves": "ape",
+    "ece_curves": "ape",
+    "cllr": "cllr",
+    "cross_entropy": "cllr",
+    "min_cllr": "cllr",
+    "min_cross_entropy": "cllr",
+    "ConditionAnalysis": "conditions",
+    "ConditionWeights": "conditions",
+    "by_condition": "conditions",
+    "condition_weights": "conditions",
+    "parse_condition_weights": "conditions",
+    "DCFResult": "dcf",
+    "act_dcf": "dcf",
+    "bayes_error": "dcf",
+    "min_dcf": "dcf",
+    "DETCurve": "det",
+    "decimate": "det",
+    "det_curve": "det",
+    "det_dr30": "det",
+    "probit": "det",
+    "EPC": "epc",
+    "epc": "epc",
+    "epc_many": "epc",
+    "DataError": "errors",
+    "FileFormatError": "errors",
+    "LlrlabError": "errors",
+    "LlrlabWarning": "errors",
+    "SeparableDataWarning": "errors",
+    "DR30": "nber",
+    "NBERCurves": "nber",
+    "dr30": "nber",
+    "nber_curves": "nber",
+    "bayes_threshold": "operating_point",
+    "effective_prior": "operating_point",
+    "plo_from_costs": "operating_point",
+    "plo_from_prior": "operating_point",
+    "prior_from_plo": "operating_point",
+    "PAVFit": "pav",
+    "pav": "pav",
+    "ROC": "rocch",
+    "ROCCH": "rocch",
+    "prbep": "rocch",
+    "rocch": "rocch",
+    "rocch_eer": "rocch",
+    "steppy_roc": "rocch",
+    "uer": "rocch",
+    "McNemarResult": "significance",
+    "ZTestResult": "significance",
+    "mcnemar_test": "significance",
+    "paired_trials": "significance",
+    "z_test": "significance",
+    "GaussianModel": "synthetic",
+    "gaussian_trials": "synthetic",
+    "miscalibration_warning": "llr_check",
+    "Scores": "trials",
+    "Trials": "trials",
+    "BootstrapCI": "uncertainty",
+    "BootstrapWarning": "uncertainty",
+    "DCFInterval": "uncertainty",
+    "Interval": "uncertainty",
+    "OperatingPointCI": "uncertainty",
+    "ProportionCI": "uncertainty",
+    "bootstrap_ci": "uncertainty",
+    "operating_point_ci": "uncertainty",
+    "proportion_ci": "uncertainty",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+
+def __getattr__(name):
+    if name == "__version__":
+        from ._version import __version__
+
+        return __version__
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'llrlab.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+class _Package(types.ModuleType):
+    """This package's module type.  Importing a submodule binds it as an attribute of the
+    package; where the submodule is named like the function it exports (``cllr``, ``pav``,
+    ``rocch``, ``epc``), the function keeps the name, as with eager imports."""
+
+    def __setattr__(self, name, value):
+        if (isinstance(value, types.ModuleType) and _EXPORTS.get(name) == name
+                and value.__name__ == f"{__name__}.{name}"):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+

@@ -133,7 +133,13 @@ def _level(alpha):
 
 
 def _p(p):
-    return "p = nan" if not np.isfinite(p) else f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
+    """``p = 0.012``, ``p = 3.4e-07``; below the smallest normal double, ``p < 1e-300``
+    (a p-value that underflows is not zero)."""
+    if not np.isfinite(p):
+        return "p = nan"
+    if p < 1e-300:
+        return "p < 1e-300"
+    return f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,6 +18,7 @@ script: the numeric subcommands of :func:`llrlab.core.cli.build_parser` plus ``s
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import sys
@@ -118,13 +119,13 @@ def _serve_handler(args, out=None):
 
 
 def run_serve(args):
-    """Serve the dashboard until interrupted; returns an exit code (2 on bad FILE)."""
+    """Serve the dashboard until interrupted; returns an exit code (2 on bad input)."""
     try:
         specs = parse_file_specs(args.files)
     except SpecError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
         return 2
-    import panel as pn
+    from panel.io.server import get_server
 
     from .app import create_app
 
@@ -132,13 +133,41 @@ def run_serve(args):
     kwargs = {}
     if args.allow_websocket_origin:
         kwargs["websocket_origin"] = list(args.allow_websocket_origin)
+
     def app():  # Panel calls only plain functions as page factories (not a partial)
         return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb)
 
-    pn.serve(app, port=args.port, address=args.address, show=not args.no_show,
-             title="llrlab", websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_MB * 1_000_000,
-             **kwargs)
+    try:
+        server = get_server(app, port=args.port, address=args.address, show=False,
+                            start=False, title="llrlab", verbose=False,
+                            websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_MB * 1_000_000,
+                            **kwargs)
+    except OSError as exc:
+        sys.stderr.write(f"llrlab serve: error: {_listen_error(exc, args)}\n")
+        return 2
+    url = f"http://{args.address}:{server.port}/"
+    print(f"llrlab serve: the dashboard is at {url} (Ctrl-C stops the server)", flush=True)
+    if not args.no_show:
+        server.io_loop.add_callback(server.show, "/")
+    server.start()
+    try:
+        server.io_loop.start()
+    except KeyboardInterrupt:
+        pass
     return 0
+
+
+def _listen_error(exc, args):
+    """One line for an OSError raised while binding the server's socket."""
+    if exc.errno == errno.EADDRINUSE:
+        return (f"port {args.port} on {args.address} is already in use (another llrlab "
+                f"serve?); choose another with --port N, or --port 0 for any free port")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"cannot listen on {args.address}: it is not an address of this computer"
+    if exc.errno == errno.EACCES:
+        return (f"no permission to listen on port {args.port}; choose a port above 1023 "
+                f"with --port N")
+    return f"cannot listen on {args.address}:{args.port}: {exc.strerror or exc}"
 
 
 def build_parser():

@@ -15,13 +15,27 @@ import sys
 import warnings
 
 from ..errors import LlrlabError, LlrlabWarning
-from ._common import StderrProgress
+from ._progress import Progress
 from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
 from .compare import add_compare_parser
 from .curves import add_curves_parser
 from .evaluate import add_eval_parser
 
-__all__ = ["StderrProgress", "build_parser", "main", "run"]
+__all__ = ["Progress", "build_parser", "main", "run"]
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print ``llrlab X.Y.Z`` (the package metadata is read only when asked)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print llrlab's version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .._version import __version__
+
+        sys.stdout.write(f"llrlab {__version__}\n")
+        parser.exit()
 
 
 def build_parser():
@@ -30,6 +44,7 @@ def build_parser():
         prog="llrlab",
         description="Analyse and calibrate the scores of binary detectors.",
     )
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     add_eval_parser(sub)
@@ -42,7 +57,7 @@ def build_parser():
 
 
 def run(argv=None, *, parser=None, out=None, err=None):
-    """Run the command line; return the exit code (2 on bad input)."""
+    """Run the command line; return the exit code (2 on bad input, 130 on Ctrl-C)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     parser = parser if parser is not None else build_parser()
@@ -55,16 +70,40 @@ def run(argv=None, *, parser=None, out=None, err=None):
         except LlrlabError as exc:
             err.write(f"llrlab {args.command}: error: {exc}\n")
             code = 2
+        except BrokenPipeError:  # the reader went away (`llrlab eval ... | head`): be quiet
+            _silence(out)
+            code = 0
         except OSError as exc:
-            err.write(f"llrlab {args.command}: error: {exc.strerror or exc}: "
-                      f"{exc.filename or ''}\n")
+            where = f": {exc.filename}" if exc.filename else ""
+            err.write(f"llrlab {args.command}: error: {exc.strerror or exc}{where}\n")
             code = 2
+        except MemoryError:
+            err.write(f"llrlab {args.command}: error: not enough memory for these data; free "
+                      f"memory or evaluate a subset of the trials\n")
+            code = 2
+        except KeyboardInterrupt:
+            err.write(f"\nllrlab {args.command}: interrupted; no output was written\n")
+            code = 130
     for w in caught:
         if issubclass(w.category, LlrlabWarning):
             err.write(f"llrlab {args.command}: warning: {w.message}\n")
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return code
+
+
+def _silence(out):
+    """After a broken pipe, point ``out`` at /dev/null so that the interpreter's final flush
+    does not complain (Python's documented idiom)."""
+    import os
+
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def main(argv=None):  # pragma: no cover - thin wrapper

@@ -4,46 +4,25 @@ from __future__ import annotations
 
 import math
 import os
-import sys
-import time
 
-from ..errors import FileFormatError, LlrlabError
+from ..errors import LlrlabError
+from ._writing import write_all_atomically, write_atomically
 
-__all__ = ["StderrProgress", "fmt_number", "load_trials_arg", "operating_point_args",
-           "refuse_overwriting_inputs", "write_all_atomically", "write_atomically"]
+__all__ = ["fmt_number", "load_trials_arg", "operating_point_args", "percent",
+           "refuse_overwriting_inputs", "requires", "write_all_atomically",
+           "write_atomically"]
 
 
-class StderrProgress:
-    """Progress callback ``(fraction, message)`` that writes to stderr.
+def requires(given, present, option, needed, why):
+    """Refuse ``option`` (``given``) without ``needed`` (``present``): it would be ignored."""
+    if given and not present:
+        raise LlrlabError(f"{option} has no effect without {needed} ({why}); give "
+                          f"{needed} too, or leave {option} out")
 
-    Writes at most every half second, and only once the task has run for a second, so that
-    small files stay quiet.
-    """
 
-    def __init__(self, stream=None, quiet=False):
-        self.stream = stream if stream is not None else sys.stderr
-        self.quiet = quiet
-        self.start = time.monotonic()
-        self.last = 0.0
-        self.shown = False
-
-    def __call__(self, fraction, message=""):
-        if self.quiet:
-            return
-        now = time.monotonic()
-        if now - self.start < 1.0 or (now - self.last < 0.5 and fraction < 1.0):
-            return
-        self.last = now
-        self.shown = True
-        self.stream.write(f"\r{message} {100 * fraction:5.1f}%")
-        if fraction >= 1.0:
-            self.stream.write("\n")
-        self.stream.flush()
-
-    def done(self):
-        if self.shown and not self.quiet:
-            self.stream.write("\n")
-            self.stream.flush()
+def percent(fraction):
+    """An error rate for a text table: a fraction in, percent out (tables label it [%])."""
+    return 100.0 * fraction
 
 
 def operating_point_args(p):
@@ -63,11 +42,21 @@ def load_trials_arg(files, option, progress=None):
 
 
 def fmt_number(v):
-    if isinstance(v, int):
+    """A number for a text table: integers in full, floats to 6 significant digits
+    (``-0`` shows as ``0``; large and tiny magnitudes in exponent form, never hundreds of
+    digits).
+
+    >>> [fmt_number(x) for x in (452, 0.05680134, -0.0, 2.4e306, 1e-9, float("inf"))]
+    ['452', '0.0568013', '0', '2.4e+306', '1e-09', 'inf']
+    """
+    if isinstance(v, int) and not isinstance(v, bool):
         return str(v)
-    if isinstance(v, float) and not math.isfinite(v):
+    v = float(v)
+    if not math.isfinite(v):
         return str(v)
-    return f"{v:.6g}" if abs(v) < 1e6 else f"{v:.6e}"
+    if v == 0:
+        return "0"
+    return f"{v:.6g}"
 
 
 def refuse_overwriting_inputs(outputs, inputs):
@@ -79,44 +68,3 @@ def refuse_overwriting_inputs(outputs, inputs):
             if inp is not None and os.path.exists(inp) and os.path.samefile(out, inp):
                 raise LlrlabError(f"{out}: the output would overwrite the input file {inp}; "
                                   f"choose another name")
-
-
-def write_atomically(path, write):
-    """Call ``write(tmp)`` on a temporary file next to ``path``, then rename it to ``path``.
-
-    A failure while writing leaves any existing ``path`` untouched and no partial file.
-    """
-    write_all_atomically([(path, write)])
-
-
-def write_all_atomically(jobs):
-    """Write several files, each through ``write(tmp)`` as in :func:`write_atomically`.
-
-    ``jobs`` is a list of ``(path, write)``.  The files are renamed into place only once
-    every one of them is written, so a failure leaves all existing paths untouched (and no
-    partial file); errors name the path, not the temporary file.
-    """
-    done = []  # (path, tmp) of every file begun
-    path = None  # the file being written or renamed, for error messages
-    try:
-        for path, write in jobs:
-            path = os.fspath(path)
-            folder, base = os.path.split(os.path.abspath(path))
-            stem, ext = os.path.splitext(base)
-            tmp = os.path.join(folder, f".{stem}.partial-{os.getpid()}{ext}")
-            done.append((path, tmp))
-            try:
-                write(tmp)
-            except FileFormatError as exc:
-                if exc.path != tmp:
-                    raise
-                raise FileFormatError(path, exc.reason.replace(tmp, path), line=exc.line,
-                                      text=exc.text) from None
-        for path, tmp in done:
-            os.replace(tmp, path)
-    except OSError as exc:
-        raise FileFormatError(path, f"cannot be written ({exc.strerror or exc})") from None
-    finally:
-        for _, tmp in done:
-            if os.path.exists(tmp):
-                os.remove(tmp)

@@ -1,4 +1,4 @@
-"""``llrlab eval`` options for condition-weighted pooling (seed 001).
+"""``llrlab eval`` options for condition-weighted pooling (van Leeuwen 2008).
 
 ``--conditions FILE`` joins a ``model segment condition`` file to the trials (labelled files
 with a condition column need none); ``--condition-weights {equal,pooled,NAME=W,...}`` makes
@@ -10,8 +10,7 @@ pool and the plain pool of all (selected) trials.  See :mod:`llrlab.core.conditi
 from __future__ import annotations
 
 from ..errors import DataError
-from ..trials import Trials
-from ._common import fmt_number
+from ._common import fmt_number, percent
 
 __all__ = ["add_condition_args", "by_condition_table", "condition_report",
            "conditions_for_eval", "weighted_for_eval", "weighting_line"]
@@ -76,6 +75,8 @@ def conditions_for_eval(trials, args, progress=None):
     if _active(args):
         _spec(args)  # report a malformed specification before any computation
         _select(args)
+    from ..trials import Trials
+
     return Trials(trials.scores, trials.labels, trials.weights, trials.conditions,
                   trials.model_ids, trials.segment_ids, where)
 
@@ -92,11 +93,11 @@ def weighted_for_eval(trials, args):
 _TABLE = [
     ("n_tar", "target trials"),
     ("n_non", "non-target trials"),
-    ("p_miss", "Pmiss (actual)"),
-    ("p_fa", "Pfa (actual)"),
+    ("p_miss", "Pmiss (actual) [%]"),
+    ("p_fa", "Pfa (actual) [%]"),
     ("act_dcf", "actual DCF (normalized)"),
     ("min_dcf", "minimum DCF (normalized)"),
-    ("eer", "EER (ROCCH)"),
+    ("eer", "EER (ROCCH) [%]"),
     ("cllr", "Cllr [bits]"),
     ("min_cllr", "min Cllr [bits]"),
 ]
@@ -129,7 +130,9 @@ def by_condition_table(trials, args, plo):
         lines.append(f"{text:28}" + "".join(f"{fmt_number(c[key]):>{width}}"
                                             for c in cols[:-2]) + blank)
     for key, text in _TABLE:
-        lines.append(f"{text:28}" + "".join(f"{fmt_number(c[key]):>{width}}" for c in cols))
+        shown = [percent(c[key]) if key in ("p_miss", "p_fa", "eer") else c[key]
+                 for c in cols]
+        lines.append(f"{text:28}" + "".join(f"{fmt_number(v):>{width}}" for v in shown))
     return lines, s
 
 

@@ -17,16 +17,9 @@ from __future__ import annotations
 import json
 import os
 
-import numpy as np
-
 from ..errors import LlrlabError
-from ..trials import Trials
-from ._common import (
-    StderrProgress,
-    load_trials_arg,
-    refuse_overwriting_inputs,
-    write_all_atomically,
-)
+from ._common import load_trials_arg, refuse_overwriting_inputs, write_all_atomically
+from ._progress import Progress
 
 __all__ = ["add_apply_parser", "add_calibrate_parser", "add_fuse_parser"]
 
@@ -56,8 +49,9 @@ def add_calibrate_parser(sub):
                    help="scores to calibrate (default: the dev score file itself)")
     p.add_argument("--method", choices=("affine", "pav"), default="affine",
                    help="affine (default) or pav")
-    p.add_argument("--prior", type=float, default=0.5,
-                   help="training prior of the affine calibration (default 0.5)")
+    p.add_argument("--prior", type=float,
+                   help="training prior of the affine calibration (default 0.5; PAV has "
+                        "none)")
     _output_args(p, "calibrated")
     p.set_defaults(handler=_cmd_calibrate)
     return p
@@ -134,12 +128,14 @@ def _check_outputs(args, fmt, model_path, inputs):
 
 def _outside(cal, systems):
     """Per system: how many scores lie outside the dev score range."""
+    import numpy as np
+
     return [int(np.count_nonzero((s.scores < lo) | (s.scores > hi)))
             for s, (lo, hi) in zip(systems, cal.training.score_range, strict=True)]
 
 
-def _finish(args, out, cal, result, fmt, sources, outside, model_path):
-    """Write the outputs and the report."""
+def _write_outputs(args, cal, result, fmt, model_path, progress):
+    """Write the scores and the model: both or neither."""
     from ..calibration import save_calibrator
     from ..io import write_score_file
 
@@ -148,7 +144,13 @@ def _finish(args, out, cal, result, fmt, sources, outside, model_path):
         jobs.append((args.out, lambda tmp: write_score_file(tmp, result, fmt)))
     if model_path:
         jobs.append((model_path, lambda tmp: save_calibrator(cal, tmp)))
-    write_all_atomically(jobs)  # both or neither: never new scores beside an old model
+    what = " and ".join(p for p in (args.out, model_path) if p)
+    with progress.step(f"writing {what}"):
+        write_all_atomically(jobs)  # both or neither: never new scores beside an old model
+
+
+def _report(args, out, cal, result, fmt, sources, outside, model_path):
+    """Print what was trained and written."""
     if args.json:
         obj = {"calibration": cal.report(), "applied_to": sources, "n_scores": len(result),
                "outside_dev_range": outside, "out": args.out, "out_format": fmt.describe(),
@@ -178,6 +180,7 @@ def _dev_trials(files, already_read, option, progress):
     file to calibrate; a labelled file is then not parsed a second time.
     """
     from ..io.bosaris_text import require_both_classes
+    from ..trials import Trials
 
     if len(files) == 1 and isinstance(already_read, Trials):
         return require_both_classes(already_read)
@@ -185,28 +188,38 @@ def _dev_trials(files, already_read, option, progress):
 
 
 # --------------------------------------------------------------------------------- commands
+def _progress(args):
+    return Progress(getattr(args, "err", None), quiet=args.quiet or args.json)
+
+
 def _cmd_calibrate(args, out):
     from ..calibration import fit_calibrator
 
     if len(args.dev) > 2:
-        raise LlrlabError("--dev takes SCORES KEY, or one labelled file")
-    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
+        raise LlrlabError(f"--dev takes SCORES KEY, or one labelled file; got "
+                          f"{len(args.dev)} files")
+    if args.prior is not None and args.method == "pav":
+        raise LlrlabError("--prior has no effect with --method pav: PAV calibration does "
+                          "not depend on a training prior; leave --prior out")
+    prior = 0.5 if args.prior is None else args.prior
     model_path = _model_path(args)
     apply_path = args.apply or args.dev[0]
-    [(data, fmt)] = _read_inputs([apply_path], progress)
-    _check_outputs(args, fmt, model_path, [*args.dev, apply_path])
-    dev = _dev_trials(args.dev, None if args.apply else data, "--dev", progress)
-    progress.done()
-    cal = fit_calibrator(dev, method=args.method, prior=args.prior)
-    return _finish(args, out, cal, cal(data), fmt, [apply_path], _outside(cal, [data]),
-                   model_path)
+    with _progress(args) as progress:
+        [(data, fmt)] = _read_inputs([apply_path], progress)
+        _check_outputs(args, fmt, model_path, [*args.dev, apply_path])
+        dev = _dev_trials(args.dev, None if args.apply else data, "--dev", progress)
+        with progress.step(f"training the {args.method} calibration on {len(dev):,} trials"):
+            cal = fit_calibrator(dev, method=args.method, prior=prior)
+        with progress.step(f"calibrating {len(data):,} scores"):
+            result, outside = cal(data), _outside(cal, [data])
+        _write_outputs(args, cal, result, fmt, model_path, progress)
+    return _report(args, out, cal, result, fmt, [apply_path], outside, model_path)
 
 
 def _cmd_fuse(args, out):
     from ..calibration import FusionCalibrator
     from ..io import load_trials
 
-    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
     apply_paths = args.apply or args.dev
     if len(apply_paths) != len(args.dev):
         raise LlrlabError(f"--apply needs one score file per system: {len(args.dev)} dev "
@@ -214,24 +227,25 @@ def _cmd_fuse(args, out):
     if args.names and len(args.names) != len(args.dev):
         raise LlrlabError(f"--names needs one name per system ({len(args.dev)})")
     model_path = _model_path(args)
-    inputs = _read_inputs(apply_paths, progress)
-    _check_outputs(args, inputs[0][1], model_path, [*args.dev, args.key, *apply_paths])
-    read = [None] * len(args.dev) if args.apply or args.key else [d for d, _ in inputs]
-    dev = [_dev_trials([p], r, "--dev", progress) if args.key is None
-           else load_trials(p, args.key, progress=progress)
-           for p, r in zip(args.dev, read, strict=True)]
-    progress.done()
-    cal = FusionCalibrator.fit(dev, prior=args.prior, names=args.names)
-    systems = [d for d, _ in inputs]
-    fused = cal.apply_systems(systems)
-    return _finish(args, out, cal, fused, inputs[0][1], apply_paths, _outside(cal, systems),
-                   model_path)
+    with _progress(args) as progress:
+        inputs = _read_inputs(apply_paths, progress)
+        _check_outputs(args, inputs[0][1], model_path, [*args.dev, args.key, *apply_paths])
+        read = [None] * len(args.dev) if args.apply or args.key else [d for d, _ in inputs]
+        dev = [_dev_trials([p], r, "--dev", progress) if args.key is None
+               else load_trials(p, args.key, progress=progress)
+               for p, r in zip(args.dev, read, strict=True)]
+        with progress.step(f"training the fusion of {len(dev)} systems"):
+            cal = FusionCalibrator.fit(dev, prior=args.prior, names=args.names)
+        systems = [d for d, _ in inputs]
+        with progress.step(f"fusing {len(systems[0]):,} trials"):
+            fused, outside = cal.apply_systems(systems), _outside(cal, systems)
+        _write_outputs(args, cal, fused, inputs[0][1], model_path, progress)
+    return _report(args, out, cal, fused, inputs[0][1], apply_paths, outside, model_path)
 
 
 def _cmd_apply(args, out):
     from ..calibration import load_calibrator
 
-    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
     cal = load_calibrator(args.model)
     if len(args.scores) != cal.n_systems:
         what = (f"a fusion of {cal.n_systems} systems ({', '.join(cal.systems)})"
@@ -239,10 +253,11 @@ def _cmd_apply(args, out):
                 f"{'an' if cal.kind == 'affine' else 'a'} {cal.kind} calibration of one system")
         raise LlrlabError(f"{args.model} is {what}; give {cal.n_systems} score file(s), got "
                           f"{len(args.scores)}")
-    inputs = _read_inputs(args.scores, progress)
-    _check_outputs(args, inputs[0][1], None, [args.model, *args.scores])
-    progress.done()
-    systems = [d for d, _ in inputs]
-    result = cal.apply_systems(systems)
-    return _finish(args, out, cal, result, inputs[0][1], args.scores, _outside(cal, systems),
-                   None)
+    with _progress(args) as progress:
+        inputs = _read_inputs(args.scores, progress)
+        _check_outputs(args, inputs[0][1], None, [args.model, *args.scores])
+        systems = [d for d, _ in inputs]
+        with progress.step(f"applying the model to {len(systems[0]):,} scores"):
+            result, outside = cal.apply_systems(systems), _outside(cal, systems)
+        _write_outputs(args, cal, result, inputs[0][1], None, progress)
+    return _report(args, out, cal, result, inputs[0][1], args.scores, outside, None)

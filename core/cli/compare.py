@@ -1,18 +1,21 @@
 """``llrlab compare``: is system A significantly better than system B on the same trials?
 
 ``llrlab compare SCORES_A SCORES_B KEY`` thresholds both systems' LLRs at the Bayes threshold
-of the operating point, prints their error rates and DCFs, seed 002's z-test of the DCF
-difference (eq. 3.32, and eq. 3.33 from the disagreeing trials) and McNemar's test of the
-paired decisions (on the target trials, the non-target trials and all trials), each with a
-one-sentence verdict.  Trials are paired by (model, segment) id (by position for files
-without ids).  ``--json`` prints one object.
+of the operating point, prints their error rates (in percent) and DCFs, the z-test of the DCF
+difference of Bengio & Mariéthoz (2004) -- with independent errors, and with the variance of
+the paired differences -- and McNemar's (1947) test of the paired decisions (on the target
+trials, the non-target trials and all trials), each with a one-sentence verdict.  Trials are
+paired by (model, segment) id (by position for files without ids).  Both systems' scores
+should be calibrated LLRs: a warning says when they do not look like it.  ``--json`` prints
+one object (error rates as fractions).
 """
 
 from __future__ import annotations
 
 import json
 
-from ._common import StderrProgress, fmt_number, load_trials_arg, operating_point_args
+from ._common import fmt_number, load_trials_arg, operating_point_args, percent
+from ._progress import Progress
 
 __all__ = ["add_compare_parser"]
 
@@ -42,28 +45,41 @@ def _z_dict(r):
 
 
 def _m_dict(r):
+    """McNemar's result with counts named by who errs (``a_only``/``b_only`` of the result
+    object count the trials where only A, or only B, is *right*)."""
     return {"statistic": r.statistic, "p_value": r.p_value, "method": r.method,
-            "a_only": r.a_only, "b_only": r.b_only, "both_right": r.both_right,
-            "both_wrong": r.both_wrong, "significant": r.significant, "verdict": r.verdict}
+            "a_wrong_b_right": r.b_only, "b_wrong_a_right": r.a_only,
+            "both_right": r.both_right, "both_wrong": r.both_wrong,
+            "significant": r.significant, "verdict": r.verdict}
 
 
 def _cmd_compare(args, out):
+    import warnings
+
+    from ..analysis import analyze
+    from ..errors import LlrlabWarning
+    from ..llr_check import miscalibration_warning
     from ..operating_point import plo_from_costs
     from ..significance import mcnemar_test, paired_trials, z_test
 
-    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
     key = [args.key] if args.key else []
-    a = load_trials_arg([args.scores_a, *key], "compare", progress)
-    b = load_trials_arg([args.scores_b, *key], "compare", progress)
-    progress.done()
-    plo = float(plo_from_costs(args.p_target, args.c_miss, args.c_fa))
-    a, b = paired_trials(a, b)  # pair once (and warn once about left-out trials)
-    names = ((args.scores_a, args.scores_b) if args.scores_a != args.scores_b
-             else ("A", "B"))
-    kw = {"alpha": args.alpha, "names": names}
-    zi = z_test(a, b, plo, **kw)
-    zd = z_test(a, b, plo, variance="dependent", **kw)
-    mc = {t: mcnemar_test(a, b, plo, trials=t, **kw) for t in ("target", "non-target", "all")}
+    with Progress(getattr(args, "err", None), quiet=args.quiet or args.json) as progress:
+        a = load_trials_arg([args.scores_a, *key], "compare", progress)
+        b = load_trials_arg([args.scores_b, *key], "compare", progress)
+        plo = float(plo_from_costs(args.p_target, args.c_miss, args.c_fa))
+        with progress.step(f"pairing and testing {len(a):,} trials"):
+            a, b = paired_trials(a, b)  # pair once (and warn once about left-out trials)
+            names = ((args.scores_a, args.scores_b) if args.scores_a != args.scores_b
+                     else ("A", "B"))
+            kw = {"alpha": args.alpha, "names": names}
+            zi = z_test(a, b, plo, **kw)
+            zd = z_test(a, b, plo, variance="dependent", **kw)
+            mc = {t: mcnemar_test(a, b, plo, trials=t, **kw)
+                  for t in ("target", "non-target", "all")}
+            notes = [miscalibration_warning(analyze(t, plo=[]), f"the scores of {n}")
+                     for t, n in ((a, args.scores_a), (b, args.scores_b))]
+    for note in filter(None, notes):
+        warnings.warn(note, LlrlabWarning, stacklevel=1)
     if args.json:
         obj = {
             "a": args.scores_a, "b": args.scores_b, "key": args.key,
@@ -80,17 +96,27 @@ def _cmd_compare(args, out):
     out.write(f"llrlab compare: A = {args.scores_a}, B = {args.scores_b}"
               + (f", key {args.key}" if args.key else "") + "\n")
     out.write(f"operating point: p_target={args.p_target:g} c_miss={args.c_miss:g} "
-              f"c_fa={args.c_fa:g}; Bayes threshold {-plo:.6g} on the LLRs; "
+              f"c_fa={args.c_fa:g}; Bayes threshold {fmt_number(-plo)} on the LLRs; "
               f"{zi.n_tar} target and {zi.n_non} non-target paired trials\n")
     out.write(f"{'':28}{'A':>14}{'B':>14}\n")
-    for label, va, vb in (("Pmiss", zi.p_miss_a, zi.p_miss_b), ("Pfa", zi.p_fa_a, zi.p_fa_b),
+    for label, va, vb in (("Pmiss [%]", percent(zi.p_miss_a), percent(zi.p_miss_b)),
+                          ("Pfa [%]", percent(zi.p_fa_a), percent(zi.p_fa_b)),
                           ("actual DCF (normalized)", zi.dcf_a, zi.dcf_b)):
         out.write(f"{label:28}{fmt_number(va):>14}{fmt_number(vb):>14}\n")
-    for title, r in (("z-test, independent (seed 002 eq. 3.32)", zi),
-                     ("z-test, dependent (seed 002 eq. 3.33)", zd)):
-        out.write(f"{title}: z = {r.statistic:.4g}, sd = {r.std:.4g}\n  {r.verdict}\n")
+    for title, r in (("z-test of the DCF difference, independent errors", zi),
+                     ("z-test of the DCF difference, paired (dependent) errors", zd)):
+        out.write(f"{title} (Bengio & Mariéthoz 2004): z = {r.statistic:.4g}, "
+                  f"sd = {r.std:.4g}\n  {r.verdict}\n")
     for t, r in mc.items():
         what = {"target": "misses", "non-target": "false alarms", "all": "all errors"}[t]
-        out.write(f"McNemar, {what}: {r.a_only} trials only B errs, {r.b_only} only A errs "
-                  f"({r.method})\n  {r.verdict}\n")
+        out.write(f"McNemar, {what}: A errs where B is right on {r.b_only} trials, B errs "
+                  f"where A is right on {r.a_only} ({r.method})\n  {r.verdict}\n")
+    m = mc["all"]
+    if (zi.significant or zd.significant) and m.significant:
+        better_dcf = "A" if zi.dcf_a < zi.dcf_b else "B"
+        fewer = "A" if m.b_only < m.a_only else "B"
+        if better_dcf != fewer:
+            out.write(f"note: the DCF weighs a miss and a false alarm by the costs and "
+                      f"priors of the operating point, McNemar counts every error once; so "
+                      f"{better_dcf} can cost less while {fewer} makes fewer errors\n")
     return 0

@@ -1,9 +1,9 @@
 """``llrlab curves {epc,ape,ece}``: the data of other views of the same scores, as CSV.
 
 * ``llrlab curves epc --dev SCORES [KEY] --eval SCORES [KEY] [--dev ... --eval ...]``:
-  expected performance curves (seed 002 section 3.2), one block of rows per system.
+  expected performance curves (Bengio, Mariéthoz & Keller 2005), one block of rows per system.
 * ``llrlab curves ape SCORES [KEY] [--plo-range LO HI] [--points N]``: actual, minimum and
-  default Bayes error rates against prior log-odds (seed 004 section 7.7.4).
+  default Bayes error rates against prior log-odds (Brümmer 2010, sec. 7.7.4).
 * ``llrlab curves ece SCORES [KEY] ...``: cross-entropy of the LLRs, of the PAV LLRs and of
   the prior (nats) against prior log-odds.
 
@@ -19,17 +19,15 @@ from __future__ import annotations
 import csv
 import io
 
-import numpy as np
-from scipy.special import expit
-
 from ..errors import LlrlabError
 from ._common import (
-    StderrProgress,
     fmt_number,
     load_trials_arg,
+    percent,
     refuse_overwriting_inputs,
     write_atomically,
 )
+from ._progress import Progress
 
 __all__ = ["add_curves_parser"]
 
@@ -58,8 +56,8 @@ def add_curves_parser(sub):
         "epc", help="expected performance curve: threshold chosen on dev, HTER on eval",
         description="For each alpha in [0, 1], choose the threshold minimizing "
                     "alpha*Pfa + (1-alpha)*Pmiss on the dev trials and report the eval error "
-                    "rates and HTER at it (seed 002 section 3.2).  Repeat --dev/--eval to "
-                    "compare systems.")
+                    "rates and HTER at it (Bengio, Mariéthoz & Keller 2005).  Repeat "
+                    "--dev/--eval to compare systems.")
     e.add_argument("--dev", nargs="+", action="append", required=True,
                    metavar=("SCORES", "KEY"),
                    help="dev trials: a score file and its key, or one labelled file")
@@ -76,7 +74,7 @@ def add_curves_parser(sub):
                                "in nats")):
         k = kinds.add_parser(
             kind, help=f"{kind.upper()} plot data: {what} against prior log-odds",
-            description=f"{kind.upper()} plot data (seed 004 section 7.7.4): {what}, on a "
+            description=f"{kind.upper()} plot data (Brümmer 2010, sec. 7.7.4): {what}, on a "
                         f"grid of prior log-odds; also reports Cllr = discrimination loss "
                         f"(min Cllr) + calibration loss, in bits.")
         k.add_argument("scores", help="score file (text or HDF5), or a labelled file")
@@ -91,6 +89,8 @@ def add_curves_parser(sub):
 
 
 def _grid(lo, hi, points, option):
+    import numpy as np
+
     if points < 2:
         raise LlrlabError(f"--points must be at least 2, got {points}")
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
@@ -134,15 +134,16 @@ def _cmd_epc(args, out):
         raise LlrlabError(f"curves epc needs one --eval per --dev; got {len(args.dev)} --dev "
                           f"and {len(args.eval_sets)} --eval")
     alpha = _grid(0.0, 1.0, args.points, "--points")
-    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet)
     pairs, names = [], []
-    for dev, ev in zip(args.dev, args.eval_sets, strict=True):
-        pairs.append((load_trials_arg(dev, "--dev", progress),
-                      load_trials_arg(ev, "--eval", progress)))
-        names.append(ev[0])
-    progress.done()
+    with Progress(getattr(args, "err", None), quiet=args.quiet) as progress:
+        for dev, ev in zip(args.dev, args.eval_sets, strict=True):
+            pairs.append((load_trials_arg(dev, "--dev", progress),
+                          load_trials_arg(ev, "--eval", progress)))
+            names.append(ev[0])
+        with progress.step(f"computing {len(pairs)} expected performance curve(s)"):
+            curves = epc_many(pairs, alpha)
     rows = []
-    for name, c in zip(names, epc_many(pairs, alpha), strict=True):
+    for name, c in zip(names, curves, strict=True):
         cols = (c.alpha, c.threshold, c.dev_p_miss, c.dev_p_fa, c.dev_wer, c.p_miss, c.p_fa,
                 c.wer, c.hter)
         rows.extend([name, *vals] for vals in zip(*cols, strict=True))
@@ -151,10 +152,9 @@ def _cmd_epc(args, out):
 
 
 def _load_one(args):
-    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet)
     files = [args.scores] + ([args.key] if args.key else [])
-    trials = load_trials_arg(files, f"curves {args.kind}", progress)
-    progress.done()
+    with Progress(getattr(args, "err", None), quiet=args.quiet) as progress:
+        trials = load_trials_arg(files, f"curves {args.kind}", progress)
     return trials, files
 
 
@@ -165,6 +165,8 @@ def _decomposition(c):
 
 
 def _cmd_ape(args, out):
+    from scipy.special import expit
+
     from ..ape import ape_curves
 
     plo = _grid(*args.plo_range, args.points, "--plo-range")
@@ -174,10 +176,12 @@ def _cmd_ape(args, out):
             c.default)
     rows = list(zip(*cols, strict=True))
     return _emit(args, out, _csv_text(APE_COLUMNS, rows), len(rows), files,
-                 [_decomposition(c), f"ROCCH-EER {fmt_number(c.eer)}"])
+                 [_decomposition(c), f"ROCCH-EER {fmt_number(percent(c.eer))}%"])
 
 
 def _cmd_ece(args, out):
+    from scipy.special import expit
+
     from ..ape import ece_curves
 
     plo = _grid(*args.plo_range, args.points, "--plo-range")

@@ -4,9 +4,12 @@
 DR30 status at an operating point; ``--calibrate-on DEV [KEY]`` (train a calibration on dev)
 or ``--model MODEL.json`` (a saved calibration) adds a column of the same metrics after
 calibration.  ``--json`` prints one object.  ``--conditions``, ``--condition-weights``,
-``--select-conditions`` and ``--by-condition`` pool conditions with weights (seed 001; see
-:mod:`._conditions`).  ``--ci [LEVEL]``, ``--bootstrap N`` and ``--by-speaker`` add confidence
-intervals (:mod:`._intervals`).
+``--select-conditions`` and ``--by-condition`` pool conditions with weights (van Leeuwen
+2008; see :mod:`._conditions`).  ``--ci [LEVEL]``, ``--bootstrap N`` and ``--by-speaker`` add
+confidence intervals (:mod:`._intervals`).
+
+Units: the text table shows EER and error rates in percent (labelled ``[%]``); ``--json``
+gives them as fractions, like the Python API.  Cllr is in bits.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import json
 
 from ..errors import LlrlabError
-from ._common import StderrProgress, fmt_number, load_trials_arg, operating_point_args
+from ._common import fmt_number, load_trials_arg, operating_point_args, percent, requires
 from ._conditions import (
     add_condition_args,
     condition_report,
@@ -22,19 +25,24 @@ from ._conditions import (
     weighted_for_eval,
     weighting_line,
 )
-from ._intervals import add_interval_args, interval_lines
+from ._intervals import add_interval_args, check_interval_args, interval_lines
+from ._progress import Progress
 
 __all__ = ["add_eval_parser"]
-
 
 def add_eval_parser(sub):
     """Add ``eval`` to an argparse subparsers object."""
     ev = sub.add_parser(
         "eval", help="evaluate a score set (EER, Cllr, minCllr, act/min DCF, PRBEP, DR30)",
+        usage="llrlab eval [options] SCORES [KEY]",
         description="Evaluate scores: SCORES + KEY (BOSARIS text or HDF5), or one labelled "
-                    "file (score label, or model segment score label).")
-    ev.add_argument("scores", help="score file (text or HDF5), or a labelled file")
-    ev.add_argument("key", nargs="?", help="key file (text or HDF5); omit for a labelled file")
+                    "file (score label, or model segment score label).  Text files may be "
+                    "gzipped; '-' reads standard input.  The table gives EER and error rates "
+                    "in percent, --json as fractions.")
+    ev.add_argument("scores", nargs="?", metavar="SCORES",
+                    help="score file (text or HDF5), or a labelled file")
+    ev.add_argument("key", nargs="?", metavar="KEY",
+                    help="key file (text or HDF5); omit for a labelled file")
     operating_point_args(ev)
     ev.add_argument("--json", action="store_true", help="print one JSON object")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -44,10 +52,11 @@ def add_eval_parser(sub):
     how.add_argument("--model", metavar="MODEL.json",
                      help="also report the metrics after a saved calibration (llrlab "
                           "calibrate --model)")
-    ev.add_argument("--method", choices=("affine", "pav"), default="affine",
+    ev.add_argument("--method", choices=("affine", "pav"),
                     help="calibration method for --calibrate-on (default affine)")
-    ev.add_argument("--prior", type=float, default=0.5,
-                    help="training prior of the calibration (default 0.5)")
+    ev.add_argument("--prior", type=float,
+                    help="training prior of the affine calibration of --calibrate-on "
+                         "(default 0.5)")
     add_condition_args(ev)
     add_interval_args(ev)
     ev.set_defaults(handler=_cmd_eval)
@@ -57,7 +66,7 @@ def add_eval_parser(sub):
 _ROWS = [
     ("n_tar", "target trials"),
     ("n_non", "non-target trials"),
-    ("eer", "EER (ROCCH)"),
+    ("eer", "EER (ROCCH) [%]"),
     ("cllr", "Cllr [bits]"),
     ("min_cllr", "min Cllr [bits]"),
     ("act_dcf", "actual DCF (normalized)"),
@@ -67,6 +76,10 @@ _ROWS = [
 ]
 
 
+#: rows shown in percent in the text table (fractions in --json)
+_PERCENT = {"eer"}
+
+
 def _evaluate(trials, args):
     from ..analysis import analyze
     from ..operating_point import plo_from_costs
@@ -74,7 +87,7 @@ def _evaluate(trials, args):
     a = analyze(trials, plo=[])
     summary = a.summary(args.p_target, args.c_miss, args.c_fa)
     op = a.at(float(plo_from_costs(args.p_target, args.c_miss, args.c_fa)))
-    return summary, op
+    return a, summary, op
 
 
 def _dr30_line(op):
@@ -82,6 +95,37 @@ def _dr30_line(op):
     status = "inside" if op.dr30_safe else "OUTSIDE"
     return (f"DR30: {status} the rule-of-30 region at this operating point "
             f"({m} misses, {f} false alarms at the minimum-DCF threshold)")
+
+
+def _check_args(args):
+    """Refuse option combinations that would be silently ignored, before any file is read.
+
+    ``--calibrate-on DEV [KEY]`` placed before SCORES takes the next file names too
+    (argparse cannot tell where its list ends); four names are unambiguous and are split back
+    into ``DEV KEY SCORES KEY``, other counts get a message saying what happened.
+    """
+    cal = args.calibrate_on
+    if cal is not None and len(cal) > 2:
+        if args.scores is None and len(cal) == 4:
+            args.calibrate_on, args.scores, args.key = cal[:2], cal[2], cal[3]
+        else:
+            placed = " (it came before the scores, so it took them too)" \
+                if args.scores is None else ""
+            raise LlrlabError(f"--calibrate-on takes DEV [KEY], got {len(cal)} files{placed}; "
+                              f"write: llrlab eval SCORES [KEY] --calibrate-on DEV [KEY]")
+    if args.scores is None:
+        raise LlrlabError("give the scores to evaluate: llrlab eval SCORES KEY, or llrlab "
+                          "eval LABELLED_FILE (see llrlab eval -h)")
+    requires(args.method is not None, args.calibrate_on is not None, "--method",
+             "--calibrate-on DEV [KEY]", "it chooses the calibration trained on DEV" + (
+                 "; a saved --model already has its method" if args.model else ""))
+    requires(args.prior is not None, args.calibrate_on is not None, "--prior",
+             "--calibrate-on DEV [KEY]", "it is the training prior of that calibration" + (
+                 "; a saved --model already has its prior" if args.model else ""))
+    if args.prior is not None and args.method == "pav":
+        raise LlrlabError("--prior has no effect with --method pav: PAV calibration does "
+                          "not depend on a training prior; leave --prior out")
+    check_interval_args(args)
 
 
 def _calibration(args, progress):
@@ -95,29 +139,48 @@ def _calibration(args, progress):
                               f"calibrate one score set; use 'llrlab apply'")
         return cal, f"the calibration in {args.model}"
     if args.calibrate_on:
+        method = args.method or "affine"
+        prior = 0.5 if args.prior is None else args.prior
         dev = load_trials_arg(args.calibrate_on, "--calibrate-on", progress)
-        prior = "" if args.method == "pav" else f", prior {args.prior:g}"
-        return (fit_calibrator(dev, method=args.method, prior=args.prior),
-                f"{args.method} calibration trained on {args.calibrate_on[0]}{prior}")
+        with progress.step(f"training the {method} calibration on {args.calibrate_on[0]}"):
+            cal = fit_calibrator(dev, method=method, prior=prior)
+        at = "" if method == "pav" else f", prior {prior:g}"
+        return cal, f"{method} calibration trained on {args.calibrate_on[0]}{at}"
     return None, ""
 
 
+def _fmt(key, value):
+    return fmt_number(percent(value) if key in _PERCENT else value)
+
+
 def _cmd_eval(args, out):
-    progress = StderrProgress(getattr(args, "err", None), quiet=args.quiet or args.json)
-    trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
-                             progress)
-    trials = conditions_for_eval(trials, args, progress)
-    cal, what = _calibration(args, progress)
-    progress.done()
-    summary, op = _evaluate(weighted_for_eval(trials, args), args)
-    tables = condition_report(trials, args, summary)
-    after = None
-    if cal is not None:
-        calibrated = cal(trials)
-        after, op_after = _evaluate(weighted_for_eval(calibrated, args), args)
-        tables_after = condition_report(calibrated, args, after)
-    ci_lines = interval_lines(args, [(weighted_for_eval(trials, args), summary)] + (
-        [(weighted_for_eval(calibrated, args), after)] if after else []))
+    from ..llr_check import miscalibration_warning
+
+    _check_args(args)
+    with Progress(args.err, quiet=args.quiet or args.json) as progress:
+        trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
+                                 progress)
+        trials = conditions_for_eval(trials, args, progress)
+        cal, what = _calibration(args, progress)
+        with progress.step(f"analysing {len(trials):,} trials"):
+            a, summary, op = _evaluate(weighted_for_eval(trials, args), args)
+            tables = condition_report(trials, args, summary)
+        after = None
+        if cal is not None:
+            with progress.step(f"calibrating and analysing {len(trials):,} trials"):
+                calibrated = cal(trials)
+                _, after, op_after = _evaluate(weighted_for_eval(calibrated, args), args)
+                tables_after = condition_report(calibrated, args, after)
+        ci_lines = interval_lines(args, [(weighted_for_eval(trials, args), summary)] + (
+            [(weighted_for_eval(calibrated, args), after)] if after else []), progress)
+    if cal is None:
+        import warnings
+
+        from ..errors import LlrlabWarning
+
+        note = miscalibration_warning(a, f"the scores of {args.scores}")
+        if note:
+            warnings.warn(note, LlrlabWarning, stacklevel=1)
     if args.json:
         obj = summary if after is None else {"raw": summary, "calibrated": after,
                                              "calibration": cal.report()}
@@ -129,9 +192,9 @@ def _cmd_eval(args, out):
               f"c_fa={args.c_fa:g}\n")
     out.write(weighting_line(args) + head + "\n")
     for key, label in _ROWS:
-        line = f"{label:28}{fmt_number(summary[key]):>14}"
+        line = f"{label:28}{_fmt(key, summary[key]):>14}"
         if after:
-            line += f"{fmt_number(after[key]):>14}"
+            line += f"{_fmt(key, after[key]):>14}"
         out.write(line + "\n")
     out.write(_dr30_line(op) + "\n")
     if after:

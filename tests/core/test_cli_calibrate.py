@@ -125,8 +125,7 @@ def test_calibrate_writes_the_api_result_in_the_apply_format(
     assert load_calibrator(model).to_dict() == cal.to_dict()
 
 
-@pytest.mark.parametrize("method", ["affine", "pav"])
-def test_calibrate_prior_and_model_path(files, tmp_path, method):
+def test_calibrate_prior_and_model_path(files, tmp_path, method="affine"):
     dev_files = files["dev_txt"]
     out, model = tmp_path / "o.txt", tmp_path / "sub_model.json"
     code, _, err = _run(["calibrate", "--dev", *dev_files, "--apply", files["eval_txt"],
@@ -140,12 +139,19 @@ def test_calibrate_prior_and_model_path(files, tmp_path, method):
     assert np.array_equal(read_score_file(out)[0].scores,
                           _api_calibrated(cal, files["eval_txt"])[0].scores)
     default = fit_calibrator(load_trials(*dev_files), method=method, prior=0.5)
-    if method == "affine":
-        assert loaded.to_dict()["params"]["prior"] == 0.1
-        assert loaded.prior == 0.1
-        assert loaded.scale != default.scale  # the prior changed the fit
-    else:  # PAV does not depend on a prior
-        assert loaded.to_dict() == default.to_dict()
+    assert loaded.to_dict()["params"]["prior"] == 0.1
+    assert loaded.prior == 0.1
+    assert loaded.scale != default.scale  # the prior changed the fit
+
+
+def test_calibrate_refuses_a_prior_for_pav(files, tmp_path):
+    """PAV does not depend on a prior: --prior would be silently ignored, so it is refused
+    before anything is read or written."""
+    out = tmp_path / "o.txt"
+    code, _, err = _run(["calibrate", "--dev", *files["dev_txt"], "--method", "pav",
+                         "--prior", "0.1", "--out", out])
+    assert code == 2 and not out.exists()
+    assert err.count("\n") == 1 and "--prior has no effect with --method pav" in err
 
 
 # ---------------------------------------------------------- 2. calibrate without --apply
@@ -560,8 +566,10 @@ def _failing_after(real, path_arg=0):
     """``real`` that writes its file completely, then fails (like a full disk at close)."""
     def fail(*args, **kwargs):
         real(*args, **kwargs)
-        path = args[path_arg]
-        assert ".partial-" in os.fspath(path) and os.path.exists(path)
+        path = os.fspath(args[path_arg])
+        # a temporary file: unnamed (through /proc) for text, a hidden name for HDF5
+        assert ".partial-" in path or path.startswith("/proc/self/fd/")
+        assert os.path.exists(path)
         raise FileFormatError(path, "cannot be written (No space left on device)")
     return fail
 
@@ -579,7 +587,8 @@ def test_failed_score_write_leaves_old_outputs_and_no_partial_file(
     code, stdout, err = _run(["calibrate", "--dev", *files["dev_txt"], "--apply",
                               files[f"eval_{kind}"], "--out", out])
     _one_error_line(code, stdout, err, str(out), "No space left on device")
-    assert ".partial-" not in err  # the message names the user's file, not the temporary one
+    # the message names the user's file, not the temporary one
+    assert ".partial-" not in err and "/proc/self" not in err
     assert _snapshot(tmp_path) == before
     assert not [p for p in os.listdir(tmp_path) if ".partial-" in p]
 
@@ -603,7 +612,7 @@ def test_failed_rename_names_the_output(files, tmp_path):
     out = tmp_path / "taken.txt"
     out.mkdir()  # a directory cannot be replaced by the written file
     code, stdout, err = _run(["calibrate", "--dev", *files["dev_txt"], "--out", out])
-    _one_error_line(code, stdout, err, str(out), "cannot be written")
+    _one_error_line(code, stdout, err, str(out), "is a directory, not a regular file")
     assert ".partial-" not in err
     assert not [p for p in os.listdir(tmp_path) if ".partial-" in p]
     assert not (tmp_path / "taken.calibration.json").exists()

@@ -65,7 +65,9 @@ def test_compare_json_equals_the_api(two_systems):
     for t in ("target", "non-target", "all"):
         m = mcnemar_test(a, b, plo, trials=t, names=names)
         got = obj["mcnemar"][t]
-        assert (got["a_only"], got["b_only"], got["method"]) == (m.a_only, m.b_only, m.method)
+        # named by who errs: only A wrong (B right) = m.b_only, only B wrong = m.a_only
+        assert (got["a_wrong_b_right"], got["b_wrong_a_right"], got["method"]) == (
+            m.b_only, m.a_only, m.method)
         assert got["p_value"] == pytest.approx(m.p_value, rel=1e-12)
     assert obj["n_tar"] == 300 and obj["n_non"] == 3000
 
@@ -74,7 +76,8 @@ def test_compare_table_has_verdicts(two_systems):
     d, _, _ = two_systems
     code, out, err = _run(["compare", d / "a.txt", d / "b.txt", d / "key.txt"])
     assert code == 0 and err == ""
-    assert "z-test, independent (seed 002 eq. 3.32)" in out
+    assert "z-test of the DCF difference, independent errors (Bengio & Mariéthoz 2004)" in out
+    assert "z-test of the DCF difference, paired (dependent) errors" in out
     assert "McNemar, misses" in out and "McNemar, false alarms" in out
     assert out.count("at the 5% level") == 5
     assert "actual DCF (normalized)" in out

@@ -19,6 +19,7 @@ def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
     )
     (wheel,) = tmp_path.glob("llrlab-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
+    assert "llrlab/__init__.py" in names  # llrlab.__version__ (from core/_toplevel/)
     assert "llrlab/core/__init__.py" in names
     assert "llrlab/core/io/__init__.py" in names
     assert "llrlab/core/calibration/__init__.py" in names
@@ -30,6 +31,18 @@ def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
     assert tops <= {"llrlab"} | {t for t in tops if t.endswith(".dist-info")}
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "llrlab = llrlab.dashboard.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    # installed from the wheel (not the editable source), the package imports and knows its
+    # version
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                    str(target), str(wheel)], check=True, capture_output=True, timeout=300)
+    code = ("import llrlab, llrlab.core, llrlab.dashboard.app as a; "
+            "print(llrlab.__version__, llrlab.core.__file__, len(a.demo_specs()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**__import__("os").environ,
+                                          "PYTHONPATH": str(target)}).stdout.split()
+    assert out[0] == __import__("llrlab").__version__
+    assert out[1].startswith(str(target)) and out[2] == "4"
 
 
 def test_core_does_not_import_panel_or_bokeh():

@@ -1,0 +1,103 @@
+"""Common mistakes on the command line get one line that says what is wrong and what to do
+(exit code 2), through the installed console script, before any file is written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llrlab.core.io import write_key, write_scores, write_trials
+
+from ..dashboard.conftest import make_trials
+
+LLRLAB = Path(sys.executable).parent / "llrlab"
+
+
+def _llrlab(*args, cwd=None):
+    r = subprocess.run([str(LLRLAB), *map(str, args)], capture_output=True, text=True,
+                       timeout=300, cwd=cwd)
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    d = tmp_path_factory.mktemp("mistakes")
+    for role, seed in (("dev", 1), ("eval", 2)):
+        t = make_trials(2000, seed=seed, ids=True)
+        write_scores(d / f"{role}.txt", t)
+        write_key(d / f"{role}_key.txt", t)
+        write_trials(d / f"{role}_labelled.txt", t)
+    return d
+
+
+def _one_line_error(code, err, *needles):
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    for n in needles:
+        assert n in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize("extra, needles", [
+    (["--method", "pav"], ["--method has no effect without --calibrate-on"]),
+    (["--prior", "0.1"], ["--prior has no effect without --calibrate-on"]),
+    (["--seed", "3"], ["--seed has no effect without --bootstrap"]),
+    (["--ci-method", "normal"], ["--ci-method has no effect without --ci"]),
+    (["--by-speaker"], ["--by-speaker has no effect without --bootstrap"]),
+])
+def test_an_option_without_the_option_it_acts_with_is_refused(data, extra, needles):
+    code, out, err = _llrlab("eval", data / "eval.txt", data / "eval_key.txt", *extra)
+    _one_line_error(code, err, *needles, "give")
+    assert out == ""
+
+
+def test_method_and_prior_with_a_saved_model_say_the_model_decides(data, tmp_path):
+    model = tmp_path / "m.json"
+    assert _llrlab("calibrate", "--dev", data / "dev.txt", data / "dev_key.txt",
+                   "--model", model)[0] == 0
+    code, _, err = _llrlab("eval", data / "eval.txt", data / "eval_key.txt", "--model", model,
+                           "--method", "pav")
+    _one_line_error(code, err, "--method has no effect", "a saved --model already has")
+
+
+def test_prior_with_pav_is_refused(data):
+    code, _, err = _llrlab("eval", data / "eval.txt", data / "eval_key.txt",
+                           "--calibrate-on", data / "dev.txt", data / "dev_key.txt",
+                           "--method", "pav", "--prior", "0.2")
+    _one_line_error(code, err, "--prior has no effect with --method pav")
+
+
+def test_calibrate_on_before_the_scores_is_understood(data):
+    """``--calibrate-on DEV KEY`` written before ``SCORES KEY`` used to swallow them
+    ("required: scores"); four names can only mean DEV KEY SCORES KEY."""
+    before = _llrlab("eval", "--calibrate-on", data / "dev.txt", data / "dev_key.txt",
+                     data / "eval.txt", data / "eval_key.txt", "--json")
+    after = _llrlab("eval", data / "eval.txt", data / "eval_key.txt", "--calibrate-on",
+                    data / "dev.txt", data / "dev_key.txt", "--json")
+    assert before[0] == 0, before[2]
+    assert before[1] == after[1]
+
+
+def test_calibrate_on_swallowing_an_ambiguous_count_is_explained(data):
+    code, _, err = _llrlab("eval", "--calibrate-on", data / "dev_labelled.txt",
+                           data / "eval.txt", data / "eval_key.txt")
+    _one_line_error(code, err, "--calibrate-on takes DEV [KEY], got 3 files",
+                    "it came before the scores", "llrlab eval SCORES [KEY] --calibrate-on")
+
+
+def test_no_scores_at_all(data):
+    code, _, err = _llrlab("eval")
+    _one_line_error(code, err, "give the scores to evaluate")
+
+
+def test_calibrate_prior_with_pav_writes_nothing(data, tmp_path):
+    out = tmp_path / "cal.txt"
+    code, _, err = _llrlab("calibrate", "--dev", data / "dev.txt", data / "dev_key.txt",
+                           "--method", "pav", "--prior", "0.3", "--out", out)
+    _one_line_error(code, err, "--prior has no effect with --method pav")
+    assert not out.exists()

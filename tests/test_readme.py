@@ -1,0 +1,64 @@
+"""Every shell example in README.md runs, through the installed console script, and prints
+what the README shows (see ``tests/readme_examples.py``; ``python tests/readme_examples.py
+--update`` rewrites the shown outputs).  The two set-up commands are run by ``.ci/run``."""
+
+from __future__ import annotations
+
+import difflib
+import subprocess
+import sys
+
+import pytest
+
+from .readme_examples import README, ROOT, examples, matches, run, workspace
+
+EXAMPLES = examples()
+
+
+@pytest.fixture(scope="module")
+def cwd(tmp_path_factory):
+    return workspace(tmp_path_factory.mktemp("readme"))
+
+
+def test_the_readme_has_shell_examples():
+    assert len(EXAMPLES) >= 8
+    assert any(e.command.startswith("llrlab serve") for e in EXAMPLES)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.command[:60] for e in EXAMPLES])
+def test_readme_example(example, cwd):
+    actual = run(example, cwd)
+    if not matches(example.expected, actual):
+        diff = "\n".join(difflib.unified_diff(example.expected, actual, "README.md", "actual",
+                                              lineterm=""))
+        pytest.fail(f"$ {example.shown}\nprints something else than README.md shows:\n{diff}")
+
+
+def test_the_readme_names_exactly_two_setup_commands_and_ci_runs_the_test_one():
+    sys.path.insert(0, str(ROOT / ".ci"))
+    try:
+        from readme_commands import setup_commands
+    finally:
+        sys.path.pop(0)
+    cmds = setup_commands(README.read_text(encoding="utf-8"))
+    assert cmds == {"main": "pip install . && llrlab serve",
+                    "test": 'pip install -e ".[test]" && python -m pytest'}
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "readme_commands.py test" in ci and "python3 -m venv" in ci
+    out = subprocess.run([sys.executable, str(ROOT / ".ci" / "readme_commands.py"), "test"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == cmds["test"]
+
+
+def test_readme_and_docs_link_only_inside_the_repository():
+    import re
+
+    for path in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)#]+)", text):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            resolved = (path.parent / target).resolve()
+            assert resolved.is_relative_to(ROOT), f"{path.name} links outside: {target}"
+            assert resolved.exists(), f"{path.name}: dead link {target}"
+        assert "shared/" not in text and "seeds/" not in text
