@@ -92,9 +92,9 @@ def address_warning(address, *, token=False):
     if is_local(address):
         return None
     where = ("every network interface of this computer" if address in _WILDCARD_ADDRESSES
-             else f"{address}")
-    text = (f"listening on {where}: anyone who can reach this computer on that port can "
-            f"open the dashboard and upload files")
+             else "a network address")
+    text = (f"--address {address or repr(address)} listens on {where}: anyone who can reach "
+            f"this computer on that port can open the dashboard and upload files")
     if not token:
         text += " (no password: add --token for a workshop or a shared network)"
     return text
@@ -161,14 +161,16 @@ class TokenAuth(AuthProvider):
 
     A request that carries the right token in its query sets the cookie, so that the
     websocket and later requests of the page (which carry no query) pass.  The cookie's name
-    holds the port: servers on other ports of the same host keep their own tokens.
+    is random per server: servers on other ports of the same host keep their own cookies.
     """
 
-    def __init__(self, token, port):
-        if not token:
-            raise ValueError("an empty access token")
-        self.token = str(token)
-        self.cookie = f"llrlab_token_{int(port)}"
+    def __init__(self, token):
+        token = str(token)
+        if len(token) < 8 or not re.fullmatch(r"[A-Za-z0-9._~-]+", token):
+            raise ValueError("an access token needs at least 8 characters among letters, "
+                             "digits and . _ ~ -")
+        self.token = token
+        self.cookie = f"llrlab_token_{secrets.token_hex(4)}"
         super().__init__()
 
     def allowed(self, handler: RequestHandler) -> bool:
