@@ -103,12 +103,15 @@ class ThreadRunner:
 
     Bokeh documents may only be changed on their event loop: results, errors and progress are
     handed back with ``Document.add_next_tick_callback`` (thread-safe), inside which Panel's
-    current document is set so that widget updates are dispatched directly.
+    current document is set so that widget updates are dispatched directly.  An exception
+    raised while a result is applied is logged with its traceback and handed to
+    ``on_failure`` (the page shows one line), never swallowed.
     """
 
-    def __init__(self, doc, executor=_EXECUTOR):
+    def __init__(self, doc, executor=_EXECUTOR, on_failure=None):
         self.doc = doc
         self.executor = executor
+        self.on_failure = on_failure
 
     def _schedule(self, fn, *args):
         doc = self.doc
@@ -117,8 +120,13 @@ class ThreadRunner:
             with set_curdoc(doc):
                 try:
                     fn(*args)
-                except Exception:  # never let a callback kill the session
-                    log.exception("dashboard callback failed")
+                except Exception as exc:  # never let a callback kill the session
+                    log.error("dashboard callback failed", exc_info=exc)
+                    if self.on_failure is not None:
+                        try:
+                            self.on_failure(exc)
+                        except Exception as again:
+                            log.error("could not show an error in the page", exc_info=again)
 
         try:
             doc.add_next_tick_callback(cb)
@@ -271,6 +279,11 @@ def _data_summary(state):
     return md
 
 
+def _show_failure(state, exc):
+    """An unexpected error while the page was updated: one line in the page."""
+    state.error = f"the page could not be updated: {user_message(exc)}"
+
+
 def _exception_handler(exc):
     """Any error in a callback: one line in the page, the traceback in the server log."""
     log.error("error in a dashboard callback", exc_info=exc)
@@ -305,6 +318,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     runner = (ThreadRunner(doc) if threaded and doc is not None and doc.session_context
               else SyncRunner())
     state = DashboardState(runner=runner)
+    if isinstance(runner, ThreadRunner):
+        runner.on_failure = lambda exc: _show_failure(state, exc)
 
     nber, det = NBERView(state=state), DETView(state=state)
     hist, metrics = HistogramView(state=state), MetricsView(state=state)

@@ -21,7 +21,7 @@ from panel.io.state import set_curdoc
 
 from ..compare import CompareState
 from ..safe import MAX_SHOWN, html_text, md_text
-from ..state import DashboardState
+from ..state import DashboardState, user_message
 from .compare_plots import (
     CllrBarsView,
     CompareAPEView,
@@ -190,8 +190,9 @@ class CompareView(pn.viewable.Viewer):
             with set_curdoc(doc):
                 try:
                     fn()
-                except Exception:  # never let a callback kill the session
-                    log.exception("deferred comparison callback failed")
+                except Exception as exc:  # never let a callback kill the session
+                    log.error("deferred comparison callback failed", exc_info=exc)
+                    self.state.error = f"the comparison failed: {user_message(exc)}"
 
         self._timeout = doc.add_timeout_callback(cb, TEST_DELAY_MS)
 

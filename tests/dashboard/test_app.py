@@ -113,3 +113,39 @@ def test_serve_parser_and_main(capsys):
     args = parser.parse_args(["serve", "--no-show", "nope.h5"])
     assert cli.run_serve(args) == 2
     assert "nope.h5: no such file" in capsys.readouterr().err
+
+
+class _Doc:
+    """A document whose next-tick callbacks run at once."""
+
+    def add_next_tick_callback(self, cb):
+        cb()
+
+
+class _Inline:
+    def submit(self, fn):
+        fn()
+
+
+def test_an_error_while_a_result_is_applied_is_shown_not_swallowed(caplog):
+    from llrlab.dashboard.app import ThreadRunner
+
+    failures = []
+    runner = ThreadRunner(_Doc(), executor=_Inline(), on_failure=failures.append)
+
+    def apply(result):
+        raise TypeError("List parameter 'Bokeh.stylesheets' must be a list")
+
+    with caplog.at_level("ERROR"):
+        runner.run(lambda progress: 42, apply, lambda exc: None, lambda *a: None)
+    assert len(failures) == 1 and isinstance(failures[0], TypeError)
+    assert "dashboard callback failed" in caplog.text and "Traceback" in caplog.text
+
+
+def test_the_page_shows_a_failed_update_in_one_line():
+    from llrlab.dashboard.app import _show_failure
+
+    page = create_app(demo=False, threaded=False)
+    _show_failure(page.state, TypeError("List parameter 'Bokeh.stylesheets' must be a list"))
+    assert page.state.error == ("the page could not be updated: TypeError: List parameter "
+                                "'Bokeh.stylesheets' must be a list")
