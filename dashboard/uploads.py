@@ -101,6 +101,7 @@ class SpoolingFileDropper(pn.widgets.FileDropper):
         self._finalizer = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
         self._count = 0
         self._open = {}  # name -> (file object, path, next chunk, total chunks, bytes)
+        self.refused = {}  # name -> why its last upload was refused
 
     # ---------------------------------------------------------------- events
 
@@ -116,6 +117,8 @@ class SpoolingFileDropper(pn.widgets.FileDropper):
             elif event.event_name == "upload_event":
                 self._chunk(name, data)
         except UploadRefused as exc:
+            if isinstance(name, str) and name:
+                self.refused[name] = str(exc)
             self.refusal = str(exc)
         except OSError as exc:
             log.error("could not store an upload", exc_info=exc)
@@ -132,6 +135,7 @@ class SpoolingFileDropper(pn.widgets.FileDropper):
             raise UploadRefused(f"{name}: malformed upload message; the file was refused")
         if chunk == 1:
             self._abort(name)
+            self.refused.pop(name, None)
             self._count += 1
             folder = os.path.join(self._dir, str(self._count))
             os.mkdir(folder, 0o700)
@@ -205,18 +209,42 @@ def _remove(path):
 
 
 # JavaScript run in the browser when Load is pressed: which files FilePond holds in each
-# widget (names and sizes), written to a hidden text input that the server watches.
+# widget (names and sizes), written to a hidden text input that the server watches.  FilePond
+# lists a newly chosen file only after a moment (0.3 s measured here): while a file input
+# still holds a file FilePond does not list, or while no scores file is listed, the answer
+# is deferred (up to 2 s), so that a click right after choosing a file reports that file.
 _LOAD_JS = """
-function held(model) {
+function pond(model) {
   try {
     const view = Bokeh.index.find_one(model);
-    const pond = view == null ? null : view._file_pond;
-    if (pond == null) { return null; }
-    return pond.getFiles().map(f => ({name: f.filename, size: f.fileSize}));
+    return view == null ? null : view;
   } catch (e) { return null; }
 }
-channel.value = JSON.stringify({n: Date.now() + Math.random(), scores: held(scores),
-                                key: held(key)});
+function held(model) {
+  const view = pond(model);
+  if (view == null || view._file_pond == null) { return null; }
+  try {
+    return view._file_pond.getFiles().map(f => ({name: f.filename, size: f.fileSize}));
+  } catch (e) { return null; }
+}
+function unlisted(model) {
+  const view = pond(model);
+  const files = held(model);
+  if (view == null || files == null || view.shadow_el == null) { return false; }
+  const names = new Set(files.map(f => f.name));
+  for (const input of view.shadow_el.querySelectorAll("input[type=file]")) {
+    for (const f of (input.files || [])) { if (!names.has(f.name)) { return true; } }
+  }
+  return false;
+}
+const start = performance.now();
+function answer() {
+  const s = held(scores);
+  const settling = unlisted(scores) || unlisted(key) || (s != null && s.length === 0);
+  if (settling && performance.now() - start < 2000) { setTimeout(answer, 50); return; }
+  channel.value = JSON.stringify({n: Date.now() + Math.random(), scores: s, key: held(key)});
+}
+answer();
 """
 
 
@@ -301,6 +329,13 @@ class UploadPanel:
             self._waiting = None
             self._show_transfer()
             self.state.error = "choose a scores file to upload first"
+            return
+        refused = [getattr(self, w).refused.get(shorten(held[w][-1][0], MAX_NAME))
+                   for w in ("scores", "key") if held[w]]
+        if any(refused):
+            self._waiting = None
+            self._show_transfer()
+            self.state.error = next(r for r in refused if r)
             return
         missing = [w for w in ("scores", "key") if not self._arrived(w, held[w])]
         if not missing:

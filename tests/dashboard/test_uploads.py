@@ -261,3 +261,15 @@ def test_malformed_load_requests_load_what_the_server_has(value, app_state, tria
     else:  # not a request at all: ignored
         assert app_state.systems == {}
     up.cleanup()
+
+
+def test_load_of_a_file_the_server_refused_says_why_at_once(app_state):
+    up = UploadPanel(app_state, max_upload_mb=1e-5)  # 10 bytes
+    send(up.scores, "big.txt", b"x" * 100)
+    app_state.error = ""
+    request(up, scores=[("big.txt", 100)])  # the browser believes it was sent
+    assert "big.txt" in app_state.error and "limit" in app_state.error
+    assert up._waiting is None
+    send(up.scores, "big.txt", b"1 target\n")  # the same name again, small enough
+    assert up.scores.refused == {}
+    up.cleanup()
