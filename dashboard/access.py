@@ -11,6 +11,9 @@
   those given with ``--allow-websocket-origin``, which add to this list.  ``*`` (any web
   page the user visits could drive the server) is refused; a partial wildcard such as
   ``192.168.*.*:5006`` is accepted with a warning.
+* **Host names.**  Every request must name the server (its ``Host`` header) as one of the
+  same ``HOST:PORT`` entries: a web page whose own name was pointed at this computer (DNS
+  rebinding) would otherwise be same-origin and could drive a server on 127.0.0.1.
 * **Access token.**  ``--token`` makes every HTTP and websocket request carry a secret: the
   printed link holds it as ``?token=...``; the first page sets it as a cookie (HttpOnly,
   SameSite=Strict) that the browser sends with the websocket and later requests.
@@ -57,6 +60,15 @@ REFUSED_PAGE = """<!DOCTYPE html>
 <h1>This llrlab server needs its access token</h1>
 <p>Open the full link printed by <code>llrlab serve --token</code> (it ends with
 <code>?token=...</code>), or ask the person who started the server for it.</p>
+</body></html>
+"""
+#: The page of a request whose Host header names this server in an unexpected way.
+UNKNOWN_HOST_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>llrlab: unknown host name</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 3em auto">
+<h1>This llrlab server does not answer to this host name</h1>
+<p>Open it by the address printed by <code>llrlab serve</code>, or start it with
+<code>--allow-websocket-origin HOST:PORT</code> to add the name you use.</p>
 </body></html>
 """
 #: Where refused page requests are sent (Bokeh's login URL).
@@ -219,25 +231,38 @@ def _is_websocket(handler):
     return isinstance(handler, WebSocketHandler)
 
 
-def protect(server, auth: TokenAuth):
-    """Require the token on every route of ``server`` (a Bokeh ``Server``), not only the
-    ones Bokeh guards with its auth provider: each handler class is replaced by a subclass
-    whose ``prepare`` refuses a request without the token (HTTP 403).  Returns the number
-    of routes guarded."""
+def protect(server, *, hosts=None, auth: TokenAuth | None = None):
+    """Check every request to ``server`` (a Bokeh ``Server``) before it is handled.
+
+    ``hosts``: the ``Host`` header must match one of these ``HOST:PORT`` patterns (the
+    websocket origins): a web page whose name was pointed at this computer (DNS rebinding)
+    is refused, as a page on another site already is.  ``auth``: the request must carry the
+    token -- on every route, not only those Bokeh guards with its auth provider.  Each
+    handler class is replaced by a subclass whose ``prepare`` answers HTTP 403 otherwise.
+    Returns the number of routes checked.
+    """
     n = 0
     for rule in server._tornado.wildcard_router.rules:
         target = rule.target
         if (not isinstance(target, type) or not issubclass(target, RequestHandler)
-                or issubclass(target, RefusedHandler) or getattr(target, "_llrlab_gate", 0)):
+                or getattr(target, "_llrlab_gate", 0)):
             continue
-        rule.target = _gated(target, auth)
+        rule.target = _gated(target, hosts, auth)
         n += 1
     return n
 
 
-def _gated(base, auth):
+def _host_allowed(host, hosts):
+    from bokeh.server.util import check_allowlist
+
+    return check_allowlist((host or "").lower(), hosts)
+
+
+def _gated(base, hosts, auth):
     async def prepare(self):
-        if not auth.allowed(self):
+        if hosts is not None and not _host_allowed(self.request.host, hosts):
+            raise HTTPError(403, reason="unknown host name")
+        if auth is not None and not isinstance(self, RefusedHandler) and not auth.allowed(self):
             raise HTTPError(403, reason="access token needed")
         result = base.prepare(self)
         if inspect.isawaitable(result):
@@ -247,9 +272,10 @@ def _gated(base, auth):
         if status_code == 403:
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.set_header("Cache-Control", "no-store")
-            self.finish(REFUSED_PAGE)
+            self.finish(REFUSED_PAGE if self._reason == "access token needed"
+                        else UNKNOWN_HOST_PAGE)
         else:
             base.write_error(self, status_code, **kwargs)
 
-    return type(f"TokenGated{base.__name__}", (base,),
+    return type(f"Checked{base.__name__}", (base,),
                 {"prepare": prepare, "write_error": write_error, "_llrlab_gate": 1})

@@ -168,12 +168,10 @@ def run_serve(args):
     except OSError as exc:
         sys.stderr.write(f"llrlab serve: error: {_listen_error(exc, args)}\n")
         return 2
-    server._tornado.websocket_origins.update(websocket_origins(args.address, server.port,
-                                                               origins))
-    path = "/"
-    if token is not None:
-        protect(server, kwargs["auth_provider"])
-        path = f"/?token={token}"
+    allowed = websocket_origins(args.address, server.port, origins)
+    server._tornado.websocket_origins.update(allowed)
+    protect(server, hosts=allowed, auth=kwargs.get("auth_provider"))
+    path = "/" if token is None else f"/?token={token}"
     host = socket.gethostname() if args.address in ("0.0.0.0", "::", "") else args.address
     url = f"http://{host}:{server.port}{path}"
     print(f"llrlab serve: the dashboard is at {url} (Ctrl-C stops the server)", flush=True)

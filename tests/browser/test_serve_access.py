@@ -1,5 +1,5 @@
 """``llrlab serve`` as a separate process: the access token on every HTTP and websocket
-request, the websocket origins, the warning on a non-local address (localhost only: the
+request, the websocket origins and host names, the warning on a non-local address (localhost only: the
 non-local address is tried on a busy port, so nothing is ever exposed)."""
 
 from __future__ import annotations
@@ -67,8 +67,11 @@ def server():
         proc.stderr.close()
 
 
-def _get(url, cookie=None):
-    req = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
+def _get(url, cookie=None, host=None):
+    headers = {"Cookie": cookie} if cookie else {}
+    if host:
+        headers["Host"] = host
+    req = urllib.request.Request(url, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
             return r.status, r.headers, r.read()
@@ -161,6 +164,14 @@ def test_a_fixed_token_from_the_environment(server):
 
 def test_websocket_origins_add_to_the_default_list(server):
     port, _ = server("--allow-websocket-origin", "lab.example.org:8080")
+    base = f"http://127.0.0.1:{port}"
+    # the Host header must name this server: a page whose name was pointed at 127.0.0.1
+    # (DNS rebinding) is refused
+    assert _get(base + "/static/js/bokeh.min.js")[0] == 200
+    assert _get(base + "/static/js/bokeh.min.js", host=f"localhost:{port}")[0] == 200
+    status, _, body = _get(base + "/", host=f"evil.example.org:{port}")
+    assert status == 403 and b"does not answer to this host name" in body
+    assert _get(base + "/static/js/bokeh.min.js", host="lab.example.org:8080")[0] == 200
     assert _ws(port, origin="http://lab.example.org:8080") == 101  # added
     assert _ws(port, origin=f"http://localhost:{port}") == 101     # the default list stays
     assert _ws(port, origin=f"http://127.0.0.1:{port}") == 101
