@@ -133,8 +133,9 @@ class SpoolingFileDropper(pn.widgets.FileDropper):
         if not ok:
             self._abort(name)
             raise UploadRefused(f"{name}: malformed upload message; the file was refused")
-        if chunk == 1:
-            self._abort(name)
+        if chunk == 1:  # one file in transit per widget: a new one replaces any other
+            for other in list(self._open):
+                self._abort(other)
             self.refused.pop(name, None)
             self._count += 1
             folder = os.path.join(self._dir, str(self._count))

@@ -273,3 +273,18 @@ def test_load_of_a_file_the_server_refused_says_why_at_once(app_state):
     send(up.scores, "big.txt", b"1 target\n")  # the same name again, small enough
     assert up.scores.refused == {}
     up.cleanup()
+
+
+def test_one_file_in_transit_per_widget():
+    """A client that starts many files at once keeps only the newest on disk."""
+    w = SpoolingFileDropper(max_bytes=1000)
+    for i in range(50):
+        w._process_event(_event("upload_event", chunk=1, total_chunks=2, name=f"f{i}.txt",
+                                type="", data=b"x" * 10))
+    assert list(w._open) == ["f49.txt"] and list(w.receiving) == ["f49.txt"]
+    on_disk = [f for _, _, fs in os.walk(w._dir) for f in fs]
+    assert len(on_disk) == 1
+    w._process_event(_event("upload_event", chunk=2, total_chunks=2, name="f3.txt",
+                            type="", data=b"x"))  # a dropped file's later chunk: ignored
+    assert w.files == {} and list(w._open) == ["f49.txt"]
+    w.cleanup()
