@@ -257,6 +257,12 @@ def run(*, sessions=10, conditions=200_000, timeout=600.0, phase_seconds=10.0,
                 probe.start()
                 for pg in draggers:
                     pg.evaluate(DRAG_JS)
+                # every page answered once (sessions finish starting) before timing begins
+                deadline = time.monotonic() + 300
+                for pg in draggers:
+                    while (pg.evaluate("() => window.__drag.lat.length") < 2
+                           and time.monotonic() < deadline):
+                        pg.wait_for_timeout(100)
                 t_start = time.time()
                 uploader.wait_for_timeout(1000 * phase_seconds)
                 t_load = time.time()

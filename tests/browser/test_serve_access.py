@@ -1,6 +1,6 @@
 """``llrlab serve`` as a separate process: the access token on every HTTP and websocket
-request, the websocket origins and host names, the warning on a non-local address (localhost only: the
-non-local address is tried on a busy port, so nothing is ever exposed)."""
+request, the websocket origins and host names, the warning on a non-local address (localhost
+only: the non-local address is tried on a busy port, so nothing is ever exposed)."""
 
 from __future__ import annotations
 
