@@ -317,7 +317,7 @@ class UploadPanel:
     def _on_progress(self, event):
         if event.name == "refusal" and event.new:
             self._waiting = None
-            self.state.error = event.new
+            self.state.status.error = event.new
         self._try_load()
 
     def _try_load(self):
@@ -329,14 +329,14 @@ class UploadPanel:
         if held["scores"] == []:
             self._waiting = None
             self._show_transfer()
-            self.state.error = "choose a scores file to upload first"
+            self.state.status.error = "choose a scores file to upload first"
             return
         refused = [getattr(self, w).refused.get(shorten(held[w][-1][0], MAX_NAME))
                    for w in ("scores", "key") if held[w]]
         if any(refused):
             self._waiting = None
             self._show_transfer()
-            self.state.error = next(r for r in refused if r)
+            self.state.status.error = next(r for r in refused if r)
             return
         missing = [w for w in ("scores", "key") if not self._arrived(w, held[w])]
         if not missing:
@@ -348,7 +348,7 @@ class UploadPanel:
             self._waiting = None
             self._show_transfer()
             names = ", ".join(held[w][-1][0] for w in missing)
-            self.state.error = (f"{shorten(names, MAX_SHOWN)}: the upload did not arrive; "
+            self.state.status.error = (f"{shorten(names, MAX_SHOWN)}: the upload did not arrive; "
                                 f"choose the file again")
             return
         self._show_transfer(waiting=[held[w][-1][0] for w in missing])
@@ -378,13 +378,13 @@ class UploadPanel:
         """Load the received files (see ``load_files`` of the state)."""
         files, keys = dict(self.scores.files), dict(self.key.files)
         if not files:
-            self.state.error = "choose a scores file to upload first"
+            self.state.status.error = "choose a scores file to upload first"
             return
         (name, (path, size)), = list(files.items())[-1:]
         key_item = list(keys.items())[-1] if keys else None
         total = size + (key_item[1][1] if key_item else 0)
         if total > self.max_bytes:
-            self.state.error = (f"{name}: the upload is larger than the "
+            self.state.status.error = (f"{name}: the upload is larger than the "
                                 f"{self.max_bytes / 1e6:g} MB limit of this server")
             return
         # the files are linked into a directory of their own, removed once read: the widget
@@ -401,10 +401,10 @@ class UploadPanel:
         except OSError as exc:
             shutil.rmtree(tmp, ignore_errors=True)
             log.error("could not prepare an upload for loading", exc_info=exc)
-            self.state.error = f"{name}: could not store the upload ({exc.strerror or exc})"
+            self.state.status.error = f"{name}: could not store the upload ({exc.strerror or exc})"
             return
         system = self.system.value.strip() or "uploaded"
-        self.state.load_files([(system, self.role.value, scores_path, key_path)],
+        self.state.data.load_files([(system, self.role.value, scores_path, key_path)],
                               display=display, cleanup=tmp)
 
 

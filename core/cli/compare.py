@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from ..errors import LlrlabError
 from ._common import fmt_number, load_trials_arg, operating_point_args, percent
 from ._progress import Progress
 
@@ -45,12 +46,22 @@ def _z_dict(r):
 
 
 def _m_dict(r):
-    """McNemar's result with counts named by who errs (``a_only``/``b_only`` of the result
-    object count the trials where only A, or only B, is *right*)."""
+    """McNemar's result; the discordant counts are named by who errs."""
     return {"statistic": r.statistic, "p_value": r.p_value, "method": r.method,
-            "a_wrong_b_right": r.b_only, "b_wrong_a_right": r.a_only,
+            "only_a_wrong": r.only_a_wrong, "only_b_wrong": r.only_b_wrong,
             "both_right": r.both_right, "both_wrong": r.both_wrong,
             "significant": r.significant, "verdict": r.verdict}
+
+
+def _is_key(path):
+    """Whether ``path`` reads as a key file (for the message about a missing system)."""
+    from ..io import read_key
+
+    try:
+        read_key(path)
+    except (LlrlabError, OSError):
+        return False
+    return True
 
 
 def _cmd_compare(args, out):
@@ -64,7 +75,14 @@ def _cmd_compare(args, out):
 
     key = [args.key] if args.key else []
     with Progress(getattr(args, "err", None), quiet=args.quiet or args.json) as progress:
-        a = load_trials_arg([args.scores_a, *key], "compare", progress)
+        try:
+            a = load_trials_arg([args.scores_a, *key], "compare", progress)
+        except LlrlabError:
+            if not key and _is_key(args.scores_b):
+                raise LlrlabError(f"it needs SCORES_A SCORES_B KEY; got two files, and "
+                                  f"{args.scores_b} is a key file: is the score file of the "
+                                  f"second system missing?") from None
+            raise
         b = load_trials_arg([args.scores_b, *key], "compare", progress)
         plo = float(plo_from_costs(args.p_target, args.c_miss, args.c_fa))
         with progress.step(f"pairing and testing {len(a):,} trials"):
@@ -109,12 +127,12 @@ def _cmd_compare(args, out):
                   f"sd = {r.std:.4g}\n  {r.verdict}\n")
     for t, r in mc.items():
         what = {"target": "misses", "non-target": "false alarms", "all": "all errors"}[t]
-        out.write(f"McNemar, {what}: A errs where B is right on {r.b_only} trials, B errs "
-                  f"where A is right on {r.a_only} ({r.method})\n  {r.verdict}\n")
+        out.write(f"McNemar, {what}: A errs where B is right on {r.only_a_wrong} trials, B errs "
+                  f"where A is right on {r.only_b_wrong} ({r.method})\n  {r.verdict}\n")
     m = mc["all"]
     if (zi.significant or zd.significant) and m.significant:
         better_dcf = "A" if zi.dcf_a < zi.dcf_b else "B"
-        fewer = "A" if m.b_only < m.a_only else "B"
+        fewer = "A" if m.only_a_wrong < m.only_b_wrong else "B"
         if better_dcf != fewer:
             out.write(f"note: the DCF weighs a miss and a false alarm by the costs and "
                       f"priors of the operating point, McNemar counts every error once; so "

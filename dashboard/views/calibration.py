@@ -110,7 +110,7 @@ class CalibrationView(pn.viewable.Viewer):
         return io.StringIO(json.dumps(d, indent=2, allow_nan=False))
 
     def _scores_file(self):
-        t = self.state.calibrated_eval()
+        t = self.state.export.calibrated_eval()
         if t is None:
             return io.StringIO("")
         from llrlab.core.io import write_scores
@@ -151,23 +151,23 @@ class CalibrationView(pn.viewable.Viewer):
             pad = 0.05 * max(yhi - ylo, 1e-9)
             self.figure.x_range.start, self.figure.x_range.end = lo, hi
             self.figure.y_range.start, self.figure.y_range.end = ylo - pad, yhi + pad
-            d = st.calibration_dict()
+            d = st.export.calibration_dict()
             self.params.object = describe(d)
             self.note.object = md_text(" ".join(res.notes)) if res is not None else ""
             self.download_params.disabled = d is None
-            self.download_scores.disabled = d is None or st.teaching
+            self.download_scores.disabled = d is None or st.teaching.enabled
             self._on_op()
-            self.styler.apply(st.presentation, st.svg)
+            self.styler.apply(st.display.presentation, st.display.svg)
 
     @param.depends("state.op", watch=True)
     def _on_op(self):
         st = self.state
         res = st.results
-        self.hline.location = -st.plo
+        self.hline.location = -st.point.plo
         if res is not None:
-            self.vline.location = res.threshold_score(st.plo)
+            self.vline.location = res.threshold_score(st.point.plo)
 
-    @param.depends("state.presentation", "state.svg", watch=True)
+    @param.depends("state.display.presentation", "state.display.svg", watch=True)
     def _on_style(self):
-        self.styler.apply(self.state.presentation, self.state.svg)
+        self.styler.apply(self.state.display.presentation, self.state.display.svg)
 

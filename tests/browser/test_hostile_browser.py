@@ -61,7 +61,7 @@ def test_link_value_in_the_error_runs_no_script(page, serve):
     dialogs = _watch_dialogs(page)
     url, sessions = serve(create_app)
     page.goto(url + f"?weights=custom&custom={PAYLOAD}=1")
-    wait_until(page, lambda: sessions and PAYLOAD in sessions[0].state.error,
+    wait_until(page, lambda: sessions and PAYLOAD in sessions[0].state.status.error,
                what="the error naming the link value")
     wait_until(page, lambda: _shown(page, ".alert-danger", PAYLOAD),
                what="the link value shown literally in the alert")
@@ -77,7 +77,7 @@ def test_link_to_an_unknown_system_runs_no_script(page, serve):
     served = serve(create_app)
     state = _open(page, served=served, query=f"?system={PAYLOAD}&tab=1").state
     page.wait_for_timeout(800)
-    assert state.system in state.systems  # the unknown value was refused
+    assert state.system in state.data.systems  # the unknown value was refused
     assert dialogs == []
     assert page.locator("img[onerror]").count() == 0
 
@@ -89,7 +89,8 @@ def test_uploaded_file_name_runs_no_script(page, serve, tmp_path):
     bad = tmp_path / f"{PAYLOAD}.txt"
     bad.write_text("model segment score label\nm1 s1 0.5 target\nm1 s2 abc nontarget\n")
     _upload(page, session, bad)
-    wait_until(page, lambda: bad.name in session.state.error, what="the error naming the file")
+    wait_until(page, lambda: bad.name in session.state.status.error,
+               what="the error naming the file")
     wait_until(page, lambda: _shown(page, ".alert-danger", bad.name),
                what="the file name shown literally")
     page.wait_for_timeout(500)
@@ -105,7 +106,7 @@ def test_trial_id_echoed_in_an_error_runs_no_script(page, serve, tmp_path):
     bad.write_text(f"model segment score label\n{PAYLOAD_NOSPACE} s1 abc target\n"
                    "m s2 -1 nontarget\n")
     _upload(page, session, bad)
-    wait_until(page, lambda: PAYLOAD_NOSPACE in session.state.error,
+    wait_until(page, lambda: PAYLOAD_NOSPACE in session.state.status.error,
                what="the error echoing the id")
     wait_until(page, lambda: _shown(page, ".alert-danger", PAYLOAD_NOSPACE),
                what="the id shown literally")
@@ -130,7 +131,7 @@ def test_trial_ids_in_the_join_report_run_no_script(page, serve, tmp_path):
                    + f"m0 {PAYLOAD_NOSPACE} target\n")
     _upload(page, session, scores, key=key)
     state = session.state
-    wait_until(page, lambda: "uploaded" in state.systems and not state.busy,
+    wait_until(page, lambda: "uploaded" in state.data.systems and not state.status.busy,
                what="the uploaded system")
     wait_until(page, lambda: _shown(page, ".alert-info", PAYLOAD_NOSPACE),
                what="the join report in the page")
@@ -160,8 +161,8 @@ def test_condition_names_run_no_script(page, serve, tmp_path):
     path.write_text("\n".join(rows) + "\n")
     _upload(page, session, path)
     state = session.state
-    wait_until(page, lambda: "uploaded" in state.systems and not state.busy
-               and len(state.conditions_available) == 3, what="the conditions")
+    wait_until(page, lambda: "uploaded" in state.data.systems and not state.status.busy
+               and len(state.conditions.available) == 3, what="the conditions")
     # the picker lists the names as text
     wait_until(page, lambda: any(PAYLOAD_NOSPACE in t for t in page.locator(
         "select[multiple] option").all_inner_texts()), what="the names in the picker")
@@ -172,7 +173,7 @@ def test_condition_names_run_no_script(page, serve, tmp_path):
                what="the per-condition table")
     assert _shown(page, "table.llrlab-conditions", "<b>bold</b>")
     page.locator(".bk-btn", has_text="custom").first.click()
-    wait_until(page, lambda: state.weighting == "custom" and not state.busy,
+    wait_until(page, lambda: state.conditions.weighting == "custom" and not state.status.busy,
                what="custom weights")
     header = page.get_by_text(f"Conditions: custom (<b>bold</b>=1, {PAYLOAD_NOSPACE}=1")
     wait_until(page, lambda: header.count() > 0 and header.first.is_visible(),

@@ -37,15 +37,15 @@ def test_load_pressed_right_after_choosing_a_new_file_loads_that_file(page, serv
     inputs = _inputs(page)
     inputs.nth(0).set_input_files(str(first))
     _load_button(page).click()  # at once: the file has not even reached the server
-    wait_until(page, lambda: "uploaded" in state.systems and not state.busy,
+    wait_until(page, lambda: "uploaded" in state.data.systems and not state.status.busy,
                what="the first file")
-    assert len(state.systems["uploaded"].eval) == 3000 and state.error == ""
+    assert len(state.data.systems["uploaded"].eval) == 3000 and state.status.error == ""
     inputs.nth(0).set_input_files(str(second))
     _load_button(page).click()
-    wait_until(page, lambda: len(state.systems["uploaded"].eval) == 5000 and not state.busy,
-               what="the second file, not the first one again")
-    assert state.systems["uploaded"].eval.source == "second.txt"
-    assert state.error == ""
+    wait_until(page, lambda: len(state.data.systems["uploaded"].eval) == 5000
+               and not state.status.busy, what="the second file, not the first one again")
+    assert state.data.systems["uploaded"].eval.source == "second.txt"
+    assert state.status.error == ""
     assert page.console_errors == []
 
 
@@ -53,7 +53,7 @@ def test_load_with_no_file_says_so(page, serve):
     session = _open(page, serve)
     _inputs(page)
     _load_button(page).click()
-    wait_until(page, lambda: session.state.error == "choose a scores file to upload first",
+    wait_until(page, lambda: session.state.status.error == "choose a scores file to upload first",
                what="the message")
 
 
@@ -75,7 +75,7 @@ def test_a_client_without_the_size_check_is_refused_as_the_bytes_arrive(page, se
         f.write(b"0.5 target\n-0.5 nontarget\n" * 500_000)  # 13 MB
     assert big.stat().st_size > 12_000_000
     inputs.nth(0).set_input_files(str(big))
-    wait_until(page, lambda: "big.txt" in state.error and "5 MB" in state.error,
+    wait_until(page, lambda: "big.txt" in state.status.error and "5 MB" in state.status.error,
                timeout=60, what="the refusal")
     alert = page.locator(".alert-danger", has_text="upload limit")
     wait_until(page, lambda: alert.count() > 0, what="the refusal in the page")
@@ -85,4 +85,4 @@ def test_a_client_without_the_size_check_is_refused_as_the_bytes_arrive(page, se
     assert spooled == []  # the partial file was deleted
     _load_button(page).click()
     page.wait_for_timeout(1500)
-    assert "uploaded" not in state.systems
+    assert "uploaded" not in state.data.systems

@@ -155,8 +155,8 @@ def test_hostile_names_never_reach_the_file_system(name, app_state, trials_text)
     assert os.path.basename(path) in ("scores.txt", "scores")
     assert len(shown) <= 255
     up._load()
-    assert app_state.error == ""
-    assert len(app_state.systems["uploaded"].eval) == 2000
+    assert app_state.status.error == ""
+    assert len(app_state.data.systems["uploaded"].eval) == 2000
     up.cleanup()
     after = set(glob.glob(os.path.join(tempfile.gettempdir(), "llrlab-upload-*")))
     assert after <= before  # nothing left behind
@@ -166,8 +166,8 @@ def test_the_name_shown_in_errors_is_the_users(app_state):
     up = UploadPanel(app_state)
     send(up.scores, "bad\x00file.txt", b"m1 s1 1.0 target\nm1 s2 oops nontarget\n")
     up._load()
-    assert app_state.error.startswith("bad\\x00file.txt")  # the NUL written as an escape
-    assert "llrlab-upload" not in app_state.error
+    assert app_state.status.error.startswith("bad\\x00file.txt")  # the NUL written as an escape
+    assert "llrlab-upload" not in app_state.status.error
     up.cleanup()
 
 
@@ -184,13 +184,13 @@ def test_disk_name():
 def test_load_with_no_file_in_the_browser_says_so(app_state, trials_text):
     up = UploadPanel(app_state)
     request(up)
-    assert app_state.error == "choose a scores file to upload first"
+    assert app_state.status.error == "choose a scores file to upload first"
     # the browser removed the file although the server still has it: nothing is loaded
     send(up.scores, "a.txt", trials_text, chunk=1 << 16)
-    app_state.error = ""
+    app_state.status.error = ""
     request(up)
-    assert app_state.error == "choose a scores file to upload first"
-    assert app_state.systems == {}
+    assert app_state.status.error == "choose a scores file to upload first"
+    assert app_state.data.systems == {}
     up.cleanup()
 
 
@@ -206,17 +206,17 @@ def test_load_right_after_choosing_a_new_file_waits_for_it(app_state, tmp_path):
     send(up.scores, "old.txt", old.read_bytes(), chunk=1 << 16)
     # the browser now holds new.txt; the server has not seen a byte of it
     request(up, scores=[("new.txt", new.stat().st_size)])
-    assert app_state.systems == {} and app_state.error == ""
+    assert app_state.data.systems == {} and app_state.status.error == ""
     assert "Load waits for new.txt" in html.unescape(up.status.object)
     data = new.read_bytes()
     up.scores._process_event(_event("upload_event", chunk=1, total_chunks=2, name="new.txt",
                                     type="text/plain", data=data[:1000]))
-    assert app_state.systems == {}  # still arriving
+    assert app_state.data.systems == {}  # still arriving
     assert "receiving new.txt" in html.unescape(up.status.object)
     up.scores._process_event(_event("upload_event", chunk=2, total_chunks=2, name="new.txt",
                                     type="text/plain", data=data[1000:]))
-    assert len(app_state.systems["uploaded"].eval) == 3000
-    assert app_state.systems["uploaded"].eval.source == "new.txt"
+    assert len(app_state.data.systems["uploaded"].eval) == 3000
+    assert app_state.data.systems["uploaded"].eval.source == "new.txt"
     assert up.status.object == ""
     up.cleanup()
 
@@ -230,9 +230,9 @@ def test_load_waits_for_the_key_too(app_state, tmp_path):
     send(up.scores, "s.txt", scores.read_bytes())
     request(up, scores=[("s.txt", scores.stat().st_size)],
             key=[("k.txt", key.stat().st_size)])
-    assert app_state.systems == {}
+    assert app_state.data.systems == {}
     send(up.key, "k.txt", key.read_bytes())
-    assert len(app_state.systems["uploaded"].eval) == 3
+    assert len(app_state.data.systems["uploaded"].eval) == 3
     up.cleanup()
 
 
@@ -240,8 +240,8 @@ def test_a_refused_file_ends_the_wait_with_its_message(app_state):
     up = UploadPanel(app_state, max_upload_mb=1e-5)  # 10 bytes
     request(up, scores=[("big.txt", 100)])
     send(up.scores, "big.txt", b"x" * 100)
-    assert "big.txt" in app_state.error and "limit" in app_state.error
-    assert up._waiting is None and app_state.systems == {}
+    assert "big.txt" in app_state.status.error and "limit" in app_state.status.error
+    assert up._waiting is None and app_state.data.systems == {}
     up.cleanup()
 
 
@@ -257,18 +257,18 @@ def test_malformed_load_requests_load_what_the_server_has(value, app_state, tria
     except ValueError:
         pass
     if isinstance(parsed, dict):  # a request whose lists are unreadable: use what is here
-        assert len(app_state.systems["uploaded"].eval) == 2000
+        assert len(app_state.data.systems["uploaded"].eval) == 2000
     else:  # not a request at all: ignored
-        assert app_state.systems == {}
+        assert app_state.data.systems == {}
     up.cleanup()
 
 
 def test_load_of_a_file_the_server_refused_says_why_at_once(app_state):
     up = UploadPanel(app_state, max_upload_mb=1e-5)  # 10 bytes
     send(up.scores, "big.txt", b"x" * 100)
-    app_state.error = ""
+    app_state.status.error = ""
     request(up, scores=[("big.txt", 100)])  # the browser believes it was sent
-    assert "big.txt" in app_state.error and "limit" in app_state.error
+    assert "big.txt" in app_state.status.error and "limit" in app_state.status.error
     assert up._waiting is None
     send(up.scores, "big.txt", b"1 target\n")  # the same name again, small enough
     assert up.scores.refused == {}
