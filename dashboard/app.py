@@ -33,6 +33,7 @@ from llrlab.dashboard.controls import (
 )
 from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
+from llrlab.dashboard.state.data import load_with_notes
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
@@ -180,9 +181,8 @@ _FILE_CACHE: dict = {}
 
 
 def _cached_loader(scores, key, progress):
-    """Load a server-side file once per (path, key, modification time) for all sessions."""
-    from llrlab.core.io import load_trials
-
+    """Load a server-side file once per (path, key, modification time) for all sessions:
+    ``(trials, notes)`` (see :func:`~llrlab.dashboard.state.data.load_with_notes`)."""
     def stamp(p):
         return None if p is None else (os.path.abspath(p), os.path.getmtime(p))
 
@@ -193,10 +193,10 @@ def _cached_loader(scores, key, progress):
     if k is not None and k in _FILE_CACHE:
         progress(1.0, "")
         return _FILE_CACHE[k]
-    t = load_trials(scores, key, progress=progress)
+    out = load_with_notes(scores, key, progress)
     if k is not None:
-        _FILE_CACHE[k] = t
-    return t
+        _FILE_CACHE[k] = out
+    return out
 
 
 def load_specs(state: DashboardState, specs, *, replace=True, interactive=False):
@@ -242,6 +242,8 @@ def _alerts(state):
     dismiss = pn.widgets.Button(name="Dismiss", button_type="light", visible=False,
                                 width=90)
     notice = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
+    data_notice = pn.pane.Alert("", alert_type="warning", visible=False, name="data_notice",
+                                sizing_mode="stretch_width")
 
     def on_error(*_):
         msg = status.error
@@ -254,13 +256,20 @@ def _alerts(state):
         notice.object = md_text(status.notice)
         notice.visible = bool(status.notice)
 
+    def on_data_notes(*_):
+        text = state.data.notes_text()
+        data_notice.object = md_text(text)
+        data_notice.visible = bool(text)
+
+    state.data.param.watch(on_data_notes, ["notes"])
+    on_data_notes()
     dismiss.on_click(lambda _e: status.clear_error())
     status.param.watch(on_error, ["error"])
     status.param.watch(on_notice, ["notice"])
     on_error()
     on_notice()
     return pn.Column(pn.Row(error, dismiss, sizing_mode="stretch_width"), notice,
-                     sizing_mode="stretch_width")
+                     data_notice, sizing_mode="stretch_width")
 
 
 def _data_summary(state):

@@ -37,8 +37,15 @@ from llrlab.core import LlrlabError
 
 from .safe import MAX_SHOWN, md_text, shorten
 from .state import DashboardState
+from .state.data import load_with_notes
 
-__all__ = ["DEFAULT_MAX_UPLOAD_MB", "SpoolingFileDropper", "UploadPanel", "UploadRefused"]
+__all__ = [
+    "DEFAULT_MAX_UPLOAD_MB",
+    "SpoolingFileDropper",
+    "UploadPanel",
+    "UploadRefused",
+    "upload_memory_limit",
+]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +57,10 @@ CHUNK_BYTES = 4_000_000
 MAX_NAME = 255
 #: Seconds a Load request waits for a file the browser holds but the server has not received.
 WAIT_SECONDS = 120.0
+#: Memory a load of uploaded files may take, in multiples of the upload limit (and at most
+#: the memory available): what an HDF5 file declares or a text file grows to is checked
+#: against it before it is allocated.
+UPLOAD_MEMORY_FACTOR = 8
 _EXTENSION = re.compile(r"^\.[A-Za-z0-9]{1,12}$")
 
 
@@ -404,8 +415,27 @@ class UploadPanel:
             self.state.status.error = f"{name}: could not store the upload ({exc.strerror or exc})"
             return
         system = self.system.value.strip() or "uploaded"
+        limit = upload_memory_limit(self.max_bytes)
+
+        def loader(scores, key, progress):
+            return load_with_notes(scores, key, progress, max_bytes=limit)
+
         self.state.data.load_files([(system, self.role.value, scores_path, key_path)],
-                              display=display, cleanup=tmp)
+                                   display=display, cleanup=tmp, loader=loader)
+
+
+def upload_memory_limit(max_upload_bytes):
+    """Bytes of memory a load of uploads may take: ``UPLOAD_MEMORY_FACTOR`` times the
+    upload limit, and no more than the memory available now.
+
+    Examples
+    --------
+    >>> upload_memory_limit(5_000_000) <= 40_000_000
+    True
+    """
+    from llrlab.core.io._source import available_memory
+
+    return int(min(UPLOAD_MEMORY_FACTOR * max_upload_bytes, available_memory()))
 
 
 def _held(value):

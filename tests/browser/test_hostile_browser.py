@@ -77,7 +77,7 @@ def test_link_to_an_unknown_system_runs_no_script(page, serve):
     served = serve(create_app)
     state = _open(page, served=served, query=f"?system={PAYLOAD}&tab=1").state
     page.wait_for_timeout(800)
-    assert state.system in state.data.systems  # the unknown value was refused
+    assert state.data.system in state.data.systems  # the unknown value was refused
     assert dialogs == []
     assert page.locator("img[onerror]").count() == 0
 
@@ -133,10 +133,11 @@ def test_trial_ids_in_the_join_report_run_no_script(page, serve, tmp_path):
     state = session.state
     wait_until(page, lambda: "uploaded" in state.data.systems and not state.status.busy,
                what="the uploaded system")
-    wait_until(page, lambda: _shown(page, ".alert-info", PAYLOAD_NOSPACE),
+    wait_until(page, lambda: _shown(page, ".alert-warning", PAYLOAD_NOSPACE),
                what="the join report in the page")
-    text = " ".join(page.locator(".alert-info").all_inner_texts())
-    assert "1 trial" in text and "scores.txt" in text and "key.txt" in text
+    # both counts and both files, in the page
+    for part in ("1 scored trial", "1 key trial", "scores.txt", "key.txt", "40 trials"):
+        assert page.locator(".alert-warning", has_text=part).count() > 0, part
     page.wait_for_timeout(500)
     assert dialogs == []
     assert page.locator("img[onerror]").count() == 0

@@ -288,3 +288,76 @@ def test_one_file_in_transit_per_widget():
                             type="", data=b"x"))  # a dropped file's later chunk: ignored
     assert w.files == {} and list(w._open) == ["f49.txt"]
     w.cleanup()
+
+
+# ------------------------------------------------------------------ what loading reports
+
+def test_trials_in_only_one_file_are_reported_in_the_page_with_counts(app_state, tmp_path):
+    """The join drops trials of the scores that are not in the key and the reverse: the
+    page says so, with both counts and the files' names (not only the server's stderr)."""
+    up = UploadPanel(app_state)
+    lines = [f"m{i} s{i}" for i in range(40)]
+    scores = "".join(f"{t} {i - 20.0}\n" for i, t in enumerate(lines)) + "x1 y1 1.0\nx2 y2 0\n"
+    key = "".join(f"{t} {'target' if i >= 20 else 'nontarget'}\n" for i, t in enumerate(lines))
+    key += "only key target\n"
+    send(up.scores, "my scores.txt", scores.encode())
+    send(up.key, "my key.txt", key.encode())
+    up._load()
+    assert app_state.status.error == ""
+    assert len(app_state.data.systems["uploaded"].eval) == 40
+    text = app_state.data.notes_text()
+    assert "2 scored trial" in text and "1 key trial" in text
+    assert "my scores.txt" in text and "my key.txt" in text and "llrlab-upload" not in text
+    assert "'x1 y1'" in text  # an example of each
+    # another system's load keeps the note; loading that set again without mismatches
+    # clears it
+    app_state.data.load_files([("other", "eval", "x.txt", None)],
+                              loader=lambda s, k, p: (make_trials(500, seed=1), []))
+    assert list(app_state.data.notes) == [("uploaded", "eval")]
+    app_state.data.load_files([("uploaded", "eval", "x.txt", None)],
+                              loader=lambda s, k, p: make_trials(500, seed=2))
+    assert app_state.data.notes == {} and app_state.data.notes_text() == ""
+    up.cleanup()
+
+
+@pytest.mark.parametrize("exc, shown", [
+    (MemoryError(), "trials.h5: not enough memory for this data set"),
+    (ValueError("could not convert string to float: np.bytes_(b'abc')"),
+     "trials.h5: ValueError: could not convert string to float: np.bytes_(b'abc')"),
+])
+def test_a_failed_load_names_the_file(app_state, exc, shown, caplog):
+    def loader(scores, key, progress):
+        raise exc
+
+    app_state.data.load_files([("A", "eval", "/somewhere/llrlab-upload-x/trials.h5", None)],
+                              display={"/somewhere/llrlab-upload-x/trials.h5": "trials.h5"},
+                              loader=loader)
+    assert app_state.status.error == shown
+    assert "Traceback" in caplog.text  # the unexpected error is logged in full
+
+
+def test_a_small_upload_declaring_a_huge_matrix_is_refused_by_the_loader(app_state, tmp_path):
+    """An HDF5 file of a few hundred kB declaring a 40000 x 40000 matrix: the load is refused
+    before anything is allocated (the upload limit bounds the memory of the load)."""
+    import h5py
+    import numpy as np
+
+    p = tmp_path / "huge.h5"
+    with h5py.File(p, "w") as f:
+        f.create_dataset("scores", shape=(40000, 40000), dtype="f8", chunks=(1000, 1000),
+                         compression="gzip")
+        f.create_dataset("score_mask", shape=(40000, 40000), dtype="u1", chunks=(1000, 1000),
+                         compression="gzip", fillvalue=1)
+        f["ID/row_ids"] = np.array([f"m{i}".encode() for i in range(40000)])
+        f["ID/column_ids"] = np.array([f"s{i}".encode() for i in range(40000)])
+    key = tmp_path / "key.txt"
+    key.write_text("m0 s0 target\nm0 s1 nontarget\n")
+    assert p.stat().st_size < 2_000_000
+    up = UploadPanel(app_state, max_upload_mb=5)
+    send(up.scores, "huge.h5", p.read_bytes(), chunk=1 << 20)
+    send(up.key, "key.txt", key.read_bytes())
+    up._load()
+    err = app_state.status.error
+    assert err.startswith("huge.h5") and "not enough memory" in err and "40000 x 40000" in err
+    assert "\n" not in err and app_state.data.systems == {}
+    up.cleanup()
