@@ -97,7 +97,7 @@ def condition_controls(state: DashboardState):
         custom.visible = cond.weighting == "custom"
         note.object = cond.note(teaching.enabled)
 
-    cond.param.watch(update, ["available", "weighting"])
+    cond.param.watch(update, ["available", "others", "n_others", "weighting"])
     teaching.param.watch(update, ["enabled"])
     update()
     return pn.Column(weighting, custom, select, show, note, **fit)
