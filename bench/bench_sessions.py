@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import re
 import selectors
 import signal
 import socket
@@ -196,21 +197,23 @@ def open_pages(browser, url, n, timeout=300):
     return pages
 
 
-def upload(page, path):
-    """Choose ``path`` in the page's scores upload widget and press Load."""
+def upload(page, path, timeout=300):
+    """Choose ``path`` in the page's scores upload widget, wait until the browser has sent
+    it (FilePond says "Upload complete") and press Load."""
     page.get_by_text("Upload files").first.click()
     inputs = page.locator("input[type=file]")
     inputs.nth(0).set_input_files(str(path))
+    page.get_by_text("Upload complete").first.wait_for(timeout=1000 * timeout)
     page.locator(".bk-btn", has_text="Load uploaded file").first.click()
 
 
 def hostile_done(page):
-    """'loaded', 'error' or None (still working)."""
+    """'loaded', 'error: <message>' or None (still working)."""
     if page.get_by_text("uploaded:", exact=False).count() > 0:
         return "loaded"
-    alert = page.locator(".alert-danger")
-    if alert.count() and alert.first.is_visible() and alert.first.inner_text().strip():
-        return "error"
+    alert = page.locator(".alert-danger").filter(has_text=re.compile(r"\w"))
+    if alert.count() and alert.first.is_visible():
+        return "error: " + " ".join(alert.first.text_content().split())[:120]
     return None
 
 

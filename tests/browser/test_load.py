@@ -52,7 +52,7 @@ def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "load_test.txt").write_text(text + "\n")
 
-    assert out["hostile_result"] in ("loaded", "error"), text
+    assert out["hostile_result"] == "loaded" or out["hostile_result"].startswith("error"), text
     for phase in ("before", "hostile", "after"):
         r = out[phase]
         # no dragging page waited long for an answer (the staleness covers each page from
