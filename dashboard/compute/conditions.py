@@ -116,9 +116,21 @@ def _memo(cache, trials, key, fn):
     return value
 
 
+def _among(keys, names):
+    """For each of ``keys`` (a few strings), whether it is in ``names`` (a sorted array of
+    distinct strings, possibly 10^6 of them): binary searches, no set of all names."""
+    keys = list(keys)
+    if not keys or len(names) == 0:
+        return [False] * len(keys)
+    k = np.asarray(keys, dtype=str)
+    i = np.minimum(np.searchsorted(names, k), len(names) - 1)
+    return (names[i] == k).tolist()
+
+
 def _spec_weights(spec: ConditionSpec, chosen, known):
     """What :func:`condition_weights` takes for one set: custom weights limited to the
-    conditions it pools (names no set has are passed on, so that the core names them)."""
+    conditions it pools (names no set has are passed on, so that the core names them).
+    ``chosen`` and ``known``: sorted arrays of names."""
     if spec.weights != "custom":
         return spec.weights
     if not spec.text.strip():
@@ -127,36 +139,41 @@ def _spec_weights(spec: ConditionSpec, chosen, known):
     w = parse_condition_weights(spec.text)
     if isinstance(w, str):
         return w
-    known = set(known)
-    return {k: v for k, v in w.items() if k in chosen or k not in known}
+    pooled, exists = _among(w, chosen), _among(w, known)
+    return {k: v for (k, v), p, e in zip(w.items(), pooled, exists, strict=True)
+            if p or not e}
 
 
 def _pooled(cache, trials, spec: ConditionSpec, known):
     """``(ConditionWeights, raw Analysis of the pool, [(name, raw Analysis)])`` of one set."""
+    # names: sorted distinct conditions of the set (numpy strings); the selection is made
+    # with numpy, never as a Python set or list of every name (10^6 of them hold the GIL,
+    # and with it the event loop, for seconds)
     names, inv = trials.condition_index()
     if spec.select is not None and not spec.select:
         raise DataError("select at least one condition to pool")
     if spec.select is None and spec.exclude:
-        chosen = set(names.tolist()).difference(spec.exclude)
-        if not chosen:
+        chosen = names[~np.isin(names, np.asarray(spec.exclude, dtype=str))]
+        if not chosen.size:
             raise DataError("select at least one condition to pool")
-        select = sorted(chosen)
+        select = chosen
     elif spec.select is None:
-        select, chosen = None, set(names.tolist())
+        select, chosen = None, names
     else:
-        chosen = set(spec.select) & set(names.tolist())
-        if not chosen:
+        chosen = names[np.isin(names, np.asarray(spec.select, dtype=str))]
+        if not chosen.size:
             raise DataError(f"{trials.source or 'a data set'} has none of the selected "
                             f"conditions ({', '.join(spec.select)})")
-        select = sorted(chosen)
+        select = chosen
     weights = _spec_weights(spec, chosen, known)
     if spec.capped and isinstance(weights, dict):
         # weight 0 for the pooled conditions the text does not name = only the named ones
         # are pooled (and the core is handed a handful of names, not 10^6 zeros)
-        named = chosen.intersection(weights)
+        named = sorted(k for k, ok in zip(weights, _among(weights, chosen), strict=True)
+                       if ok)
         if named:
-            chosen, select = named, sorted(named)
-        elif not set(weights).difference(known):  # (names no set has: the core says so)
+            chosen = select = np.asarray(named, dtype=str)
+        elif all(_among(weights, known)):  # (names no set has: the core says so)
             raise DataError("the custom weights name none of the pooled conditions")
     # cache keys from the spec, not from the (possibly 10^6) names it stands for
     wkey = (spec.weights, spec.text, spec.capped) if isinstance(weights, dict) else weights
@@ -204,19 +221,28 @@ def condition_curves(cw, per, cal):
 
 
 def all_conditions(sets):
-    """Every condition name of the given trials (sorted; empty when none carry conditions)."""
-    names = set()
-    for t in sets:
-        if t is not None and t.conditions is not None:
-            names.update(t.condition_index()[0].tolist())
-    return tuple(sorted(names))
+    """Every condition name of the given trials: a sorted array of distinct names (empty when
+    none carry conditions), made with numpy."""
+    arrays = [t.condition_index()[0] for t in sets
+              if t is not None and t.conditions is not None]
+    if not arrays:
+        return np.empty(0, dtype=str)
+    if len(arrays) == 1:
+        return arrays[0]
+    return np.unique(np.concatenate(arrays))
 
 
 def pool_notes(prepared):
     """A note when more conditions are pooled than drawn (``prepared``: values of
     :func:`prepare`)."""
-    shown = {c for p in prepared if p[1] is not None for c in p[1].conditions.tolist()}
-    if len(shown) > MAX_CONDITIONS:
-        return [f"{len(shown)} conditions are pooled; curves are drawn for the first "
+    pooled = [p[1].conditions for p in prepared if p[1] is not None]
+    n = 0 if not pooled else len(all_conditions_of(pooled))
+    if n > MAX_CONDITIONS:
+        return [f"{n:,} conditions are pooled; curves are drawn for the first "
                 f"{MAX_CONDITIONS}"]
     return []
+
+
+def all_conditions_of(arrays):
+    """The distinct names of sorted arrays of distinct names."""
+    return arrays[0] if len(arrays) == 1 else np.unique(np.concatenate(arrays))

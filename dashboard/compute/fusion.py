@@ -43,7 +43,7 @@ def fusion_results(key, systems, *, train_prior, raw_cache, progress,
     if not fused:
         return Results(key, {})
     known = all_conditions(fused.values())
-    spec = conditions if known else None
+    spec = conditions if len(known) else None
     # fused scores are new on every call: their analyses are not kept by identity
     prepared = parallel(lambda role, t: prepare(raw_cache, t, spec, known, cached=False),
                         fused)
@@ -63,4 +63,4 @@ def fusion_results(key, systems, *, train_prior, raw_cache, progress,
     notes = [note, *(pool_notes(prepared.values()) if spec is not None else [])]
     return Results(key, datasets, cal, "fused LLR", None, notes=notes, all_conditions=known,
                    condition_spec=spec,
-                   condition_menu=condition_menu(fused.values()) if known else None)
+                   condition_menu=condition_menu(fused.values()) if len(known) else None)

@@ -160,8 +160,8 @@ class Results:
     notes : list of str
         Things the user should know (e.g. what fusion used).
     teaching : bool
-    all_conditions : tuple of str
-        Every condition of the shown data (empty when the trials carry none).
+    all_conditions : ndarray of str
+        Every condition of the shown data, sorted (empty when the trials carry none).
     condition_menu : ConditionMenu or None
         The conditions the page offers (the largest by name, the others as one entry).
     condition_spec : ConditionSpec or None
