@@ -31,7 +31,9 @@ from llrlab.dashboard.controls import (
     teaching_controls,
     uncertainty_controls,
 )
+from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
+from llrlab.dashboard.state.data import load_with_notes
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
@@ -107,12 +109,15 @@ class ThreadRunner:
 
     Bokeh documents may only be changed on their event loop: results, errors and progress are
     handed back with ``Document.add_next_tick_callback`` (thread-safe), inside which Panel's
-    current document is set so that widget updates are dispatched directly.
+    current document is set so that widget updates are dispatched directly.  An exception
+    raised while a result is applied is logged with its traceback and handed to
+    ``on_failure`` (the page shows one line), never swallowed.
     """
 
-    def __init__(self, doc, executor=_EXECUTOR):
+    def __init__(self, doc, executor=_EXECUTOR, on_failure=None):
         self.doc = doc
         self.executor = executor
+        self.on_failure = on_failure
 
     def _schedule(self, fn, *args):
         doc = self.doc
@@ -121,8 +126,13 @@ class ThreadRunner:
             with set_curdoc(doc):
                 try:
                     fn(*args)
-                except Exception:  # never let a callback kill the session
-                    log.exception("dashboard callback failed")
+                except Exception as exc:  # never let a callback kill the session
+                    log.error("dashboard callback failed", exc_info=exc)
+                    if self.on_failure is not None:
+                        try:
+                            self.on_failure(exc)
+                        except Exception as again:
+                            log.error("could not show an error in the page", exc_info=again)
 
         try:
             doc.add_next_tick_callback(cb)
@@ -171,9 +181,8 @@ _FILE_CACHE: dict = {}
 
 
 def _cached_loader(scores, key, progress):
-    """Load a server-side file once per (path, key, modification time) for all sessions."""
-    from llrlab.core.io import load_trials
-
+    """Load a server-side file once per (path, key, modification time) for all sessions:
+    ``(trials, notes)`` (see :func:`~llrlab.dashboard.state.data.load_with_notes`)."""
     def stamp(p):
         return None if p is None else (os.path.abspath(p), os.path.getmtime(p))
 
@@ -184,10 +193,10 @@ def _cached_loader(scores, key, progress):
     if k is not None and k in _FILE_CACHE:
         progress(1.0, "")
         return _FILE_CACHE[k]
-    t = load_trials(scores, key, progress=progress)
+    out = load_with_notes(scores, key, progress)
     if k is not None:
-        _FILE_CACHE[k] = t
-    return t
+        _FILE_CACHE[k] = out
+    return out
 
 
 def load_specs(state: DashboardState, specs, *, replace=True, interactive=False,
@@ -227,7 +236,7 @@ def _status(state):
             bar.value, bar.active = -1, status.busy
         else:
             bar.value, bar.active = int(100 * status.progress), False
-        text.object = f"*{status.message}…*" if status.busy and status.message else ""
+        text.object = f"*{md_text(status.message)}…*" if status.busy and status.message else ""
 
     status.param.watch(update, ["busy", "progress", "message"])
     update()
@@ -241,25 +250,34 @@ def _alerts(state):
     dismiss = pn.widgets.Button(name="Dismiss", button_type="light", visible=False,
                                 width=90)
     notice = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
+    data_notice = pn.pane.Alert("", alert_type="warning", visible=False, name="data_notice",
+                                sizing_mode="stretch_width")
 
     def on_error(*_):
         msg = status.error
-        error.object = msg
+        error.object = md_text(msg)
         error.visible = dismiss.visible = bool(msg)
         if msg and pn.state.notifications is not None:
-            pn.state.notifications.error(msg, duration=8000)
+            pn.state.notifications.error(html_text(msg), duration=8000)
 
     def on_notice(*_):
-        notice.object = status.notice
+        notice.object = md_text(status.notice)
         notice.visible = bool(status.notice)
 
+    def on_data_notes(*_):
+        text = state.data.notes_text()
+        data_notice.object = md_text(text)
+        data_notice.visible = bool(text)
+
+    state.data.param.watch(on_data_notes, ["notes"])
+    on_data_notes()
     dismiss.on_click(lambda _e: status.clear_error())
     status.param.watch(on_error, ["error"])
     status.param.watch(on_notice, ["notice"])
     on_error()
     on_notice()
     return pn.Column(pn.Row(error, dismiss, sizing_mode="stretch_width"), notice,
-                     sizing_mode="stretch_width")
+                     data_notice, sizing_mode="stretch_width")
 
 
 def _data_summary(state):
@@ -277,7 +295,7 @@ def _data_summary(state):
             parts = [f"{role} {len(t):,} trials" for role, t in (("dev", sd.dev),
                                                                  ("eval", sd.eval))
                      if t is not None]
-            lines.append(f"- **{name}**: " + ", ".join(parts))
+            lines.append(f"- **{md_text(name)}**: " + ", ".join(parts))
         md.object = "\n".join(lines)
 
     state.data.param.watch(update, ["systems"])
@@ -286,11 +304,16 @@ def _data_summary(state):
     return md
 
 
+def _show_failure(state, exc):
+    """An unexpected error while the page was updated: one line in the page."""
+    state.status.error = f"the page could not be updated: {user_message(exc)}"
+
+
 def _exception_handler(exc):
     """Any error in a callback: one line in the page, the traceback in the server log."""
     log.error("error in a dashboard callback", exc_info=exc)
     if pn.state.notifications is not None:
-        pn.state.notifications.error(user_message(exc), duration=8000)
+        pn.state.notifications.error(html_text(user_message(exc)), duration=8000)
 
 
 def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True,
@@ -324,6 +347,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     runner = (ThreadRunner(doc) if threaded and doc is not None and doc.session_context
               else SyncRunner())
     state = DashboardState(runner=runner)
+    if isinstance(runner, ThreadRunner):
+        runner.on_failure = lambda exc: _show_failure(state, exc)
 
     nber, det = NBERView(state=state), DETView(state=state)
     hist, metrics = HistogramView(state=state), MetricsView(state=state)

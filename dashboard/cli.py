@@ -21,6 +21,7 @@ import argparse
 import errno
 import os
 import re
+import socket
 import sys
 
 __all__ = ["add_serve_parser", "build_parser", "main", "parse_file_specs", "run_serve"]
@@ -107,7 +108,13 @@ def add_serve_parser(subparsers):
                    help="largest file accepted by the upload widgets (default 500)")
     p.add_argument("--allow-websocket-origin", action="append", default=None,
                    metavar="HOST[:PORT]",
-                   help="extra origin allowed to connect (needed with --address 0.0.0.0)")
+                   help="a page address allowed to connect to the server, added to the "
+                        "default list (localhost and this computer's names on the port); "
+                        "repeatable; '*' is refused")
+    p.add_argument("--token", action="store_true",
+                   help="require an access token on every request (for a workshop or a "
+                        "shared network): the printed link carries it; random, or the "
+                        "value of the environment variable LLRLAB_TOKEN")
     p.add_argument("--no-demo", action="store_true",
                    help="start with no data instead of the demo when no FILE is given")
     p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
@@ -132,12 +139,28 @@ def run_serve(args):
         return 2
     from panel.io.server import get_server
 
+    from .access import (
+        AccessError,
+        TokenAuth,
+        address_warning,
+        check_origins,
+        new_token,
+        protect,
+        websocket_origins,
+    )
     from .app import create_app
 
     max_mb = float(args.max_upload_mb)
-    kwargs = {}
-    if args.allow_websocket_origin:
-        kwargs["websocket_origin"] = list(args.allow_websocket_origin)
+    try:
+        origins, warnings = check_origins(args.allow_websocket_origin)
+        token = (os.environ.get("LLRLAB_TOKEN") or new_token()) if args.token else None
+        kwargs = {} if token is None else {"auth_provider": TokenAuth(token)}
+    except (AccessError, ValueError) as exc:
+        sys.stderr.write(f"llrlab serve: error: {exc}\n")
+        return 2
+    warning = address_warning(args.address, token=token is not None)
+    for text in ([warning] if warning else []) + warnings:
+        sys.stderr.write(f"llrlab serve: warning: {text}\n")
 
     dask = getattr(args, "dask", None)
     if dask is not None:
@@ -157,10 +180,15 @@ def run_serve(args):
     except OSError as exc:
         sys.stderr.write(f"llrlab serve: error: {_listen_error(exc, args)}\n")
         return 2
-    url = f"http://{args.address}:{server.port}/"
+    allowed = websocket_origins(args.address, server.port, origins)
+    server._tornado.websocket_origins.update(allowed)
+    protect(server, hosts=allowed, auth=kwargs.get("auth_provider"))
+    path = "/" if token is None else f"/?token={token}"
+    host = socket.gethostname() if args.address in ("0.0.0.0", "::", "") else args.address
+    url = f"http://{host}:{server.port}{path}"
     print(f"llrlab serve: the dashboard is at {url} (Ctrl-C stops the server)", flush=True)
     if not args.no_show:
-        server.io_loop.add_callback(server.show, "/")
+        server.io_loop.add_callback(server.show, path)
     server.start()
     try:
         server.io_loop.start()

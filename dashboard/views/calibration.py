@@ -19,6 +19,7 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Range1d, Span
 
+from ..safe import MAX_SHOWN, md_text
 from ..state import DashboardState
 from ._common import COLORS, Styler, finite, new_figure
 
@@ -50,7 +51,7 @@ def describe(d):
         return "No calibration: the scores are read as LLRs."
     lines = ["| parameter | value |", "|---|---|"]
     for k, v in d.items():
-        lines.append(f"| {k} | {_fmt(v)} |")
+        lines.append(f"| {md_text(k, MAX_SHOWN)} | {md_text(_fmt(v), MAX_SHOWN)} |")
     return "\n".join(lines)
 
 
@@ -152,7 +153,7 @@ class CalibrationView(pn.viewable.Viewer):
             self.figure.y_range.start, self.figure.y_range.end = ylo - pad, yhi + pad
             d = st.export.calibration_dict()
             self.params.object = describe(d)
-            self.note.object = " ".join(res.notes) if res is not None else ""
+            self.note.object = md_text(" ".join(res.notes)) if res is not None else ""
             self.download_params.disabled = d is None
             self.download_scores.disabled = d is None or st.teaching.enabled
             self._on_op()
