@@ -476,6 +476,17 @@ def report_html(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
     str
         The HTML document.
     """
+    doc, variables = report_document(sets, calibration=calibration, p_target=p_target,
+                                     c_miss=c_miss, c_fa=c_fa, llr_unit=llr_unit,
+                                     subtitle=subtitle, notes=notes)
+    return file_html(doc, resources=_OfflineResources(mode="inline"), title=title,
+                     template=Template(TEMPLATE), template_variables=variables)
+
+
+def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
+                    llr_unit="ln", subtitle="", notes=()):
+    """The report's Bokeh document and the page's template variables (see
+    :func:`report_html`, which renders them): the models are named ``report_*``."""
     sets = _check(sets, llr_unit)
     plo0 = float(np.clip(plo_from_costs(p_target, c_miss, c_fa), -GRID_LIMIT, GRID_LIMIT))
     g = grid_plo(step=GRID_STEP, include=[plo0])
@@ -498,7 +509,8 @@ def report_html(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
             "p_miss": grid.vertex_p_miss, "p_fa": grid.vertex_p_fa,
             "misses": grid.vertex_misses.astype(np.int32),
             "false_alarms": grid.vertex_false_alarms.astype(np.int32),
-            "x": probit(grid.vertex_p_fa), "y": probit(grid.vertex_p_miss),
+            "x": probit(grid.vertex_p_fa).astype(np.float32),  # marker positions only
+            "y": probit(grid.vertex_p_miss).astype(np.float32),
             "gi": _vertex_grid_index(grid.vertex, nv)}, name=f"report_vertices_{j}"))
         tip = tippett(s.llr, max_points=CURVE_POINTS)
         tips.append(tip)
@@ -569,12 +581,9 @@ def report_html(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
         "Haraksim 2017 for Tippett plots and log10 LRs; Dimitriadis, Gneiting & Jordan "
         "2021 for the PAV reliability diagram).")
     notes_html = "".join(f'<p class="llrlab-note">{_esc(n_)}</p>' for n_ in notes)
-    return file_html(doc, resources=_OfflineResources(mode="inline"), title=title, template=Template(TEMPLATE),
-                     template_variables=dict(
-                         css=CSS, script=SCRIPT, subtitle=subtitle,
-                         table_html=_table_html(sets, rows), notes_html=notes_html,
-                         calibration_html=_calibration_html(calibration),
-                         about_html=_esc(about)))
+    return doc, dict(css=CSS, script=SCRIPT, subtitle=subtitle,
+                     table_html=_table_html(sets, rows), notes_html=notes_html,
+                     calibration_html=_calibration_html(calibration), about_html=_esc(about))
 
 
 def write_report(path, text):
