@@ -110,39 +110,58 @@ def _weight_at_or_above(x, w, total, t):
     Unweighted, ``(n - i) / n`` is one correctly rounded division; weighted, the weight is
     summed from the top (no cancellation in the small tails)."""
     i = np.searchsorted(x, t, side="left")
+    return _share_from(x.size, w, total, i)
+
+
+def _share_from(n, w, total, i):
+    """Weight of the sorted values from index ``i`` up, divided by ``total``."""
     if w is None:
-        return (x.size - i).astype(np.float64) / total
-    above = np.zeros(x.size + 1)
+        return (n - np.asarray(i)).astype(np.float64) / total
+    above = np.zeros(n + 1)
     np.cumsum(w[::-1], out=above[-2::-1])
-    return np.where(i == 0, 1.0, np.minimum(above[i] / total, 1.0))
+    return np.where(np.asarray(i) == 0, 1.0, np.minimum(above[i] / total, 1.0))
 
 
-def _survival_corners(x, w, total):
-    """Corners of the step function ``S(t) = P(value >= t)`` of sorted values ``x``.
+def _tippett_curve(x, w, total, max_points):
+    """Corners of the step function ``S(t) = P(value >= t)`` of sorted values ``x``, and the
+    decimation tolerance.
 
-    With distinct values ``v_1 < ... < v_m``: ``S = S(v_j)`` on ``(v_{j-1}, v_j]`` and it
-    drops to ``S(v_{j+1})`` just above ``v_j``.  Returns ``(t, s)`` of shape ``(2m,)``:
-    ``(v_1, S(v_1)), (v_1, S(v_2)), (v_2, S(v_2)), ..., (v_m, 0)``.
+    With distinct values ``v_1 < ... < v_m``, ``S = S(v_j)`` on ``(v_{j-1}, v_j]`` and it
+    drops to ``S(v_{j+1})`` just above ``v_j``: the corners are ``(v_1, S(v_1)),
+    (v_1, S(v_2)), (v_2, S(v_2)), ..., (v_m, 0)``.  ``S(v_j)`` is the share of the values
+    from the first occurrence of ``v_j`` up.
+
+    With more than ``max_points / 2`` distinct values, the corner pairs of a subset are
+    kept: the values at ``k / K`` of the sorted array and at ``K`` equal steps of the finite
+    value range (``K = max_points / 4``), found by binary search (``O(K log n)`` besides one
+    pass counting the distinct values), each with its exact ``S`` on both sides.  Between
+    two kept values the curve falls by at most ``1/K`` when unweighted (at most ``n / K``
+    values lie between them); the tolerance returned is the largest such fall, by which the
+    drawn polyline can miss the curve vertically.
     """
-    first = np.flatnonzero(np.concatenate([[True], x[1:] != x[:-1]]))
-    v = x[first]
-    s = _weight_at_or_above(x, w, total, v)
-    s_next = np.append(s[1:], 0.0)
-    t = np.repeat(v, 2)
+    n = x.size
+    distinct = int(np.count_nonzero(x[1:] != x[:-1])) + 1
+    if 2 * distinct <= max_points:
+        first = np.flatnonzero(np.concatenate([[True], x[1:] != x[:-1]]))
+        nxt = np.append(first[1:], n)
+        delta = 0.0
+    else:
+        k = max(max_points // 4, 1)
+        fin = x[np.isfinite(x)]
+        lo, hi = (float(fin[0]), float(fin[-1])) if fin.size else (0.0, 0.0)
+        at_share = (np.arange(k + 1) * (n - 1)) // k
+        at_value = np.searchsorted(x, lo + (hi - lo) * np.arange(k + 1) / k, side="left")
+        idx = np.unique(np.concatenate([at_share, np.minimum(at_value, n - 1)]))
+        first = np.unique(np.searchsorted(x, x[idx], side="left"))
+        nxt = np.searchsorted(x, x[first], side="right")
+        delta = None
+    t = np.repeat(x[first], 2)
     y = np.empty(t.size)
-    y[0::2], y[1::2] = s, s_next
-    return t, y
-
-
-def _decimated(t, y, max_points):
-    """At most ``max_points`` of the corners (ends kept), and the tolerance of the cut."""
-    if t.size <= max_points:
-        return t, y, 0.0
-    finite = t[np.isfinite(t)]
-    span = float(finite[-1] - finite[0]) if finite.size > 1 else 1.0
-    xs = np.clip(t, finite[0] if finite.size else 0.0, finite[-1] if finite.size else 0.0)
-    keep, delta = decimate((xs - xs[0]) / (span or 1.0), y, max_points)
-    return t[keep], y[keep], delta
+    y[0::2] = _share_from(n, w, total, first)
+    y[1::2] = _share_from(n, w, total, nxt)
+    if delta is None:  # the drops left out between kept values
+        delta = float(np.max(y[1:-1:2] - y[2::2], initial=0.0))
+    return t, y, delta
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,8 +185,9 @@ class TippettCurves:
         Rate of misleading evidence among non-targets: the proportion of non-target LLRs
         ``> 0`` (an LLR of exactly 0 supports neither hypothesis).
     tolerance : float
-        0 when every corner is kept; otherwise the decimation's bound (see
-        :func:`~llrlab.core.det.decimate`) in units of the LLR range and of proportion.
+        0 when every corner is kept; otherwise the largest fall of the curve between two
+        kept LLRs (a proportion): the polyline through the corners stays within it,
+        vertically, of the exact curve.
     """
 
     tar_llr: np.ndarray
@@ -186,7 +206,7 @@ class TippettCurves:
 
 
 def _read_ge(t, s, x):
-    """``P(value >= x)`` from the corners of :func:`_survival_corners` (``x`` scalar or
+    """``P(value >= x)`` from the corners of :func:`_tippett_curve` (``x`` scalar or
     array): the first corner pair at or above ``x`` carries it."""
     x = np.asarray(x, dtype=np.float64)
     # corners come in pairs (v, S(v)), (v, S(v+)); the value at x is S of the first
@@ -206,7 +226,8 @@ def tippett(tar, non=None, *, max_points=4000, tar_weights=None, non_weights=Non
         Target (same-source, H1 true) and non-target (different-source, H2 true) LLRs,
         natural log.
     max_points : int, default 4000
-        Largest number of corners returned per curve (see :class:`TippettCurves`).
+        Largest number of corners returned per curve (see :class:`TippettCurves`): beyond
+        ``max_points / 2`` distinct LLRs, the pairs of corners of a subset of them.
     tar_weights, non_weights : array_like, optional
         Per-trial weights (proportions are then by weight).
 
@@ -220,8 +241,7 @@ def tippett(tar, non=None, *, max_points=4000, tar_weights=None, non_weights=Non
     ``x`` grows; plotted against ``log10(LR)`` in the forensic convention (see
     :func:`llr_to_unit`).  At the Bayes threshold ``x = -plo``, ``T = 1 - Pmiss`` and
     ``N = Pfa``.  The rates of misleading evidence are ``#(tar < 0) / T`` and
-    ``#(non > 0) / N``.  Curves with more than ``max_points`` corners are decimated with
-    :func:`~llrlab.core.det.decimate` on the LLR axis scaled to ``[0, 1]``.
+    ``#(non > 0) / N``.  Cost: one pass over the sorted LLRs (no search).
 
     References
     ----------
@@ -241,10 +261,8 @@ def tippett(tar, non=None, *, max_points=4000, tar_weights=None, non_weights=Non
     max_points = int(max_points)
     if max_points < 4:
         raise DataError(f"max_points must be at least 4, got {max_points}")
-    tt, ty = _survival_corners(s.tar, s.tar_w, s.n_tar)
-    nt, ny = _survival_corners(s.non, s.non_w, s.n_non)
-    tt, ty, d1 = _decimated(tt, ty, max_points)
-    nt, ny, d2 = _decimated(nt, ny, max_points)
+    tt, ty, d1 = _tippett_curve(s.tar, s.tar_w, s.n_tar, max_points)
+    nt, ny, d2 = _tippett_curve(s.non, s.non_w, s.n_non, max_points)
     rme_tar = float(s.tar_below(0.0) / s.n_tar)  # Pmiss at threshold 0
     rme_non = float(_weight_at_or_above(s.non, s.non_w, s.n_non,
                                         np.nextafter(0.0, np.inf)))

@@ -23,7 +23,8 @@ plots; the numbers follow in the browser, from precomputed arrays and binary sea
 * Size.  The grid has 20482 points whatever the number of trials: about 13 bytes per point
   and set (counts as int32, the vertex index as uint16 or int32, the DR30 flag as uint8),
   plus decimated curves for drawing (at most :data:`~llrlab.dashboard.compute.DET_POINTS`
-  points per DET curve and :data:`CURVE_POINTS` per Tippett or reliability curve) and
+  points per DET curve, :data:`CURVE_POINTS` per Tippett curve and
+  :data:`RELIABILITY_POINTS` per reliability curve) and
   BokehJS itself (about 1.3 MB): 2-3 MB for three score sets, at 10^7 trials as at 10^3.
 * What is not live.  The binned reliability diagram needs every score at each prior: its
   points are drawn at the starting operating point and hidden elsewhere (the PAV diagram
@@ -79,11 +80,16 @@ __all__ = ["CURVE_POINTS", "MAX_SETS", "ReportSet", "report_html", "write_report
 MAX_SETS = 4
 #: Largest number of points per Tippett or PAV reliability curve drawn in the report.
 CURVE_POINTS = 2000
+#: Points of each PAV reliability curve: the drag recomputes them on every move.
+RELIABILITY_POINTS = 600
 #: The NBER curves are drawn at every NBER_STRIDE-th grid point (1/128 prior log-odds).
 NBER_STRIDE = 4
 _DASHES = ("solid", "dashed", "dotted", "dotdash")
 _ALPHAS = (1.0, 0.6, 0.6, 0.6)
 _Y_MAX = 2.0
+#: Bokeh level of everything a drag moves: the overlay layer alone is repainted on a move
+#: (the curves, on the primary layer, are not redrawn).
+_MOVING = "overlay"
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,6 +138,21 @@ class _OfflineResources(Resources):
 def _f32(a):
     """Display-only coordinates as float32 (half the bytes; +-inf become NaN)."""
     return finite(a).astype(np.float32)
+
+
+def _legend_proxy(fig, renderer, kind, **style):
+    """An empty renderer drawn like ``renderer``, for its legend entry.
+
+    A legend re-renders (slowly: one canvas per entry) whenever any model it references,
+    however indirectly, changes; a drag changes ``renderer``'s data on every move.  Hiding
+    the proxy from the legend hides ``renderer`` too, found by name when it happens (a
+    reference to it would put it back among the legend's models)."""
+    e = np.empty(0)
+    proxy = getattr(fig, kind)(e, e, **style)
+    proxy.js_on_change("visible", CustomJS(code=(
+        "const r = cb_obj.document.get_model_by_name(" + repr(renderer.name) + ");"
+        "if (r != null) { r.visible = cb_obj.visible; }")))
+    return proxy
 
 
 def _vertex_grid_index(vertex, n_vertices):
@@ -265,10 +286,10 @@ def _nber_figure(sets, grids, plo0):
     if np.isfinite(d.plo_miss):
         fig.add_layout(BoxAnnotation(left=float(d.plo_miss), **style))
     span = Span(location=plo0, dimension="height", line_color=COLORS["op"],
-                line_dash="dashed", line_width=2.5, name="report_nber_span")
+                line_dash="dashed", line_width=2.5, name="report_nber_span", level=_MOVING)
     label = Label(x=plo0, y=0.975 * ymax, x_offset=4, text=f"plo = {plo0:.2f}",
                   text_baseline="top", text_color=COLORS["op"], text_font_size="10pt",
-                  text_font_style="bold", name="report_nber_label")
+                  text_font_style="bold", name="report_nber_label", level=_MOVING)
     fig.add_layout(span)
     fig.add_layout(label)
     fig.add_layout(Legend(items=items, location="top_left", background_fill_alpha=0.7,
@@ -312,9 +333,12 @@ def _det_figure(sets):
     op = ColumnDataSource({"x": [], "y": [], "marker": [], "color": [], "alpha": []},
                           name="report_det_op")
     r = fig.scatter("x", "y", source=op, marker="marker", size=11, fill_color="color",
-                    line_color="color", fill_alpha="alpha", line_width=2)
+                    line_color="color", fill_alpha="alpha", line_width=2, level=_MOVING,
+                    name="report_det_op_markers")
     items += [LegendItem(label="actual op. point (circle), min-DCF point (square)",
-                         renderers=[r])]
+                         renderers=[_legend_proxy(fig, r, "scatter", marker="circle", size=11,
+                                                  fill_color=COLORS["op"],
+                                                  line_color=COLORS["op"])])]
     fig.add_layout(Legend(items=items, ncols=2, label_text_font_size="9pt", spacing=0,
                           padding=4, margin=4, border_line_alpha=0, click_policy="hide"),
                    "below")
@@ -351,7 +375,7 @@ def _histogram_figure(sets, calibrated):
             ymax = max(ymax, float(y.max(initial=0)))
     fig.y_range.end = 1.08 * (ymax or 1.0)
     span = Span(location=0.0, dimension="height", line_color=COLORS["op"],
-                line_dash="dashed", line_width=2.5, name="report_hist_span")
+                line_dash="dashed", line_width=2.5, name="report_hist_span", level=_MOVING)
     fig.add_layout(span)
     fig.add_layout(Legend(items=items, location="top_right", background_fill_alpha=0.75,
                           label_text_font_size="9pt", spacing=0, padding=6,
@@ -376,9 +400,9 @@ def _calibration_figure(calibration, score_range, unit):
                      x_axis_label="score", y_axis_label=llr_label(unit), height=300)
     fig.line(np.asarray(s, dtype=np.float64), y, line_color=COLORS["map"], line_width=2.5)
     h = Span(location=0.0, dimension="width", line_color=COLORS["op"], line_dash="dashed",
-             line_width=2, name="report_cal_llr")
+             line_width=2, name="report_cal_llr", level=_MOVING)
     v = Span(location=0.0, dimension="height", line_color=COLORS["op"], line_dash="dotted",
-             line_width=2, name="report_cal_score")
+             line_width=2, name="report_cal_score", level=_MOVING)
     fig.add_layout(h)
     fig.add_layout(v)
     return fig, h, v, (np.asarray(s, dtype=np.float64), np.asarray(llr, dtype=np.float64))
@@ -409,10 +433,12 @@ def _tippett_figure(sets, curves, unit):
     fig.add_layout(Span(location=0.0, dimension="height", line_color=COLORS["default"],
                         line_width=1, line_dash="dotted"))
     span = Span(location=0.0, dimension="height", line_color=COLORS["op"],
-                line_dash="dashed", line_width=2.5, name="report_tippett_span")
+                line_dash="dashed", line_width=2.5, name="report_tippett_span",
+                level=_MOVING)
     fig.add_layout(span)
     pts = ColumnDataSource({"x": [], "y": [], "color": []}, name="report_tippett_points")
-    fig.scatter("x", "y", source=pts, size=9, fill_color="color", line_color="black")
+    fig.scatter("x", "y", source=pts, size=9, fill_color="color", line_color="black",
+                level=_MOVING)
     fig.add_layout(Legend(items=items, location="top_right", background_fill_alpha=0.75,
                           label_text_font_size="9pt", spacing=0, padding=6,
                           click_policy="hide"))
@@ -427,19 +453,25 @@ def _reliability_figure(sets, plo0):
     fig.line([0, 1], [0, 1], line_color=COLORS["default"], line_dash="dotted")
     items, sources = [], []
     for j, s in enumerate(sets):
-        r = reliability(s.llr, plo=plo0, method="pav", max_points=CURVE_POINTS)
+        r = reliability(s.llr, plo=plo0, method="pav", max_points=RELIABILITY_POINTS)
         src = ColumnDataSource({"llr": r.llr, "pav": r.pav_llr, "x": r.predicted,
                                 "y": r.empirical}, name=f"report_reliability_{j}")
         sources.append(src)
         line = fig.line("x", "y", source=src, line_color=COLORS["map"], line_width=2,
-                        line_dash=_DASHES[j], line_alpha=_ALPHAS[j])
-        items.append(LegendItem(label=f"{s.label}: PAV", renderers=[line]))
+                        line_dash=_DASHES[j], line_alpha=_ALPHAS[j], level=_MOVING,
+                        name=f"report_reliability_line_{j}")
+        items.append(LegendItem(label=f"{s.label}: PAV", renderers=[_legend_proxy(
+            fig, line, "line", line_color=COLORS["map"], line_width=2, line_dash=_DASHES[j],
+            line_alpha=_ALPHAS[j])]))
     b = reliability(sets[0].llr, plo=plo0, method="bins", bins=10)
     size = 6 + 14 * np.sqrt((b.n_tar + b.n_non) / max(float((b.n_tar + b.n_non).max()), 1.0))
     bins = fig.scatter(b.predicted, b.empirical, size=size, fill_color=COLORS["act"],
-                       fill_alpha=0.6, line_color="black", name="report_reliability_bins")
+                       fill_alpha=0.6, line_color="black", name="report_reliability_bins",
+                       level=_MOVING)
     items.append(LegendItem(label=f"{sets[0].label}: 10 bins (starting point only)",
-                            renderers=[bins]))
+                            renderers=[_legend_proxy(fig, bins, "scatter", size=10,
+                                                     fill_color=COLORS["act"], fill_alpha=0.6,
+                                                     line_color="black")]))
     fig.add_layout(Legend(items=items, location="top_left", background_fill_alpha=0.75,
                           label_text_font_size="9pt", spacing=0, padding=6,
                           click_policy="hide"))

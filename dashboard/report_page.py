@@ -98,7 +98,8 @@ var llrlabReport = (function () {
   }
 
   function fixed(v, d) { return v.toFixed(d); }
-  function count(v) { return v.toLocaleString("en-US"); }
+  // "{:,}" of Python (toLocaleString is slow)
+  function count(v) { return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
   function g4(v) { return Number(v.toPrecision(4)).toString(); }
 
   // the grid point a pointer position asks for (undefined: ignore the event)
@@ -185,7 +186,9 @@ var llrlabReport = (function () {
       for (var k = 0; k < n; k++) { xs[k] = expit(R.llr[k] + plo); ys[k] = expit(R.pav[k] + plo); }
       M.rel[r].data = {llr: R.llr, pav: R.pav, x: xs, y: ys};
     }
-    if (M.rel_bins != null) { M.rel_bins.visible = (plo === M.bins_plo); }
+    // (a visibility change re-renders the legend: only when it changes)
+    var vis = (plo === M.bins_plo);
+    if (M.rel_bins != null && M.rel_bins.visible !== vis) { M.rel_bins.visible = vis; }
     table(col, plo, M);
   }
 

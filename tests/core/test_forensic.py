@@ -130,6 +130,12 @@ def test_tippett_decimates_long_curves_within_the_stated_tolerance():
         assert s in (np.mean(tar >= x), np.mean(tar > x))
     assert c.tar_ge[0] == 1.0 and c.tar_ge[-1] == 0.0
     assert np.all(np.diff(c.tar_llr) >= 0) and np.all(np.diff(c.tar_ge) <= 0)
+    # between kept corners the exact curve stays within the tolerance of the polyline
+    st = np.sort(tar)
+    for x in rng.uniform(st[0], st[-1], 300):
+        exact = np.mean(tar >= x)
+        drawn = np.interp(x, c.tar_llr, c.tar_ge)  # the polyline (steps are vertical)
+        assert abs(exact - drawn) <= c.tolerance + 1e-12
 
 
 def test_tippett_bad_input():
