@@ -74,7 +74,8 @@ from .report_page import CSS, SCRIPT, TEMPLATE
 from .views._common import COLORS, finite, new_figure
 from .views.det import P_TICKS, choose_ticks, probit_axes
 
-__all__ = ["CURVE_POINTS", "MAX_SETS", "ReportSet", "report_html", "write_report"]
+__all__ = ["CURVE_POINTS", "MAX_SETS", "RELIABILITY_POINTS", "ReportSet", "report_document",
+           "report_from_results", "report_html", "write_report"]
 
 #: Score sets a report can hold (each adds about 0.35 MB of exact look-up data).
 MAX_SETS = 4
@@ -227,6 +228,12 @@ def _calibration_html(calibration):
             '<th>value</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
 
 
+def _has_map(calibration):
+    """A single-system calibration with a score -> LLR map to draw (not a fusion)."""
+    return calibration is not None and getattr(calibration, "n_systems", 1) == 1 and \
+        hasattr(calibration, "curve")
+
+
 def _check(sets, llr_unit):
     sets = list(sets)
     if not sets:
@@ -345,13 +352,13 @@ def _det_figure(sets):
     return fig, op
 
 
-def _histogram_figure(sets, calibrated):
+def _histogram_figure(sets, score_label):
     doms = [s.scores for s in sets[:2]]
     lo, hi = hist_range(doms)
     edges = np.linspace(lo, hi, HIST_BINS + 1)
     fig = new_figure("histogram", x_range=Range1d(lo, hi), y_range=Range1d(0, 1),
                      title="Score distributions (drag to move the threshold)",
-                     x_axis_label="score" if calibrated else "score (read as LLR, natural log)",
+                     x_axis_label=score_label,
                      y_axis_label="density (per class)", height=360)
     items, ymax = [], 0.0
     h = histogram(doms[0], edges)
@@ -385,9 +392,12 @@ def _histogram_figure(sets, calibrated):
 
 def _calibration_figure(calibration, score_range, unit):
     lo, hi = score_range
-    if calibration is not None:
+    if _has_map(calibration):
         s, llr = calibration.curve(lo, hi)
         title = f"Calibration: {calibration.kind} (trained on dev)"
+    elif calibration is not None:  # a fusion: no single score axis
+        s = llr = np.array([lo, hi])
+        title = f"{calibration.kind}: the histogram shows its LLRs"
     else:
         s = llr = np.array([lo, hi])
         title = "No calibration: scores read as LLRs"
@@ -482,7 +492,8 @@ def _reliability_figure(sets, plo0):
 
 
 def report_html(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
-                llr_unit="ln", title="llrlab report", subtitle="", notes=()) -> str:
+                llr_unit="ln", title="llrlab report", subtitle="", notes=(),
+                score_label=None) -> str:
     """The self-contained interactive HTML report of score sets (see the module docstring).
 
     Parameters
@@ -502,6 +513,9 @@ def report_html(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
         Page heading (escaped).
     notes : sequence of str
         Lines shown under the table (escaped).
+    score_label : str, optional
+        Axis label of the histogram's scores (default: "score" with a calibration map,
+        else "score (read as LLR, natural log)").
 
     Returns
     -------
@@ -510,13 +524,13 @@ def report_html(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
     """
     doc, variables = report_document(sets, calibration=calibration, p_target=p_target,
                                      c_miss=c_miss, c_fa=c_fa, llr_unit=llr_unit,
-                                     subtitle=subtitle, notes=notes)
+                                     subtitle=subtitle, notes=notes, score_label=score_label)
     return file_html(doc, resources=_OfflineResources(mode="inline"), title=title,
                      template=Template(TEMPLATE), template_variables=variables)
 
 
 def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
-                    llr_unit="ln", subtitle="", notes=()):
+                    llr_unit="ln", subtitle="", notes=(), score_label=None):
     """The report's Bokeh document and the page's template variables (see
     :func:`report_html`, which renders them): the models are named ``report_*``."""
     sets = _check(sets, llr_unit)
@@ -561,13 +575,15 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
 
     nber, nber_span, nber_label = _nber_figure(sets, grids, plo0)
     det, det_op = _det_figure(sets)
-    hist, hist_span, score_range = _histogram_figure(sets, calibration is not None)
+    if score_label is None:
+        score_label = "score" if _has_map(calibration) else "score (read as LLR, natural log)"
+    hist, hist_span, score_range = _histogram_figure(sets, score_label)
     cal, cal_h, cal_v, (map_s, map_llr) = _calibration_figure(calibration, score_range,
                                                               llr_unit)
     tipp, tip_span, tip_pts = _tippett_figure(sets, tips, llr_unit)
     rel, rel_sources, rel_bins = _reliability_figure(sets, plo0)
 
-    if calibration is None:
+    if not _has_map(calibration):  # the histogram's scores are the LLRs
         m_s = m_llr = np.empty(0)
     else:
         m_s, m_llr = map_s, map_llr
@@ -616,6 +632,36 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
     return doc, dict(css=CSS, script=SCRIPT, subtitle=subtitle,
                      table_html=_table_html(sets, rows), notes_html=notes_html,
                      calibration_html=_calibration_html(calibration), about_html=_esc(about))
+
+
+def report_from_results(results, *, p_target=0.01, c_miss=1.0, c_fa=1.0, llr_unit="ln",
+                        title="llrlab report", subtitle=""):
+    """The report of the dashboard's results (its "Export interactive HTML" button).
+
+    Parameters
+    ----------
+    results : llrlab.dashboard.compute.Results
+        The shown results: per dataset (dev, eval, and teaching mode's true LLRs) the
+        :class:`~llrlab.core.Analysis` of the raw scores and of the evaluated LLRs, and the
+        trained calibration or fusion.
+    p_target, c_miss, c_fa, llr_unit, title, subtitle
+        As in :func:`report_html` (the dashboard's operating point and display unit).
+
+    Raises
+    ------
+    llrlab.core.DataError
+        When there is nothing to report.
+    """
+    datasets = list(getattr(results, "datasets", {}).values())
+    if not datasets:
+        raise DataError("there is nothing to export yet: load data (or the demo) first")
+    cal = results.calibration
+    sets = [ReportSet(d.label, d.llr, d.raw if d.raw is not d.llr else None)
+            for d in datasets[:MAX_SETS]]
+    notes = list(getattr(results, "notes", []))
+    return report_html(sets, calibration=cal, p_target=p_target, c_miss=c_miss, c_fa=c_fa,
+                       llr_unit=llr_unit, title=title, subtitle=subtitle, notes=notes,
+                       score_label=getattr(results, "score_label", None))
 
 
 def write_report(path, text):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+from html import escape as html_escape
 
 import numpy as np
 import pytest
@@ -167,7 +168,11 @@ def test_cli_without_dev_reads_scores_as_llrs(files):
     code, text, err = _run(["report", str(tmp / "eval.txt"), "-o", str(out), "--quiet"])
     assert code == 0, err
     assert "1 score set)" in text
-    assert "No calibration: the scores are read as LLRs" in out.read_text(encoding="utf-8")
+    html = out.read_text(encoding="utf-8")
+    assert "No calibration: the scores are read as LLRs" in html
+    want = analyze(ev).at(float(np.log(0.01 / 0.99)))
+    act = re.search(r'id="llrlab-v-act_dcf-0"[^>]*>([^<]*)<', html).group(1)
+    assert act == f"{want.act_dcf:.4f}"
 
 
 @pytest.mark.parametrize("argv, needle", [
@@ -203,3 +208,58 @@ def test_cli_refuses_to_overwrite_an_input(files):
     code, _, err = _run(["report", str(tmp / "in.html"), "-o", str(tmp / "in.html")])
     assert code == 2 and "overwrite the input" in err
     assert (tmp / "in.html").read_text() == before
+
+
+# ------------------------------------------------------------ from the dashboard's results
+
+
+def _results(calibration="affine", fusion=False, teaching=None):
+    from llrlab.dashboard.compute import SystemData, compute_results
+
+    from .conftest import make_trials
+
+    a = SystemData(make_trials(8000, seed=1, scale=0.5, shift=1.0),
+                   make_trials(9000, seed=2, scale=0.5, shift=1.3))
+    systems = {"A": a}
+    if fusion:  # a second system: the same trials, other (noisier) scores
+        rng = np.random.default_rng(0)
+        systems["B"] = SystemData(*(t.with_scores(0.7 * t.scores + rng.normal(0, 1, len(t)))
+                                    for t in (a.dev, a.eval)))
+    return compute_results(("k",), systems=systems, system="A", fusion=fusion,
+                           calibration=calibration, teaching=teaching)
+
+
+@pytest.mark.parametrize("kind", ["affine", "pav", "none", "fusion", "teaching"])
+def test_report_from_the_dashboards_results(kind):
+    from llrlab.dashboard.compute import TeachingSpec
+    from llrlab.dashboard.report import report_from_results
+
+    res = _results(calibration="none" if kind in ("none", "fusion") else
+                   ("affine" if kind == "teaching" else kind),
+                   fusion=kind == "fusion",
+                   teaching=TeachingSpec(n_tar=2000, n_non=20_000) if kind == "teaching"
+                   else None)
+    html = report_from_results(res, p_target=0.05, llr_unit="bits", title="export")
+    assert "<h1>export</h1>" in html and "log2(LR) (bits)" in html
+    for d in res.datasets.values():
+        assert f"<th>{html_escape(d.label)}</th>" in html
+    if kind in ("affine", "pav"):
+        assert f"Calibration: {kind} (trained on dev)" in html
+    if kind == "fusion":
+        assert "the histogram shows its LLRs" in html and "fused LLR" in html
+    # the opening numbers are the results' own analyses at the operating point
+    sets_doc, _ = report_document(
+        [ReportSet(d.label, d.llr, d.raw) for d in res.datasets.values()],
+        calibration=res.calibration, p_target=0.05)
+    op = sets_doc.select_one({"name": "report_op"}).data
+    for j, d in enumerate(res.datasets.values()):
+        assert op["act_dcf"][j] == d.llr.at(op["plo"][j]).act_dcf
+
+
+def test_nothing_to_export():
+    from llrlab.core import DataError
+    from llrlab.dashboard.compute import Results
+    from llrlab.dashboard.report import report_from_results
+
+    with pytest.raises(DataError, match="nothing to export"):
+        report_from_results(Results(("k",), {}))
