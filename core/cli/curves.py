@@ -1,9 +1,9 @@
 """``llrlab curves {epc,ape,ece}``: the data of other views of the same scores, as CSV.
 
 * ``llrlab curves epc --dev SCORES [KEY] --eval SCORES [KEY] [--dev ... --eval ...]``:
-  expected performance curves (seed 002 section 3.2), one block of rows per system.
+  expected performance curves (Bengio, Mariéthoz & Keller 2005), one block of rows per system.
 * ``llrlab curves ape SCORES [KEY] [--plo-range LO HI] [--points N]``: actual, minimum and
-  default Bayes error rates against prior log-odds (seed 004 section 7.7.4).
+  default Bayes error rates against prior log-odds (Brümmer 2010, sec. 7.7.4).
 * ``llrlab curves ece SCORES [KEY] ...``: cross-entropy of the LLRs, of the PAV LLRs and of
   the prior (nats) against prior log-odds.
 
@@ -56,8 +56,8 @@ def add_curves_parser(sub):
         "epc", help="expected performance curve: threshold chosen on dev, HTER on eval",
         description="For each alpha in [0, 1], choose the threshold minimizing "
                     "alpha*Pfa + (1-alpha)*Pmiss on the dev trials and report the eval error "
-                    "rates and HTER at it (seed 002 section 3.2).  Repeat --dev/--eval to "
-                    "compare systems.")
+                    "rates and HTER at it (Bengio, Mariéthoz & Keller 2005).  Repeat "
+                    "--dev/--eval to compare systems.")
     e.add_argument("--dev", nargs="+", action="append", required=True,
                    metavar=("SCORES", "KEY"),
                    help="dev trials: a score file and its key, or one labelled file")
@@ -74,7 +74,7 @@ def add_curves_parser(sub):
                                "in nats")):
         k = kinds.add_parser(
             kind, help=f"{kind.upper()} plot data: {what} against prior log-odds",
-            description=f"{kind.upper()} plot data (seed 004 section 7.7.4): {what}, on a "
+            description=f"{kind.upper()} plot data (Brümmer 2010, sec. 7.7.4): {what}, on a "
                         f"grid of prior log-odds; also reports Cllr = discrimination loss "
                         f"(min Cllr) + calibration loss, in bits.")
         k.add_argument("scores", help="score file (text or HDF5), or a labelled file")

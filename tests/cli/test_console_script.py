@@ -14,6 +14,12 @@ def _run(*args, **kw):
                           **kw)
 
 
+def _python_prints(code):
+    """What a fresh interpreter prints for ``code`` (stripped)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def test_version_on_the_command_line_and_in_python():
     import llrlab
 
@@ -40,18 +46,14 @@ def test_help_imports_neither_numpy_nor_scipy_nor_panel():
     code = ("import sys; from llrlab.dashboard.cli import build_parser; build_parser(); "
             "print(sorted(m for m in ('numpy', 'scipy', 'h5py', 'panel', 'bokeh') "
             "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "[]"
+    assert _python_prints(code) == "[]"
 
 
 def test_the_core_api_is_importable_lazily():
     code = ("import sys, llrlab.core as c; before = 'scipy' in sys.modules; "
             "from llrlab.core import analyze, Trials, z_test; "
             "print(before, callable(analyze), sorted(set(c.__all__) - set(dir(c))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "False True []"
+    assert _python_prints(code) == "False True []"
 
 
 def test_functions_keep_their_names_beside_submodules_of_the_same_name():
@@ -60,6 +62,4 @@ def test_functions_keep_their_names_beside_submodules_of_the_same_name():
     code = ("import llrlab.core.cllr, llrlab.core.pav, llrlab.core.rocch, llrlab.core.epc; "
             "from llrlab.core import cllr, pav, rocch, epc; "
             "print(all(callable(f) for f in (cllr, pav, rocch, epc)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "True"
+    assert _python_prints(code) == "True"
