@@ -129,17 +129,25 @@ def assert_equals_core(page, analyses, plo0):
 
 @pytest.fixture(scope="module")
 def calibrated_report(tmp_path_factory):
-    """Eval and dev scores with ties (rounded), an affine calibration trained on dev."""
+    """Eval and dev scores with ties (rounded), an affine calibration trained on dev, and the
+    calibrated eval scores with random trial weights."""
     dev = gaussian_trials(3000, 40_000, seed=11, scale=1.8, shift=-1.2)
     ev = gaussian_trials(3000, 40_000, seed=12, scale=1.8, shift=-1.2)
     dev = dev.with_scores(np.round(dev.scores, 2))
     ev = ev.with_scores(np.round(ev.scores, 2))
     cal = fit_calibrator(dev, method="affine")
+    # a fourth set with trial weights (condition-weighted pools): its rates are stored
+    rng = np.random.default_rng(0)
+    w = rng.uniform(0.2, 3.0, len(ev))
+    tar, non = cal(ev).scores[ev.labels], cal(ev).scores[~ev.labels]
+    wt, wn = w[ev.labels], w[~ev.labels]
     # the core's analyses of the same LLRs, computed afresh (the "server" side)
-    analyses = [analyze(cal(ev)), analyze(cal(dev)), analyze(ev)]
+    analyses = [analyze(cal(ev)), analyze(cal(dev)), analyze(ev),
+                analyze(tar, non, tar_weights=wt, non_weights=wn)]
     sets = [ReportSet("eval", analyze(cal(ev)), analyze(ev)),
             ReportSet("dev", analyze(cal(dev)), analyze(dev)),
-            ReportSet("eval before calibration", analyze(ev))]
+            ReportSet("eval before calibration", analyze(ev)),
+            ReportSet("eval, weighted", analyze(tar, non, tar_weights=wt, non_weights=wn))]
     path = tmp_path_factory.mktemp("report") / "report.html"
     path.write_text(report_html(sets, calibration=cal, p_target=0.02, llr_unit="log10"),
                     encoding="utf-8")
