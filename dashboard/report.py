@@ -20,7 +20,7 @@ plots; the numbers follow in the browser, from precomputed arrays and binary sea
   ``Analysis.at(plo)``: the same counts, the same rates (``misses / T`` is one IEEE division
   in both languages; weighted rates are stored), the minimum-DCF rates of the same vertex;
   the two DCFs and the effective prior use ``exp`` and agree to rounding (~1e-16).
-* Size.  The grid has 20482 points whatever the number of trials: about 13 bytes per point
+* Size.  The grid has 20482 points whatever the number of trials: 11 to 13 bytes per point
   and set (counts as int32, the vertex index as uint16 or int32, the DR30 flag as uint8),
   plus decimated curves for drawing (at most :data:`~llrlab.dashboard.compute.DET_POINTS`
   points per DET curve, :data:`CURVE_POINTS` per Tippett curve and
@@ -615,7 +615,7 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
         doc.add_root(root)
     doc.js_on_event(DocumentReady, callback("init"))
 
-    n = sum(s.llr.n_tar + s.llr.n_non for s in sets[:1])
+    n = sets[0].llr.n_tar + sets[0].llr.n_non
     about = (
         "Drag or click on the NBER, DET, histogram or Tippett plot to move the operating "
         "point; the table and every marker follow, computed in this page with no server. "
