@@ -28,11 +28,13 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from ._repr import summary_repr
 from ._validate import as_tar_non, as_weights
 
 __all__ = ["PooledBlocks", "SortedScores", "pooled_blocks", "sort_scores"]
 
 
+@summary_repr("count_tar", "count_non", "weighted")
 @dataclass(frozen=True, eq=False)
 class SortedScores:
     """Target and non-target scores, each sorted ascending, with cumulative weights.
@@ -127,15 +129,28 @@ class SortedScores:
 
 
 def _sort_with_weights(x, w):
-    """Sorted scores, cumulative weights and sorted weights (None, None when unweighted)."""
+    """Sorted scores, cumulative weights and sorted weights (None, None when unweighted).
+
+    The (score, weight) pairs are sorted together, as complex numbers ``score + 1j*weight``
+    (numpy orders complex numbers by real part, then imaginary part): one sort of the pairs
+    instead of an index sort and two gathers (about 1.7x faster at 10^7 trials).  Equal
+    scores come out ordered by weight.  Their order does not matter to any measure (tied
+    scores are never separated by a threshold), and this one does not depend on the order
+    of the trials.
+    """
     if w is None:
         return np.sort(x), None, None
-    order = np.argsort(x, kind="stable")
-    ws = w[order]
+    pairs = np.empty(x.size, dtype=np.complex128)
+    pairs.real = x
+    pairs.imag = w
+    pairs.sort()
+    xs = np.ascontiguousarray(pairs.real)
+    ws = np.ascontiguousarray(pairs.imag)
+    del pairs
     cw = np.empty(x.size + 1)
     cw[0] = 0.0
     np.cumsum(ws, out=cw[1:])
-    return x[order], cw, ws
+    return xs, cw, ws
 
 
 def _segment_sums(w, starts):
@@ -167,6 +182,7 @@ def sort_scores(tar, non, *, tar_weights=None, non_weights=None):
     return SortedScores(st, sn, tcw, ncw, n_tar, n_non, tws, nws)
 
 
+@summary_repr("n_blocks", "n_tar", "n_non")
 @dataclass(frozen=True, eq=False)
 class PooledBlocks:
     """The PAV solution of a score set, as pooled blocks in increasing score order.
@@ -219,6 +235,16 @@ class PooledBlocks:
         return np.clip(np.searchsorted(self.lower, scores, side="right") - 1, 0, None)
 
 
+def _run_starts(x):
+    """Indices of the first element of each run of equal values in sorted ``x``: ``x[i]``
+    for these ``i`` is ``numpy.unique(x)``, and ``i`` its ``searchsorted(x, ., "left")``
+    (one comparison pass; ``numpy.unique`` would sort the sorted array again)."""
+    first = np.empty(x.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(x[1:], x[:-1], out=first[1:])
+    return np.flatnonzero(first)
+
+
 def _elementary_bounds(tar, non):
     """The elementary blocks of sorted scores as index ranges (see the module docstring):
     block ``j`` holds ``tar[tb[j]:tb[j+1]]`` and ``non[nb[j]:nb[j+1]]``, its smallest score
@@ -226,8 +252,9 @@ def _elementary_bounds(tar, non):
     may be empty (the caller drops those without weight)."""
     T, N = tar.size, non.size
     if T <= N:
-        v = np.unique(tar)  # distinct target scores, ascending
-        tb = np.concatenate([[0], np.searchsorted(tar, v, side="left"), [T]])
+        first = _run_starts(tar)
+        v = tar[first]  # distinct target scores, ascending
+        tb = np.concatenate([[0], first, [T]])
         nb = np.concatenate([[0], np.searchsorted(non, v, side="left"), [N]])
         lower = np.concatenate([[non[0]], v])
         # Largest score in a block: its last non-target, or the target value itself when
@@ -235,9 +262,10 @@ def _elementary_bounds(tar, non):
         last_non = non[np.maximum(nb[1:] - 1, 0)]
         upper = np.where(nb[1:] > nb[:-1], last_non, lower)
     else:
-        w = np.unique(non)
+        first = _run_starts(non)
+        w = non[first]  # distinct non-target scores, ascending
         tb = np.concatenate([[0], np.searchsorted(tar, w, side="right"), [T]])  # tar <= w
-        nb = np.concatenate([np.searchsorted(non, w, side="left"), [N, N]])
+        nb = np.concatenate([first, [N, N]])
         upper = np.concatenate([w, [tar[-1]]])
         # Smallest score in a block: the first target after the previous boundary, or the
         # non-target value itself when no target lies between.

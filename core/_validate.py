@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import DataError
+from .errors import DataError, UnknownNameError
 
-__all__ = ["as_plo", "as_scores", "as_tar_non", "as_weights"]
+__all__ = ["as_number", "as_plo", "as_scores", "as_tar_non", "as_weights", "choose"]
 
 
 def as_scores(x, name="scores", *, allow_empty=False, allow_inf=False):
@@ -58,9 +58,52 @@ def as_weights(w, n, name="weights"):
     return a
 
 
-def as_plo(plo):
+def as_plo(plo, name="prior log-odds"):
     """Prior log-odds as a float64 array (scalar input gives a 0-d array); NaN is refused."""
-    a = np.asarray(plo, dtype=np.float64)
+    try:
+        a = np.asarray(plo, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataError(f"{name} must be numbers, got {_brief(plo)}") from None
     if np.isnan(a).any():
-        raise DataError("prior log-odds must not be NaN")
+        raise DataError(f"{name} must not be NaN")
     return a
+
+
+def as_number(x, name):
+    """``x`` as a Python float, or a :class:`DataError` naming the argument ``name``."""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        raise DataError(f"{name} must be a number, got {_brief(x)}") from None
+
+
+def _normal(text):
+    return "".join(c for c in text.lower() if c not in "_- ")
+
+
+def choose(value, choices, what):
+    """The entry of ``choices`` that ``value`` names, ignoring case, ``_``, ``-`` and spaces
+    ("EER", "minDCF" and "min-dcf" name "eer" and "min_dcf"); else an
+    :class:`~llrlab.core.errors.UnknownNameError` that lists the valid names.
+
+    Examples
+    --------
+    >>> choose("minDCF", ("cllr", "min_dcf", "act_dcf", "eer"), "measure")
+    'min_dcf'
+    >>> try:
+    ...     choose("dcf", ("cllr", "min_dcf"), "measure")
+    ... except KeyError as exc:  # an UnknownNameError: a DataError and a KeyError
+    ...     print(exc)
+    unknown measure 'dcf'; choose one of 'cllr', 'min_dcf'
+    """
+    if isinstance(value, str):
+        hits = [c for c in choices if _normal(c) == _normal(value)]
+        if len(hits) == 1:
+            return hits[0]
+    raise UnknownNameError(f"unknown {what} {_brief(value)}; choose one of "
+                           + ", ".join(repr(c) for c in choices))
+
+
+def _brief(v):
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."

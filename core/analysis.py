@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._parallel import CHUNK, map_chunks
+from ._repr import summary_repr
 from ._sorting import PooledBlocks, SortedScores, pooled_blocks, sort_scores
-from ._validate import as_plo
+from ._validate import as_number, as_plo
 from .cllr import _LN2, _ce_parts, _min_ce_sorted, _min_cllr, _validated
 from .dcf import DCFResult, _act_dcf, _min_dcf
 from .det import DETCurve, _det, _det_dr30
@@ -31,6 +32,7 @@ __all__ = ["DEFAULT_PLO", "Analysis", "OperatingPoint", "analyze"]
 DEFAULT_PLO = np.linspace(-10.0, 10.0, 1001)
 
 
+@summary_repr("plo", "effective_prior", "act_dcf", "min_dcf", "dr30_safe")
 @dataclass(frozen=True, eq=False)
 class OperatingPoint:
     """All measures at one operating point (scalars).
@@ -54,6 +56,7 @@ class OperatingPoint:
         return float(self.min.dcf)
 
 
+@summary_repr("n_tar", "n_non", "eer", "cllr", "min_cllr", "prbep", "plo")
 @dataclass(frozen=True, eq=False)
 class Analysis:
     """Every evaluation measure of one score set (see :func:`analyze`).
@@ -105,7 +108,7 @@ class Analysis:
 
     def at(self, plo) -> OperatingPoint:
         """Measures at one prior log-odds, by binary search only (no sort, no PAV)."""
-        plo = float(plo)
+        plo = as_number(plo, "plo")
         act = _act_dcf(self.sorted, plo)
         mn = _min_dcf(self.sorted, self.blocks, plo)
         return OperatingPoint(plo, float(prior_from_plo(plo)), act, mn,

@@ -25,6 +25,7 @@ from math import factorial
 import numpy as np
 from scipy.special import expit
 
+from ._repr import summary_repr
 from ._sorting import PooledBlocks, SortedScores
 from .analysis import DEFAULT_PLO, Analysis, analyze
 from .cllr import softplus_sum
@@ -219,6 +220,7 @@ class _Losses:
         return self.cllr - self.min_cllr
 
 
+@summary_repr("cllr", "min_cllr", "eer", "plo")
 @dataclass(frozen=True, eq=False)
 class APECurves(_Losses):
     """APE-plot data: Bayes error rates against prior log-odds, and the Cllr decomposition.
@@ -249,6 +251,7 @@ class APECurves(_Losses):
     eer: float
 
 
+@summary_repr("cllr", "min_cllr", "plo")
 @dataclass(frozen=True, eq=False)
 class ECECurves(_Losses):
     """ECE-plot data: prior-weighted cross-entropies (nats) against prior log-odds.

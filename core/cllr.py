@@ -29,22 +29,29 @@ def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
     """
 
     def part(sl):
-        xs = x[sl]
-        b = np.add(xs, shift)
-        if sign != 1.0:
-            np.multiply(b, sign, out=b)
-        t = np.abs(b)
-        np.negative(t, out=t)
-        np.exp(t, out=t)
-        np.log1p(t, out=t)
-        np.maximum(b, 0.0, out=b)
-        b += t
+        b = softplus_terms(x[sl], sign=sign, shift=shift)
         return float(b.sum()) if weights is None else float(b @ weights[sl])
 
     total = 0.0
     for v in map_chunks(part, x.size):
         total += v
     return total
+
+
+def softplus_terms(x, *, sign=1.0, shift=0.0):
+    """The terms ``log(1 + exp(sign*(x_i + shift)))`` of :func:`softplus_sum` (a new array),
+    computed by the same operations, so that sums of them are bitwise those of
+    :func:`softplus_sum` when added in its order."""
+    b = np.add(x, shift)
+    if sign != 1.0:
+        np.multiply(b, sign, out=b)
+    t = np.abs(b)
+    np.negative(t, out=t)
+    np.exp(t, out=t)
+    np.log1p(t, out=t)
+    np.maximum(b, 0.0, out=b)
+    b += t
+    return b
 
 
 def _check_prior(p):

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from ._repr import summary_repr
 from ._sorting import PooledBlocks, SortedScores, pooled_blocks, sorted_input
 from ._validate import as_plo
 
 __all__ = ["DCFResult", "act_dcf", "bayes_error", "min_dcf"]
 
 
+@summary_repr("plo", "dcf", "normalized")
 @dataclass(frozen=True, eq=False)
 class DCFResult:
     """DCF values at one or more operating points; every array has the shape of ``plo``.

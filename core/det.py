@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
+from ._repr import summary_repr
 from ._sorting import SortedScores, pooled_blocks, sorted_input
 from .rocch import ROC, ROCCH, _steppy
 
@@ -27,6 +28,7 @@ def probit(p):
     return np.clip(ndtri(np.asarray(p, dtype=np.float64)), -PROBIT_LIMIT, PROBIT_LIMIT)
 
 
+@summary_repr("kind", "p_fa", "p_miss", "tolerance")
 @dataclass(frozen=True, eq=False)
 class DETCurve:
     """A curve in DET space, ordered by increasing threshold (``p_fa`` falling).

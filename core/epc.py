@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logit
 
+from ._repr import summary_repr
 from ._sorting import SortedScores, pooled_blocks, sort_scores
 from .errors import DataError
 
@@ -32,6 +33,7 @@ DEFAULT_ALPHA = np.linspace(0.0, 1.0, 101)
 _TIE_RTOL = 1e-12
 
 
+@summary_repr("alpha", "hter")
 @dataclass(frozen=True, eq=False)
 class EPC:
     """An expected performance curve; every array has shape ``(A,)``, one entry per ``alpha``.

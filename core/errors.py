@@ -15,6 +15,7 @@ __all__ = [
     "LlrlabError",
     "LlrlabWarning",
     "SeparableDataWarning",
+    "UnknownNameError",
 ]
 
 
@@ -27,6 +28,16 @@ class DataError(LlrlabError):
 
     Examples: NaN or infinite scores, an empty class, labels and scores of different lengths.
     """
+
+
+class UnknownNameError(DataError, KeyError):
+    """A measure, method or option named by a string that is not one of the valid names.
+
+    The message lists the valid names.  Also a :class:`KeyError`, for code that looks a
+    measure up by name and catches that (its message is printed as written, unquoted).
+    """
+
+    __str__ = DataError.__str__
 
 
 class FileFormatError(LlrlabError):

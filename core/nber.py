@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._repr import summary_repr
 from ._sorting import PooledBlocks, SortedScores, pooled_blocks, sorted_input
 from ._validate import as_plo
 from .dcf import DCFResult, _act_dcf, _min_dcf
@@ -17,6 +18,7 @@ from .dcf import DCFResult, _act_dcf, _min_dcf
 __all__ = ["DR30", "NBERCurves", "dr30", "nber_curves"]
 
 
+@summary_repr("plo_fa", "plo_miss", "dcf_fa", "dcf_miss")
 @dataclass(frozen=True, eq=False)
 class DR30:
     """Where the minimum-DCF error counts drop below 30 along the prior log-odds axis.
@@ -72,6 +74,7 @@ def _dr30(s: SortedScores, blocks: PooledBlocks, n_errors=30) -> DR30:
     return DR30(plo_fa, plo_miss, at(plo_fa), at(plo_miss), n_errors)
 
 
+@summary_repr("plo", "act", "min")
 @dataclass(frozen=True, eq=False)
 class NBERCurves:
     """Actual and minimum normalized DCF over a grid of prior log-odds.

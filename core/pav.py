@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._repr import summary_repr
 from ._sorting import pooled_blocks, sort_scores
 from ._validate import as_scores, as_weights
 from .errors import DataError
@@ -17,6 +18,7 @@ from .errors import DataError
 __all__ = ["PAVFit", "pav"]
 
 
+@summary_repr("llr", "n_tar", "n_non")
 @dataclass(frozen=True, eq=False)
 class PAVFit:
     """The PAV solution: pooled blocks in increasing score order, and per-trial LLRs.

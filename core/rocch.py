@@ -10,12 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._sorting import PooledBlocks, SortedScores, pooled_blocks, sorted_input
+from ._repr import summary_repr
+from ._sorting import PooledBlocks, SortedScores, _run_starts, pooled_blocks, sorted_input
+from ._validate import as_number
 from .errors import DataError
 
 __all__ = ["ROC", "ROCCH", "prbep", "rocch", "rocch_eer", "steppy_roc", "uer"]
 
 
+@summary_repr("p_fa", "p_miss", "llr")
 @dataclass(frozen=True, eq=False)
 class ROCCH:
     """Vertices of the ROC convex hull, from ``(p_fa, p_miss) = (1, 0)`` to ``(0, 1)``.
@@ -43,6 +46,7 @@ class ROCCH:
         return cls(p_fa, p_miss, np.concatenate([blocks.lower, [np.inf]]), blocks.llr)
 
 
+@summary_repr("p_fa", "p_miss")
 @dataclass(frozen=True, eq=False)
 class ROC:
     """The steppy ROC as a polyline through its corners, in increasing threshold order.
@@ -67,9 +71,14 @@ def _steppy(s: SortedScores) -> ROC:
     """The steppy ROC from the smaller class (``O(m log M)``).
 
     Thresholds are each distinct score ``x`` of the smaller class and just above it; between
-    such thresholds only the other class is passed, along one axis.
+    such thresholds only the other class is passed, along one axis.  Repeated points, and
+    points inside a straight horizontal or vertical run (where consecutive thresholds pass
+    single trials of the same class), are left out: the polyline, drawn straight between
+    the kept points, is the same -- also in DET space, where a horizontal or vertical line
+    stays one.
     """
-    x = np.unique(s.tar if s.tar.size <= s.non.size else s.non)
+    small = s.tar if s.tar.size <= s.non.size else s.non
+    x = small[_run_starts(small)]  # its distinct scores
     xp = np.nextafter(x, np.inf)
     thr = np.empty(2 * x.size + 2)
     thr[0], thr[-1] = -np.inf, np.inf
@@ -79,7 +88,12 @@ def _steppy(s: SortedScores) -> ROC:
     p_miss[0], p_fa[0], p_miss[-1], p_fa[-1] = 0.0, 1.0, 1.0, 0.0
     keep = np.ones(thr.size, dtype=bool)
     keep[1:] = (np.diff(p_miss) != 0) | (np.diff(p_fa) != 0)  # drop repeated points
-    return ROC(p_fa[keep], p_miss[keep], thr[keep])
+    p_fa, p_miss, thr = p_fa[keep], p_miss[keep], thr[keep]
+    flat_fa = np.diff(p_fa) == 0  # vertical steps (only misses change)
+    flat_miss = np.diff(p_miss) == 0  # horizontal steps
+    inside = np.zeros(thr.size, dtype=bool)
+    inside[1:-1] = (flat_fa[:-1] & flat_fa[1:]) | (flat_miss[:-1] & flat_miss[1:])
+    return ROC(p_fa[~inside], p_miss[~inside], thr[~inside])
 
 
 def steppy_roc(tar, non=None, *, tar_weights=None, non_weights=None) -> ROC:
@@ -95,6 +109,13 @@ def steppy_roc(tar, non=None, *, tar_weights=None, non_weights=None) -> ROC:
     >>> r = steppy_roc([2.0, 3.0], [1.0])
     >>> r.p_fa.tolist(), r.p_miss.tolist()
     ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0])
+
+    Points inside a straight run are not repeated: every target lies between the second and
+    third non-target here, so the curve goes straight down from (0.75, 0) to (0.75, 1).
+
+    >>> r = steppy_roc([1.0, 2.0, 3.0], [0.0, 5.0, 6.0, 7.0])
+    >>> r.p_fa.tolist(), r.p_miss.tolist()
+    ([1.0, 0.75, 0.75, 0.0], [0.0, 0.0, 1.0, 1.0])
     """
     return _steppy(sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights))
 
@@ -185,7 +206,7 @@ def uer(tar, non=None, r=1.0, *, tar_weights=None, non_weights=None):
     ----------
     seed 000, section 2.6.3.
     """
-    r = float(r)
+    r = as_number(r, "the UER ratio r")
     if not r > 0 or not np.isfinite(r):
         raise DataError(f"UER needs a ratio r > 0, got {r!r}")
     s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest, chi2, norm
 
-from ._validate import as_plo
+from ._repr import summary_repr
+from ._validate import as_number, as_plo
 from .dcf import _combine, _weights
 from .errors import DataError, LlrlabWarning
 from .trials import Trials
@@ -40,7 +41,7 @@ EXACT_BELOW = 25
 
 
 def _check_alpha(alpha):
-    a = float(alpha)
+    a = as_number(alpha, "the significance level alpha")
     if not 0.0 < a < 1.0:
         raise DataError(f"the significance level must lie strictly between 0 and 1 "
                         f"(e.g. 0.05), got {alpha!r}")
@@ -68,8 +69,15 @@ def paired_trials(a, b):
     Raises
     ------
     DataError
-        Not Trials; weighted trials; only one set with ids; no common trial; different
-        lengths without ids; a trial labelled target in one set and non-target in the other.
+        Not Trials; per-trial weights on one set only, or different weights on the two;
+        only one set with ids; no common trial; different lengths without ids; a trial
+        labelled target in one set and non-target in the other.
+
+    Notes
+    -----
+    Weighted trials (e.g. condition-weighted pools, :func:`~llrlab.core.condition_weights`)
+    are paired too; both systems must then carry the same weight on every paired trial
+    (to a relative ``1e-12``): a trial's weight belongs to the trial, not to a system.
 
     Examples
     --------
@@ -89,10 +97,20 @@ def paired_trials(a, b):
     for t, who in ((a, "A"), (b, "B")):
         if not isinstance(t, Trials):
             raise DataError(f"system {who} must be labelled Trials, got {type(t).__name__}")
-        if t.weights is not None:
-            raise DataError(f"{_name(t, 'system ' + who)}: the significance tests count "
-                            f"trials and do not support per-trial weights")
+    if (a.weights is None) != (b.weights is None):
+        has, lacks = (a, b) if b.weights is None else (b, a)
+        raise DataError(f"comparison: {_name(has, 'one system')} carries per-trial weights and "
+                        f"{_name(lacks, 'the other')} does not; weight both systems' trials "
+                        f"alike (e.g. the same condition weights) or neither")
     (pa, pb), _ = align_systems([a, b], what="comparison")
+    if pa.weights is not None and not np.allclose(pa.weights, pb.weights, rtol=1e-12,
+                                                   atol=0.0):
+        i = int(np.flatnonzero(~np.isclose(pa.weights, pb.weights, rtol=1e-12, atol=0.0))[0])
+        where = (f"{pa.model_ids[i]} {pa.segment_ids[i]}" if pa.has_ids else f"position {i}")
+        raise DataError(f"comparison: the trial weights of {_name(a, 'system A')} and "
+                        f"{_name(b, 'system B')} differ (e.g. {pa.weights[i]!r} and "
+                        f"{pb.weights[i]!r} at {where}); weight the paired trials alike, e.g. "
+                        f"with condition weights computed on the paired trials")
     differ = pa.labels != pb.labels
     if differ.any():
         i = int(np.flatnonzero(differ)[0])
@@ -111,21 +129,26 @@ def paired_trials(a, b):
 def _thresholds(plo, threshold):
     if threshold is None:
         return -plo, -plo
-    t = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (2,))
-    if np.isnan(t).any():
-        raise DataError("thresholds must not be NaN")
+    t = np.broadcast_to(as_plo(threshold, "thresholds"), (2,))  # NaN refused
     return float(t[0]), float(t[1])
 
 
 def _paired_decisions(a, b, plo, threshold, alpha, names):
     """Checked arguments and the paired decisions of two systems:
-    ``(alpha, plo, names, labels, accept_a, accept_b)``."""
+    ``(alpha, plo, names, labels, accept_a, accept_b, weights)`` (weights None when the
+    trials carry none)."""
     alpha = _check_alpha(alpha)
     plo = float(as_plo(plo))
     pa, pb = paired_trials(a, b)
     names = tuple(names) if names is not None else ("A", "B")
     ta, tb = _thresholds(plo, threshold)
-    return alpha, plo, names, pa.labels, pa.scores >= ta, pb.scores >= tb
+    return alpha, plo, names, pa.labels, pa.scores >= ta, pb.scores >= tb, pa.weights
+
+
+def _kish(w):
+    """Kish's effective number of trials ``(sum w)^2 / sum w^2`` (0 for no weight)."""
+    total = float(w.sum())
+    return total * total / float(np.dot(w, w)) if total > 0 else 0.0
 
 
 def _level(alpha):
@@ -142,6 +165,7 @@ def _p(p):
     return f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
 
 
+@summary_repr("statistic", "p_value", "dcf_a", "dcf_b", "variance", "weighted")
 @dataclass(frozen=True, eq=False)
 class ZTestResult:
     """The DCF difference of two systems and its z-test (seed 002 section 3.3).
@@ -172,6 +196,11 @@ class ZTestResult:
     verdict : str
         One sentence, e.g. ``"system A has significantly lower DCF than system B at the 5%
         level (p = 0.003)"``.
+    weighted : bool
+        The trials carried weights (rates weighted, ``T`` and ``N`` effective numbers).
+    n_tar_effective, n_non_effective : float
+        Kish's effective numbers of target and non-target trials, ``(sum w)^2 / sum w^2``
+        (``n_tar``, ``n_non`` without weights): the ``T`` and ``N`` of the variance.
     """
 
     statistic: float
@@ -191,6 +220,9 @@ class ZTestResult:
     alpha: float
     names: tuple
     verdict: str
+    weighted: bool = False
+    n_tar_effective: float = float("nan")
+    n_non_effective: float = float("nan")
 
     @property
     def significant(self):
@@ -246,9 +278,19 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
 
     Seed 002 recommends requiring both to agree before calling a difference significant.
 
+    With per-trial weights ``w`` (the same on both systems, e.g. condition weights), the
+    rates are weighted proportions, ``Pm = sum_tar w [miss] / sum_tar w``, and ``T``, ``N``
+    are Kish's effective numbers ``(sum w)^2 / sum w^2`` of each class, as in the intervals
+    of :func:`~llrlab.core.uncertainty.operating_point_ci`: the variance of a weighted
+    proportion is ``p (1 - p) / n_eff``.  In eq. 3.33 the discordant counts become weighted
+    fractions: ``s^2 = cm^2 d_m / T_eff + cf^2 d_f / N_eff`` with ``d_m = sum_tar w [A and B
+    disagree] / sum_tar w`` (``m_AB + m_BA`` over ``T`` without weights).  Equal weights give
+    the unweighted test.
+
     References
     ----------
-    seed 002, section 3.3, eq. 3.21, 3.30-3.33 and Figure 3.9.
+    seed 002, section 3.3, eq. 3.21, 3.30-3.33 and Figure 3.9; L. Kish, Survey Sampling
+    (1965) for the effective sample size.
 
     Examples
     --------
@@ -269,23 +311,42 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
     """
     if variance not in ("independent", "dependent"):
         raise DataError(f"variance must be 'independent' or 'dependent', got {variance!r}")
-    alpha, plo, names, lab, acc_a, acc_b = _paired_decisions(a, b, plo, threshold, alpha,
-                                                             names)
+    alpha, plo, names, lab, acc_a, acc_b, w = _paired_decisions(a, b, plo, threshold, alpha,
+                                                                names)
     T, N = int(lab.sum()), int(lab.size - lab.sum())
     miss_a, miss_b = lab & ~acc_a, lab & ~acc_b
     fa_a, fa_b = ~lab & acc_a, ~lab & acc_b
-    pm_a, pm_b = miss_a.sum() / T, miss_b.sum() / T
-    pf_a, pf_b = fa_a.sum() / N, fa_b.sum() / N
-    cm, cf = (float(w) for w in _weights(plo, normalize))
+    cm, cf = (float(c) for c in _weights(plo, normalize))
+    if w is None:
+        t_eff, n_eff = float(T), float(N)
+        pm_a, pm_b = miss_a.sum() / T, miss_b.sum() / T
+        pf_a, pf_b = fa_a.sum() / N, fa_b.sum() / N
+    else:
+        wt, wn = w[lab], w[~lab]
+        t_eff, n_eff = _kish(wt), _kish(wn)
+        if not (t_eff > 0 and n_eff > 0):
+            raise DataError(f"comparison: the {'target' if not t_eff > 0 else 'non-target'} "
+                            f"trials of {_name(a, 'system A')} have zero total weight")
+        wt_sum, wn_sum = float(wt.sum()), float(wn.sum())
+
+        def share(mask, weights, total, cls):
+            return float(weights[mask[cls]].sum()) / total
+
+        pm_a, pm_b = share(miss_a, wt, wt_sum, lab), share(miss_b, wt, wt_sum, lab)
+        pf_a, pf_b = share(fa_a, wn, wn_sum, ~lab), share(fa_b, wn, wn_sum, ~lab)
     d_a = float(_combine(plo, pm_a, pf_a, normalize))
     d_b = float(_combine(plo, pm_b, pf_b, normalize))
     if variance == "independent":
-        var = (cm ** 2 * (pm_a * (1 - pm_a) + pm_b * (1 - pm_b)) / T
-               + cf ** 2 * (pf_a * (1 - pf_a) + pf_b * (1 - pf_b)) / N)
-    else:
+        var = (cm ** 2 * (pm_a * (1 - pm_a) + pm_b * (1 - pm_b)) / t_eff
+               + cf ** 2 * (pf_a * (1 - pf_a) + pf_b * (1 - pf_b)) / n_eff)
+    elif w is None:
         m_disc = int(np.count_nonzero(miss_a != miss_b))
         f_disc = int(np.count_nonzero(fa_a != fa_b))
         var = cm ** 2 * m_disc / T ** 2 + cf ** 2 * f_disc / N ** 2
+    else:
+        d_m = share(miss_a != miss_b, wt, wt_sum, lab)
+        d_f = share(fa_a != fa_b, wn, wn_sum, ~lab)
+        var = cm ** 2 * d_m / t_eff + cf ** 2 * d_f / n_eff
     std = float(np.sqrt(var))
     diff = d_a - d_b
     if std > 0:
@@ -309,9 +370,12 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
         verdict = (f"no significant difference in DCF between system {names[0]} and system "
                    f"{names[1]} at the {_level(alpha)} level ({_p(p)})")
     return ZTestResult(float(z), p, d_a, d_b, diff, std, variance, float(pm_a), float(pf_a),
-                       float(pm_b), float(pf_b), T, N, plo, alpha, names, verdict)
+                       float(pm_b), float(pf_b), T, N, plo, alpha, names, verdict,
+                       w is not None, t_eff, n_eff)
 
 
+@summary_repr("statistic", "p_value", "only_a_wrong", "only_b_wrong", "method", "trials",
+              "weighted")
 @dataclass(frozen=True, eq=False)
 class McNemarResult:
     """McNemar's test on the paired decisions of two systems.
@@ -322,9 +386,9 @@ class McNemarResult:
         Chi-square method: ``(|b - c| - 1)^2 / (b + c)``; exact method: ``min(b, c)``.
     p_value : float
         Two-sided.
-    a_only : int
+    only_b_wrong : int
         ``b``: trials where only system B errs (A is right, B wrong).
-    b_only : int
+    only_a_wrong : int
         ``c``: trials where only system A errs (B is right, A wrong).
     both_right, both_wrong : int
         The concordant trials (they do not enter the test).
@@ -338,12 +402,21 @@ class McNemarResult:
     names : tuple of str
     verdict : str
         One sentence.
+    weighted : bool
+        The trials carried weights: the test is on the weighted discordant trials (Notes of
+        :func:`mcnemar_test`).
+    only_b_wrong_weight, only_a_wrong_weight : float
+        Total weight of the ``only_b_wrong`` and ``only_a_wrong`` trials (their counts
+        without weights).
+    n_effective : float
+        Kish's effective number of discordant trials, ``(sum w)^2 / sum w^2`` over them
+        (``only_b_wrong + only_a_wrong`` without weights).
     """
 
     statistic: float
     p_value: float
-    a_only: int
-    b_only: int
+    only_b_wrong: int
+    only_a_wrong: int
     both_right: int
     both_wrong: int
     method: str
@@ -352,10 +425,14 @@ class McNemarResult:
     alpha: float
     names: tuple
     verdict: str
+    weighted: bool = False
+    only_b_wrong_weight: float = float("nan")
+    only_a_wrong_weight: float = float("nan")
+    n_effective: float = float("nan")
 
     @property
     def n_discordant(self):
-        return self.a_only + self.b_only
+        return self.only_b_wrong + self.only_a_wrong
 
     @property
     def significant(self):
@@ -405,10 +482,20 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
     conservative.  With no discordant trial ``p = 1``.  This is the dependent-case test of
     seed 002 eq. 3.24-3.25 ("very similar to the well-known McNemar test").
 
+    With per-trial weights ``w`` (the same on both systems, e.g. condition weights), the
+    discordant trials count by weight: with ``W_b``, ``W_c`` the total weights of the two
+    kinds and ``n = (sum w)^2 / sum w^2`` Kish's effective number of discordant trials, the
+    share ``W_b / (W_b + W_c)`` has under the null hypothesis the variance of a proportion
+    of ``n`` trials, so the test runs on the effective counts ``b = n W_b / (W_b + W_c)`` and
+    ``c = n - b``: chi-square with ``X^2 = max(|b - c| - 1, 0)^2 / n``, or exact on ``b``
+    and ``n`` rounded to whole numbers (used when ``n < 25``).  Equal weights give the
+    unweighted test.
+
     References
     ----------
     seed 002, section 3.3, eq. 3.24-3.25; Q. McNemar, Psychometrika 12:153-157 (1947);
-    M. W. Fagerland, S. Lydersen and P. Laake, BMC Med. Res. Methodol. 13:91 (2013).
+    M. W. Fagerland, S. Lydersen and P. Laake, BMC Med. Res. Methodol. 13:91 (2013);
+    L. Kish, Survey Sampling (1965) for the effective sample size.
 
     Examples
     --------
@@ -418,35 +505,45 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
     >>> a = Trials([1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, 1], lab)  # 2 errors
     >>> b = Trials([-1, -1, -1, 1, 1, -1, 1, 1, -1, -1, -1, 1], lab)  # 7 errors
     >>> r = mcnemar_test(a, b)
-    >>> r.a_only, r.b_only, r.method, round(r.p_value, 4)
+    >>> r.only_b_wrong, r.only_a_wrong, r.method, round(r.p_value, 4)
     (5, 0, 'exact', 0.0625)
     """
     if trials not in _ERRORS:
         raise DataError(f"trials must be 'all', 'target' or 'non-target', got {trials!r}")
-    alpha, plo, names, lab, acc_a, acc_b = _paired_decisions(a, b, plo, threshold, alpha,
-                                                             names)
+    alpha, plo, names, lab, acc_a, acc_b, w = _paired_decisions(a, b, plo, threshold, alpha,
+                                                                names)
     err_a, err_b = acc_a != lab, acc_b != lab
     if trials != "all":
         sel = lab if trials == "target" else ~lab
         err_a, err_b = err_a[sel], err_b[sel]
-    b_ = int(np.count_nonzero(~err_a & err_b))
-    c_ = int(np.count_nonzero(err_a & ~err_b))
+        w = None if w is None else w[sel]
+    only_b, only_a = ~err_a & err_b, err_a & ~err_b
+    b_ = int(np.count_nonzero(only_b))
+    c_ = int(np.count_nonzero(only_a))
     both_wrong = int(np.count_nonzero(err_a & err_b))
     both_right = err_a.size - b_ - c_ - both_wrong
-    n = b_ + c_
+    if w is None:
+        wb, wc, n_eff = float(b_), float(c_), float(b_ + c_)
+        n, kb, kc = b_ + c_, b_, c_  # the counts the test runs on
+    else:
+        wb, wc = float(w[only_b].sum()), float(w[only_a].sum())
+        n_eff = _kish(w[only_a | only_b])
+        kb = n_eff * wb / (wb + wc) if n_eff > 0 else 0.0
+        n, kc = n_eff, n_eff - kb
     use_exact = n < EXACT_BELOW if exact is None else bool(exact)
-    if n == 0:
+    if not n > 0:
         stat, p = 0.0, 1.0
     elif use_exact:
-        stat, p = float(min(b_, c_)), float(binomtest(b_, n, 0.5).pvalue)
+        ni, ki = (n, kb) if w is None else (round(n), round(kb))
+        stat, p = float(min(ki, ni - ki)), float(binomtest(ki, ni, 0.5).pvalue)
     else:
-        stat = (abs(b_ - c_) - 1.0) ** 2 / n if b_ != c_ else 0.0
+        stat = max(abs(kb - kc) - 1.0, 0.0) ** 2 / n
         p = float(chi2.sf(stat, 1))
     what = _ERRORS[trials]
     on = {"all": "", "target": " on the target trials",
           "non-target": " on the non-target trials"}[trials]
     if p < alpha:
-        better, worse = (names[0], names[1]) if c_ < b_ else (names[1], names[0])
+        better, worse = (names[0], names[1]) if wc < wb else (names[1], names[0])
         verdict = (f"system {better} makes significantly fewer {what} than system {worse}"
                    f"{on} at the {_level(alpha)} level ({_p(p)}, McNemar)")
     else:
@@ -454,4 +551,4 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
                    f"system {names[1]}{on} at the {_level(alpha)} level ({_p(p)}, McNemar)")
     return McNemarResult(float(stat), p, b_, c_, both_right, both_wrong,
                          "exact" if use_exact and n else "chi-square" if n else "exact",
-                         trials, plo, alpha, names, verdict)
+                         trials, plo, alpha, names, verdict, w is not None, wb, wc, n_eff)

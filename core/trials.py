@@ -3,40 +3,336 @@
 A :class:`Trials` holds one score per trial, its label (target or non-target), and optionally
 a weight, a condition label and the (model, segment) ids that name the trial.  A
 :class:`Scores` is the same without labels (scores to be calibrated or fused, an "Ndx" with
-scores).  Both are frozen; selecting or re-scoring returns a new object.
+scores).  Both are immutable; selecting or re-scoring returns a new object.
+
+Ids and conditions are held as :class:`IdCodes`: an integer code per trial into a vocabulary
+of the distinct strings.  The loaders produce them that way, and joins, pairing, duplicate
+checks and writing work on the integer codes; the per-trial string arrays
+(``t.model_ids``, ``t.segment_ids``, ``t.conditions``) are built only when asked for (once,
+then cached, read-only).  Ids given as strings are encoded on demand the other way round.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import weakref
+from dataclasses import FrozenInstanceError
 
 import numpy as np
 
 from ._validate import as_scores, as_weights
 from .errors import DataError
 
-__all__ = ["Scores", "Trials", "factorize", "trial_keys"]
+__all__ = ["IdCodes", "Scores", "Trials", "factorize", "trial_codes", "trial_keys"]
 
 
-def _as_ids(x, n, name):
-    if x is None:
-        return None
+# --------------------------------------------------------------------------------------------
+# Ids as integer codes
+
+
+#: With more values than this, :meth:`IdCodes.encode` hashes with pandas (if installed).
+_PANDAS_ENCODE = 1 << 16
+
+
+class IdCodes:
+    """Per-trial strings (ids, conditions) as integer codes into a vocabulary.
+
+    ``vocab[codes]`` gives the strings back.  The vocabulary holds distinct strings; it may
+    hold strings that no trial uses (after a selection), and its order is not significant.
+
+    Parameters
+    ----------
+    codes : array of int, shape (n,)
+        Each trial's index into ``vocab``.
+    vocab : array or sequence of str, shape (k,)
+        The distinct strings.
+
+    Attributes
+    ----------
+    codes : ndarray of int32 or int64, shape (n,)
+    vocab : ndarray of object (str), shape (k,)
+
+    Examples
+    --------
+    >>> ids = IdCodes.encode(["spk2", "spk1", "spk2"])
+    >>> ids.codes.tolist(), ids.vocab.tolist()
+    ([0, 1, 0], ['spk2', 'spk1'])
+    >>> ids.strings().tolist()
+    ['spk2', 'spk1', 'spk2']
+    """
+
+    __slots__ = ("_codes", "_make", "_n", "vocab")
+
+    def __init__(self, codes, vocab):
+        c = np.asarray(codes)
+        if c.ndim != 1 or (c.size and c.dtype.kind not in "iu"):
+            raise DataError(f"id codes must be a 1-D integer array, got {c.dtype} of shape "
+                            f"{c.shape}")
+        v = _object_strings(vocab, "the id vocabulary")
+        if c.size and (int(c.min()) < 0 or int(c.max()) >= v.size):
+            raise DataError(f"id codes must lie in [0, {v.size}) to index a vocabulary of "
+                            f"{v.size} ids")
+        if len(set(v.tolist())) != v.size:
+            raise DataError("the id vocabulary must hold distinct strings")
+        self._set(_small_codes(c, v.size), v, None, c.size)
+
+    def _set(self, codes, vocab, make, n):
+        object.__setattr__(self, "_codes", codes)
+        object.__setattr__(self, "vocab", vocab)
+        object.__setattr__(self, "_make", make)
+        object.__setattr__(self, "_n", n)
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    @property
+    def codes(self):
+        """Each trial's index into ``vocab`` (int32 unless the vocabulary is huge)."""
+        if self._codes is None:
+            codes = self._make()
+            object.__setattr__(self, "_codes", codes)
+            object.__setattr__(self, "_make", None)
+        return self._codes
+
+    @classmethod
+    def trusted(cls, codes, vocab):
+        """Wrap codes and a vocabulary known to be valid (no checks; for the loaders)."""
+        out = cls.__new__(cls)
+        out._set(codes, vocab, None, codes.size)
+        return out
+
+    @classmethod
+    def deferred(cls, n, vocab, make):
+        """Codes computed by ``make()`` when first needed (e.g. the row index of every cell
+        of a full matrix); ``n`` is their number.  No checks (for the loaders)."""
+        out = cls.__new__(cls)
+        out._set(None, vocab, make, int(n))
+        return out
+
+    @classmethod
+    def encode(cls, strings):
+        """The codes of an array of strings, the vocabulary in order of first appearance."""
+        a = np.asarray(strings)
+        if a.ndim != 1:
+            a = a.reshape(-1)
+        if a.dtype.kind not in "UO":
+            a = a.astype(str)
+        codes, uniques = _encode(a)
+        if a.dtype == object and not (all(isinstance(u, str) for u in uniques)
+                                      and (codes.size == 0 or int(codes.min()) >= 0)):
+            codes, uniques = _encode(a.astype(str))  # None, numbers...: as their text
+        vocab = np.empty(len(uniques), dtype=object)
+        vocab[:] = uniques
+        return cls.trusted(_small_codes(codes, vocab.size), vocab)
+
+    def __len__(self):
+        return self._n
+
+    def __reduce__(self):
+        return (IdCodes.trusted, (self.codes, self.vocab))
+
+    def __repr__(self):
+        return f"IdCodes(n={self._n}, distinct={self.vocab.size})"
+
+    def strings(self):
+        """The per-trial strings, ``vocab[codes]`` (an object array)."""
+        return self.vocab[self.codes]
+
+    def take(self, index):
+        """The codes of the selected trials (the same vocabulary)."""
+        return IdCodes.trusted(self.codes[index], self.vocab)
+
+    def compact(self):
+        """``(codes, vocab)`` with only the strings in use, in order of first appearance.
+
+        Examples
+        --------
+        >>> c, v = IdCodes([2, 2, 0], ["a", "b", "c"]).compact()
+        >>> c.tolist(), v.tolist()
+        ([0, 0, 1], ['c', 'a'])
+        """
+        k = self.vocab.size
+        first = np.full(k, self.codes.size, dtype=np.int64)
+        np.minimum.at(first, self.codes, np.arange(self.codes.size, dtype=np.int64))
+        used = np.flatnonzero(first < self.codes.size)
+        order = used[np.argsort(first[used], kind="stable")]
+        remap = np.zeros(k, dtype=np.int64)
+        remap[order] = np.arange(order.size)
+        return _small_codes(remap[self.codes], order.size), self.vocab[order]
+
+
+def _encode(a):
+    """``(codes, uniques)`` of a 1-D str or object array, uniques in order of appearance."""
+    if a.size >= _PANDAS_ENCODE:
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas comes with bokeh
+            pd = None
+        if pd is not None:
+            codes, uniques = pd.factorize(a.astype(object, copy=False), sort=False,
+                                          use_na_sentinel=True)
+            return codes, [str(u) if isinstance(u, np.str_) else u
+                           for u in np.asarray(uniques, dtype=object).tolist()]
+    d = {}
+    codes = np.fromiter((d.setdefault(x, len(d)) for x in a.tolist()), dtype=np.int64,
+                        count=a.size)
+    return codes, [str(x) if isinstance(x, np.str_) else x for x in d]
+
+
+def _small_codes(codes, k):
+    """Codes as int32 when the vocabulary allows (halves the memory of 10^7 trials)."""
+    dt = np.int32 if k < 2**31 else np.int64
+    return np.ascontiguousarray(codes, dtype=dt)
+
+
+def _object_strings(x, name):
     a = np.asarray(x)
-    if a.dtype.kind not in "UO":
-        a = a.astype(str)
-    if a.shape != (n,):
-        raise DataError(f"{name} has {a.size} entries for {n} trials")
-    return a
+    if a.ndim != 1:
+        raise DataError(f"{name} must be 1-D, got shape {a.shape}")
+    if a.dtype == object:
+        if not all(isinstance(s, str) for s in a.tolist()):
+            raise DataError(f"{name} must hold strings")
+        return a
+    out = np.empty(a.size, dtype=object)
+    out[:] = a.astype(str).tolist()
+    return out
+
+
+# Materialized string arrays remember the codes they came from, so that a Trials built from
+# another's ``model_ids`` (e.g. ``Trials(t.scores, t.labels, ..., t.model_ids, ...)``) reuses
+# its codes instead of encoding the strings again.  The arrays are read-only, so their content
+# cannot drift from the codes.
+_CODES_OF = {}
+
+
+def _remember(strings, codes):
+    key = id(strings)
+    _CODES_OF[key] = (weakref.ref(strings, lambda _r, key=key: _CODES_OF.pop(key, None)), codes)
+
+
+def _known_codes(x):
+    entry = _CODES_OF.get(id(x))
+    if entry is not None and entry[0]() is x:
+        return entry[1]
+    return None
+
+
+class _IdColumn:
+    """One id or condition column: strings, codes, or both (each built from the other)."""
+
+    __slots__ = ("_codes", "_strings")
+
+    def __init__(self, strings=None, codes=None):
+        self._strings, self._codes = strings, codes
+
+    @classmethod
+    def make(cls, x, n, name):
+        if x is None:
+            return None
+        if isinstance(x, _IdColumn):
+            if len(x) != n:
+                raise DataError(f"{name} has {len(x)} entries for {n} trials")
+            return x
+        if isinstance(x, IdCodes):
+            if len(x) != n:
+                raise DataError(f"{name} has {len(x)} entries for {n} trials")
+            return cls(codes=x)
+        if isinstance(x, np.ndarray):
+            known = _known_codes(x)
+            if known is not None and len(known) == n:
+                return cls(strings=x, codes=known)
+        a = np.asarray(x)
+        if a.dtype.kind not in "UO":
+            a = a.astype(str)
+        if a.shape != (n,):
+            raise DataError(f"{name} has {a.size} entries for {n} trials")
+        return cls(strings=a)
+
+    def __len__(self):
+        return (self._codes if self._strings is None else self._strings).__len__()
+
+    @property
+    def strings(self):
+        if self._strings is None:
+            s = self._codes.strings()
+            s.flags.writeable = False
+            _remember(s, self._codes)
+            self._strings = s
+        return self._strings
+
+    @property
+    def codes(self):
+        if self._codes is None:
+            self._codes = IdCodes.encode(self._strings)
+        return self._codes
+
+    def take(self, index):
+        if self._codes is not None:
+            return _IdColumn(codes=self._codes.take(index))
+        return _IdColumn(strings=self._strings[index])
 
 
 def trial_keys(model_ids, segment_ids):
     """One string per trial, ``model + '\\x1f' + segment``, used to join files on trial id.
 
     The unit separator (U+001F) cannot occur in whitespace-separated ids, so distinct
-    (model, segment) pairs give distinct keys.
+    (model, segment) pairs give distinct keys.  :func:`trial_codes` does the same job on
+    integers, much faster.
     """
     return np.char.add(np.char.add(np.asarray(model_ids, dtype=str), "\x1f"),
                        np.asarray(segment_ids, dtype=str))
+
+
+def _unify(columns):
+    """Codes of several IdCodes in one numbering (the first one's, extended); its size."""
+    base = columns[0]
+    out = [base.codes.astype(np.int64)]
+    index = None
+    size = base.vocab.size
+    for col in columns[1:]:
+        if col.vocab is base.vocab or (col.vocab.size == base.vocab.size
+                                       and np.array_equal(col.vocab, base.vocab)):
+            out.append(col.codes.astype(np.int64))
+            continue
+        if index is None:
+            index = {s: i for i, s in enumerate(base.vocab.tolist())}
+        remap = np.fromiter((index.setdefault(s, len(index)) for s in col.vocab.tolist()),
+                            dtype=np.int64, count=col.vocab.size)
+        out.append(remap[col.codes])
+        size = len(index)
+    return out, max(size, 1)
+
+
+def trial_codes(*sets):
+    """One int64 per trial of each set, equal exactly when the (model, segment) ids are equal.
+
+    The integer counterpart of :func:`trial_keys` for joining several score sets: the model
+    and segment vocabularies are merged once (a dictionary lookup per distinct id, not per
+    trial) and each trial gets ``model * n_segments + segment``.
+
+    Parameters
+    ----------
+    *sets : Trials or Scores
+        Each with (model, segment) ids.
+
+    Returns
+    -------
+    list of ndarray of int64
+        One array per set, of its length.
+
+    Examples
+    --------
+    >>> a = Trials([1.0, 2.0], [True, False], model_ids=["m1", "m2"], segment_ids=["s", "s"])
+    >>> b = Scores([0.5, 0.1], model_ids=["m2", "m1"], segment_ids=["s", "s"])
+    >>> ca, cb = trial_codes(a, b)
+    >>> (ca[0] == cb[1], ca[1] == cb[0], ca[0] == cb[0])
+    (np.True_, np.True_, np.False_)
+    """
+    for s in sets:
+        if not s.has_ids:
+            raise DataError(f"{s.source or 'a score set'} has no (model, segment) ids")
+    models, _ = _unify([s.model_codes for s in sets])
+    segs, n_seg = _unify([s.segment_codes for s in sets])
+    return [m * n_seg + g for m, g in zip(models, segs, strict=True)]
 
 
 #: With more distinct values than this, :func:`factorize` sorts instead of comparing.
@@ -74,41 +370,154 @@ def factorize(values):
     return names, codes.ravel()
 
 
-@dataclass(frozen=True, eq=False)
-class Scores:
+def _sorted_index(col):
+    """``(names, codes)`` of a coded column: the distinct strings in use, sorted, and each
+    trial's index into them (as :func:`factorize` gives them)."""
+    ids = col.codes
+    k = ids.vocab.size
+    used = np.flatnonzero(np.bincount(ids.codes, minlength=k)) if ids.codes.size else \
+        np.zeros(0, dtype=np.intp)
+    names = ids.vocab[used]
+    order = np.argsort(names, kind="stable")
+    rank = np.zeros(k, dtype=np.intp)
+    rank[used[order]] = np.arange(used.size)
+    return names[order], rank[ids.codes]
+
+
+# --------------------------------------------------------------------------------------------
+# Scores and Trials
+
+
+def _cut(text, width=60):
+    text = str(text)
+    return text if len(text) <= width else f"{text[:width - 3]}... ({len(text):,} characters)"
+
+
+class _Frozen:
+    """Attributes set once in ``__init__``; ``_cache`` holds derived values."""
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def _ids_init(self, n, conditions, model_ids, segment_ids):
+        cols = {"model": _IdColumn.make(model_ids, n, "model ids"),
+                "segment": _IdColumn.make(segment_ids, n, "segment ids"),
+                "condition": _IdColumn.make(conditions, n, "conditions")}
+        if (cols["model"] is None) != (cols["segment"] is None):
+            raise DataError("model ids and segment ids must be given together")
+        object.__setattr__(self, "_cols", cols)
+        object.__setattr__(self, "_cache", {})
+
+    def _col(self, name):
+        return self._cols[name]
+
+    def _pass(self, name, index=None):
+        """A column for a new object: shared as is, or the selected trials."""
+        col = self._cols[name]
+        if col is None or index is None:
+            return col
+        return col.take(index)
+
+    @property
+    def model_ids(self):
+        """The model id of each trial (ndarray of str, read-only when built from codes), or
+        None."""
+        c = self._cols["model"]
+        return None if c is None else c.strings
+
+    @property
+    def segment_ids(self):
+        """The segment (test) id of each trial, or None."""
+        c = self._cols["segment"]
+        return None if c is None else c.strings
+
+    @property
+    def conditions(self):
+        """The condition label of each trial, or None."""
+        c = self._cols["condition"]
+        return None if c is None else c.strings
+
+    @property
+    def model_codes(self):
+        """The model ids as :class:`IdCodes` (integer codes + vocabulary), or None."""
+        c = self._cols["model"]
+        return None if c is None else c.codes
+
+    @property
+    def segment_codes(self):
+        """The segment ids as :class:`IdCodes`, or None."""
+        c = self._cols["segment"]
+        return None if c is None else c.codes
+
+    @property
+    def condition_codes(self):
+        """The conditions as :class:`IdCodes`, or None."""
+        c = self._cols["condition"]
+        return None if c is None else c.codes
+
+    @property
+    def has_ids(self):
+        """True when the trials carry (model, segment) ids."""
+        return self._cols["model"] is not None
+
+    @property
+    def has_conditions(self):
+        """True when the trials carry a condition each."""
+        return self._cols["condition"] is not None
+
+    def trial_name(self, i):
+        """``"model segment"`` of trial ``i`` for messages (each id cut to 60 characters),
+        or ``"trial i"`` without ids."""
+        if not self.has_ids:
+            return f"trial {i}"
+        m, s = self.model_codes, self.segment_codes
+        return f"{_cut(m.vocab[m.codes[i]])} {_cut(s.vocab[s.codes[i]])}"
+
+
+class Scores(_Frozen):
     """Unlabelled scores, optionally named by (model, segment) ids.
+
+    Parameters
+    ----------
+    scores : array of float, shape (n,)
+    model_ids, segment_ids : array of str, or IdCodes, shape (n,), optional
+    conditions : array of str, or IdCodes, shape (n,), optional
+    source : str
+        Where the scores came from (a file name), for messages.
 
     Attributes
     ----------
     scores : ndarray of float64, shape (n,)
-    model_ids, segment_ids : ndarray of str, shape (n,), or None
-    conditions : ndarray of str, shape (n,), or None
+    model_ids, segment_ids, conditions : ndarray of str, shape (n,), or None
+        Built on demand from the codes (``model_codes`` ...) when the scores were loaded.
     source : str
-        Where the scores came from (a file name), for messages.
     """
 
-    scores: np.ndarray
-    model_ids: np.ndarray | None = None
-    segment_ids: np.ndarray | None = None
-    conditions: np.ndarray | None = None
-    source: str = ""
-
-    def __post_init__(self):
-        s = as_scores(self.scores, f"scores of {self.source or 'the score set'}")
-        n = s.size
+    def __init__(self, scores, model_ids=None, segment_ids=None, conditions=None, source=""):
+        object.__setattr__(self, "source", source)
+        s = as_scores(scores, f"scores of {source or 'the score set'}")
         object.__setattr__(self, "scores", s)
-        object.__setattr__(self, "model_ids", _as_ids(self.model_ids, n, "model ids"))
-        object.__setattr__(self, "segment_ids", _as_ids(self.segment_ids, n, "segment ids"))
-        object.__setattr__(self, "conditions", _as_ids(self.conditions, n, "conditions"))
-        if (self.model_ids is None) != (self.segment_ids is None):
-            raise DataError("model ids and segment ids must be given together")
+        self._ids_init(s.size, conditions, model_ids, segment_ids)
 
     def __len__(self):
         return self.scores.size
 
-    @property
-    def has_ids(self):
-        return self.model_ids is not None
+    def __repr__(self):
+        extras = [w for w, c in (("ids", "model"), ("conditions", "condition"))
+                  if self._cols[c] is not None]
+        return (f"Scores(n={self.scores.size}{''.join(', ' + e for e in extras)}, "
+                f"source={self.source!r})")
 
     def keys(self):
         """Trial keys (see :func:`trial_keys`); raises if the scores carry no ids."""
@@ -118,19 +527,27 @@ class Scores:
 
     def with_scores(self, scores):
         """The same trials with new scores (e.g. calibrated LLRs)."""
-        return Scores(scores, self.model_ids, self.segment_ids, self.conditions, self.source)
+        return Scores(scores, self._pass("model"), self._pass("segment"),
+                      self._pass("condition"), self.source)
 
     def subset(self, index):
         """The trials selected by a boolean mask or an integer index array."""
-        def pick(a):
-            return (None if a is None else a[index])
-        return Scores(self.scores[index], pick(self.model_ids), pick(self.segment_ids),
-                      pick(self.conditions), self.source)
+        return Scores(self.scores[index], self._pass("model", index),
+                      self._pass("segment", index), self._pass("condition", index),
+                      self.source)
 
 
-@dataclass(frozen=True, eq=False)
-class Trials:
+class Trials(_Frozen):
     """Labelled trials: a score, a target/non-target label and optional extras per trial.
+
+    Parameters
+    ----------
+    scores : array of float, shape (n,)
+    labels : array of bool (or 0/1), shape (n,)
+    weights : array of float, shape (n,), optional
+    conditions : array of str, or IdCodes, shape (n,), optional
+    model_ids, segment_ids : array of str, or IdCodes, shape (n,), optional
+    source : str, optional
 
     Attributes
     ----------
@@ -143,7 +560,9 @@ class Trials:
     conditions : ndarray of str, shape (n,), or None
         A condition label per trial (for condition-weighted pooling).
     model_ids, segment_ids : ndarray of str, shape (n,), or None
-        The two sides of each trial, as in BOSARIS score and key files.
+        The two sides of each trial, as in BOSARIS score and key files.  Loaded trials hold
+        them as integer codes (``model_codes``, ``segment_codes``: :class:`IdCodes`); the
+        string arrays are built on first access.
     source : str
         Where the trials came from, for messages.
 
@@ -156,20 +575,13 @@ class Trials:
     array([-1. ,  0.5,  0. ])
     """
 
-    scores: np.ndarray
-    labels: np.ndarray
-    weights: np.ndarray | None = None
-    conditions: np.ndarray | None = None
-    model_ids: np.ndarray | None = None
-    segment_ids: np.ndarray | None = None
-    source: str = ""
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
-
-    def __post_init__(self):
-        where = self.source or "the trials"
-        s = as_scores(self.scores, f"scores of {where}", allow_empty=True)
+    def __init__(self, scores, labels, weights=None, conditions=None, model_ids=None,
+                 segment_ids=None, source=""):
+        object.__setattr__(self, "source", source)
+        where = source or "the trials"
+        s = as_scores(scores, f"scores of {where}", allow_empty=True)
         n = s.size
-        lab = np.asarray(self.labels)
+        lab = np.asarray(labels)
         if lab.dtype != bool:
             if lab.dtype.kind in "iuf" and np.isin(lab, (0, 1)).all():
                 lab = lab.astype(bool)
@@ -179,12 +591,29 @@ class Trials:
             raise DataError(f"{where}: {lab.size} labels for {n} scores")
         object.__setattr__(self, "scores", s)
         object.__setattr__(self, "labels", lab)
-        object.__setattr__(self, "weights", as_weights(self.weights, n, f"weights of {where}"))
-        object.__setattr__(self, "conditions", _as_ids(self.conditions, n, "conditions"))
-        object.__setattr__(self, "model_ids", _as_ids(self.model_ids, n, "model ids"))
-        object.__setattr__(self, "segment_ids", _as_ids(self.segment_ids, n, "segment ids"))
-        if (self.model_ids is None) != (self.segment_ids is None):
-            raise DataError("model ids and segment ids must be given together")
+        object.__setattr__(self, "weights", as_weights(weights, n, f"weights of {where}"))
+        self._ids_init(n, conditions, model_ids, segment_ids)
+
+    @classmethod
+    def _checked(cls, scores, labels, *, conditions=None, model_ids=None, segment_ids=None,
+                 source=""):
+        """Trials from arrays a loader has checked already: float64 finite ``scores``, bool
+        ``labels`` of the same length, no weights (no second pass over 10^7 scores)."""
+        self = cls.__new__(cls)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "weights", None)
+        self._ids_init(scores.size, conditions, model_ids, segment_ids)
+        return self
+
+    def __repr__(self):
+        extras = [w for w, c in (("ids", "model"), ("conditions", "condition"))
+                  if self._cols[c] is not None]
+        if self.weights is not None:
+            extras.append("weights")
+        return (f"Trials(n_tar={self.n_tar}, n_non={self.n_non}"
+                f"{''.join(', ' + e for e in extras)}, source={self.source!r})")
 
     @classmethod
     def from_tar_non(cls, tar, non, *, source=""):
@@ -229,10 +658,12 @@ class Trials:
         """``(names, codes)``: the distinct conditions, sorted, and each trial's index into
         them (cached; None when the trials have no conditions).  ``names[codes]`` equals
         ``conditions``, as ``numpy.unique(conditions, return_inverse=True)`` gives."""
-        if self.conditions is None:
+        col = self._cols["condition"]
+        if col is None:
             return None
         if "conditions" not in self._cache:
-            self._cache["conditions"] = factorize(self.conditions)
+            self._cache["conditions"] = (_sorted_index(col) if col._codes is not None
+                                         else factorize(col.strings))
         return self._cache["conditions"]
 
     @property
@@ -251,10 +682,6 @@ class Trials:
     def n_non(self):
         return int(self.labels.size - np.count_nonzero(self.labels))
 
-    @property
-    def has_ids(self):
-        return self.model_ids is not None
-
     def require_both_classes(self):
         """Raise :class:`DataError` unless there is at least one target and one non-target."""
         where = self.source or "the trials"
@@ -272,23 +699,33 @@ class Trials:
 
     def unlabelled(self):
         """The scores and ids without labels, as a :class:`Scores`."""
-        return Scores(self.scores, self.model_ids, self.segment_ids, self.conditions,
-                      self.source)
+        return Scores(self.scores, self._pass("model"), self._pass("segment"),
+                      self._pass("condition"), self.source)
 
     def with_scores(self, scores, *, source=None):
         """The same trials with new scores (e.g. calibrated LLRs)."""
-        return Trials(scores, self.labels, self.weights, self.conditions, self.model_ids,
-                      self.segment_ids, self.source if source is None else source)
+        return Trials(scores, self.labels, self.weights, self._pass("condition"),
+                      self._pass("model"), self._pass("segment"),
+                      self.source if source is None else source)
 
     def with_weights(self, weights):
         """The same trials with new per-trial weights (None removes them)."""
-        return Trials(self.scores, self.labels, weights, self.conditions, self.model_ids,
-                      self.segment_ids, self.source)
+        return Trials(self.scores, self.labels, weights, self._pass("condition"),
+                      self._pass("model"), self._pass("segment"), self.source)
+
+    def with_conditions(self, conditions):
+        """The same trials with new conditions (array of str or IdCodes; None removes them)."""
+        return Trials(self.scores, self.labels, self.weights, conditions,
+                      self._pass("model"), self._pass("segment"), self.source)
+
+    def with_source(self, source):
+        """The same trials under another name (for messages); shares every array."""
+        return Trials(self.scores, self.labels, self.weights, self._pass("condition"),
+                      self._pass("model"), self._pass("segment"), source)
 
     def subset(self, index, *, source=None):
         """The trials selected by a boolean mask or an integer index array."""
-        def pick(a):
-            return (None if a is None else a[index])
-        return Trials(self.scores[index], self.labels[index], pick(self.weights),
-                      pick(self.conditions), pick(self.model_ids), pick(self.segment_ids),
-                      self.source if source is None else source)
+        return Trials(self.scores[index], self.labels[index],
+                      None if self.weights is None else self.weights[index],
+                      self._pass("condition", index), self._pass("model", index),
+                      self._pass("segment", index), self.source if source is None else source)

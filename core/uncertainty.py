@@ -34,8 +34,9 @@ from scipy.special import ndtri
 from scipy.stats import beta
 
 from ._parallel import map_ordered
+from ._repr import summary_repr
 from ._sorting import PooledBlocks, _elementary_bounds, _pool, sorted_input
-from ._validate import as_plo, as_scores, as_weights
+from ._validate import as_plo, as_scores, as_weights, choose
 from .analysis import Analysis
 from .cllr import _LN2
 from .dcf import _combine, _optimal_vertex, _weights
@@ -90,6 +91,7 @@ def _check_method(method):
 # ----------------------------------------------------------------------------- proportions
 
 
+@summary_repr("estimate", "lower", "upper", "method", "confidence")
 @dataclass(frozen=True, eq=False)
 class ProportionCI:
     """Confidence intervals of binomial proportions; every array has one common shape.
@@ -215,6 +217,7 @@ def proportion_ci(errors, trials, *, confidence=0.95, method="wilson") -> Propor
 # ------------------------------------------------------------------------ operating points
 
 
+@summary_repr("estimate", "lower", "upper", "method")
 @dataclass(frozen=True, eq=False)
 class DCFInterval:
     """Confidence interval of a DCF; arrays have the shape of the operating points.
@@ -238,6 +241,7 @@ class DCFInterval:
     normalized: bool
 
 
+@summary_repr("plo", "dcf", "method", "confidence")
 @dataclass(frozen=True, eq=False)
 class OperatingPointCI:
     """Intervals of ``Pmiss``, ``Pfa`` and the DCF at one or many operating points.
@@ -357,9 +361,7 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
     else:
         s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
     plo = as_plo(plo)
-    thr = -plo if threshold is None else np.asarray(threshold, dtype=np.float64)
-    if np.isnan(thr).any():
-        raise DataError("thresholds must not be NaN")
+    thr = -plo if threshold is None else as_plo(threshold, "thresholds")  # NaN refused
     plo, thr = (np.array(a) for a in np.broadcast_arrays(plo, thr))
     p_m, p_f = s.rates(thr)
     n_t, n_n = s.n_effective
@@ -392,6 +394,7 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
 # ------------------------------------------------------------------------------- bootstrap
 
 
+@summary_repr("estimate", "lower", "upper")
 @dataclass(frozen=True)
 class Interval:
     """A point estimate with a two-sided interval (floats).
@@ -409,6 +412,7 @@ class Interval:
     upper: float
 
 
+@summary_repr("eer", "cllr", "min_dcf", "act_dcf", "plo", "by", "n_used")
 @dataclass(frozen=True, eq=False)
 class BootstrapCI:
     """Bootstrap intervals of Cllr, minimum and actual DCF and ROCCH-EER.
@@ -452,10 +456,16 @@ class BootstrapCI:
     replicates: np.ndarray
 
     def interval(self, measure) -> Interval:
-        """The :class:`Interval` of a measure named as in :data:`BOOTSTRAP_MEASURES`."""
-        if measure not in BOOTSTRAP_MEASURES:
-            raise KeyError(measure)
-        return getattr(self, measure)
+        """The :class:`Interval` of a measure named as in :data:`BOOTSTRAP_MEASURES`
+        (``"cllr"``, ``"min_dcf"``, ``"act_dcf"``, ``"eer"``), in any case and with or
+        without ``_`` (``"EER"``, ``"minDCF"``).
+
+        Raises
+        ------
+        UnknownNameError
+            An unknown name (a :class:`KeyError` too); the message lists the valid ones.
+        """
+        return getattr(self, choose(measure, BOOTSTRAP_MEASURES, "bootstrap measure"))
 
 
 class _Replicates:
@@ -672,6 +682,9 @@ def bootstrap_ci(tar, non=None, plo=0.0, *, n_boot=1000, confidence=0.95, by="tr
         raise DataError(f"bootstrap by must be 'trial', 'speaker' or 'segment', got {by!r}")
     if method not in ("percentile", "basic"):
         raise DataError(f"bootstrap method must be 'percentile' or 'basic', got {method!r}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)):
+        raise DataError(f"the number of bootstrap replicates n_boot must be a whole number, "
+                        f"got {n_boot!r:.60}")
     n_boot = int(n_boot)
     if n_boot < 1:
         raise DataError(f"the number of bootstrap replicates must be >= 1, got {n_boot}")

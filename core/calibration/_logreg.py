@@ -13,14 +13,19 @@ by its number of trials (seed 004 eq. 8.17; seed 000 eq. 30 without quality term
 
 Method
 ------
-1. **Whitening.** The features are centred on their class-balanced mean and multiplied by
-   ``V diag(1/sqrt(lambda))`` from the eigen-decomposition of their class-balanced
-   covariance.  Newton's method then works on a problem whose Hessian is close to a
-   multiple of the identity, whatever the scale of the scores.  Eigen-directions with
-   ``lambda <= 1e-12 * max(lambda)``, or with a standard deviation below ``1e-10`` of the
-   scores' root-mean-square size, are dropped: a constant system, or one that is an
+1. **Whitening.** Each system's scores are centred on their class-balanced mean and scaled
+   to unit variance; these standardised scores are rotated onto their principal
+   directions ``v_j`` and each direction divided by its spread ``sigma_j`` (a singular
+   value of the class-weighted standardised scores).  Newton's method then works on a
+   problem whose Hessian is close to a multiple of the identity, whatever the scale of the
+   scores.  A system whose spread is within ``ROUNDING_MARGIN`` (1000) times the rounding
+   error of its scores is constant; a direction with ``sigma_j <= 1e-10 sigma_max``, or
+   within 1000 times its rounding error, is dropped: a constant system, or one that is an
    affine function of the others, has no identifiable weight, and the minimum-norm
-   solution (zero weight in the dropped directions) is returned with a warning.
+   solution (zero weight in the dropped directions) is returned with a warning naming the
+   combination left out and why.  Deciding on standardised scores keeps two nearly equal
+   systems whose difference still carries information (a correlation of ``1 - 1e-12``
+   leaves a spread of ``1.4e-6``: far above rounding, and used).
 2. **Separability.**  ``Ce`` has no finite minimizer exactly when there is a direction
    ``v`` (in whitened features plus offset) with ``y_t v . z_t >= 0`` for every trial and
    ``> 0`` for some (``y = +1`` for targets, ``-1`` for non-targets): moving along ``v``
@@ -65,6 +70,8 @@ from scipy.optimize import linprog, minimize
 from scipy.special import logit
 
 from .._parallel import chunk_slices
+from .._repr import summary_repr
+from .._validate import as_number
 from ..errors import DataError, LlrlabWarning, SeparableDataWarning
 
 __all__ = ["SEPARABLE_L2", "ConvergenceWarning", "LinearFit", "class_weights", "fit_linear"]
@@ -75,8 +82,11 @@ SEPARABLE_L2 = 1e-4
 DECREMENT_RTOL = 1e-12
 #: Below this relative decrement (float64 resolution of the parameters) polishing stops.
 DECREMENT_FLOOR = 1e-30
-#: Eigenvalues of the feature covariance below this fraction of the largest are dropped.
-RANK_RTOL = 1e-12
+#: Directions of the standardised scores whose spread (singular value) is at most this
+#: fraction of the largest are dropped (see ``_whitening``).
+RANK_RTOL = 1e-10
+#: A spread within this many times the rounding error of the scores counts as zero.
+ROUNDING_MARGIN = 1e3
 #: Trials in the first linear programme of the separability test.
 LP_SAMPLE = 256
 
@@ -85,6 +95,7 @@ class ConvergenceWarning(LlrlabWarning):
     """The optimizer stopped before the objective met its convergence criterion."""
 
 
+@summary_repr("weights", "offset", "objective", "separable", "rank")
 @dataclass(frozen=True, eq=False)
 class LinearFit:
     """The optimum of the prior-weighted cross-entropy (see the module docstring).
@@ -116,13 +127,17 @@ class LinearFit:
     decrement: float
 
 
+#: Largest score magnitude the fit takes: second moments (whitening, Hessian) must not overflow.
+_MAX_SCORE = 1e150
+
+
 def class_weights(labels, prior, weights=None, *, what="the training trials"):
     """Weights ``c_t`` of ``Ce(prior)`` per class: ``p w_t / W_tar`` and ``(1-p) w_t / W_non``.
 
     Returns ``(c_tar, c_non)``: floats (``p / T``, ``(1-p) / N``) without weights, arrays
     with.  Raises :class:`DataError` when a class is missing or has zero total weight.
     """
-    p = float(prior)
+    p = as_number(prior, "the training prior")
     if not 0.0 < p < 1.0:
         raise DataError(f"the training prior must lie strictly between 0 and 1, got {prior!r}")
     lab = np.asarray(labels, dtype=bool)
@@ -141,73 +156,94 @@ def class_weights(labels, prior, weights=None, *, what="the training trials"):
     return w[lab] * (p / wt), w[~lab] * ((1.0 - p) / wn)
 
 
+def _dot(a, b):
+    """``sum(a * b)`` of two vectors without BLAS (numpy's own summation loop).
+
+    The objective is evaluated on thousands of cache-sized pieces; a BLAS dot of each piece
+    may start a thread team per call, and with the cores busy (other processes, or the
+    BLAS threads of a caller) the teams wait for each other: a 10^7-trial fit measured 5x
+    slower with the default BLAS threads than with one.  numpy's loop does not thread.
+    """
+    return float(np.einsum("i,i->", a, b))
+
+
 class _Class:
     """The whitened features ``z`` (n_k, r) of one class, its weights ``c`` and its sign.
 
     The loss of trial t is ``softplus(s_t)`` with ``s_t = sign * (z_t . beta + b + logit p)``
     (``sign = -1`` for targets, ``+1`` for non-targets).  The features are kept as ``r``
-    contiguous columns: gradient and Hessian entries are then dot products.
+    contiguous columns: the linear predictor is a sum of scaled columns and the gradient
+    and Hessian entries are dot products, all computed elementwise without BLAS (see
+    :func:`_dot`), in scratch buffers shared by the pieces (no temporaries).
     """
 
     def __init__(self, z, c, sign):
-        self.z = np.asfortranarray(z)
-        self.cols = [self.z[:, j] for j in range(self.z.shape[1])]
+        self.cols = [np.ascontiguousarray(z[:, j]) for j in range(z.shape[1])]
         self.c, self.sign = c, sign
-        self.n = self.z.shape[0]
+        self.n = z.shape[0]
         self.uniform = np.ndim(c) == 0
 
-    def wsum(self, v):
-        return self.c * float(v.sum()) if self.uniform else float(self.c @ v)
+    def evaluate(self, beta, b, scratch):
+        """Loss sum, gradient (r + 1,) and Hessian (r + 1, r + 1) in one pass.
 
-    def s(self, beta, b):
-        out = self.z @ (self.sign * beta) if self.cols else np.zeros(self.n)
-        out += self.sign * b
-        return out
-
-    def value_grad(self, beta, b):
-        """Loss sum, gradient (r + 1,), and the cache the Hessian needs."""
-        s = self.s(beta, b)
-        e = np.abs(s)
+        ``scratch``: four float64 buffers of at least ``n`` elements each.
+        """
+        n, r = self.n, len(self.cols)
+        s, e, t, u = (x[:n] for x in scratch)
+        s.fill(self.sign * b)
+        for col, bj in zip(self.cols, beta, strict=True):
+            np.multiply(col, self.sign * bj, out=t)
+            s += t
+        np.abs(s, out=e)
         np.negative(e, out=e)
         np.exp(e, out=e)  # exp(-|s|)
-        f = self.wsum(np.maximum(s, 0.0)) + self.wsum(np.log1p(e))
-        inv = e + 1.0
+        np.log1p(e, out=t)
+        np.maximum(s, 0.0, out=u)
+        t += u  # softplus(s) = max(s, 0) + log1p(exp(-|s|))
+        f = self._wsum(t)
+        inv = u
+        np.add(e, 1.0, out=inv)
         np.reciprocal(inv, out=inv)
         # sigmoid(s) = d loss / d s: inv for s >= 0, 1 - inv below (absolute error ~1e-16)
-        sig = inv - 0.5
+        sig = t
+        np.subtract(inv, 0.5, out=sig)
         np.copysign(sig, s, out=sig)
         sig += 0.5
-        csig = sig if self.uniform else sig * self.c
-        scale = self.c if self.uniform else 1.0
-        g = self.sign * np.array([scale * float(col @ csig) for col in self.cols]
-                                 + [self.wsum(sig)])
-        return f, g, (e, inv)
-
-    def hessian(self, cache):
-        e, inv = cache
-        h = e * inv
-        h *= inv  # sigmoid(s) sigmoid(-s) = d2 loss / d s2
+        if not self.uniform:
+            sig *= self.c
+        g = np.empty(r + 1)
+        for j, col in enumerate(self.cols):
+            g[j] = _dot(col, sig)
+        g[r] = float(sig.sum())
+        h = s  # sigmoid(s) sigmoid(-s) = d2 loss / d s2
+        np.multiply(e, inv, out=h)
+        h *= inv
         if not self.uniform:
             h *= self.c
-        r = len(self.cols)
-        out = np.empty((r + 1, r + 1))
+        hess = np.empty((r + 1, r + 1))
+        w = e
         for j, cj in enumerate(self.cols):
-            w = h * cj
+            np.multiply(h, cj, out=w)
             for i in range(j + 1):
-                out[i, j] = out[j, i] = float(self.cols[i] @ w)
-            out[r, j] = out[j, r] = float(w.sum())
-        out[r, r] = float(h.sum())
-        return out * self.c if self.uniform else out
+                hess[i, j] = hess[j, i] = _dot(self.cols[i], w)
+            hess[r, j] = hess[j, r] = float(w.sum())
+        hess[r, r] = float(h.sum())
+        if self.uniform:
+            return f, self.sign * self.c * g, self.c * hess
+        return f, self.sign * g, hess
+
+    def _wsum(self, v):
+        return self.c * float(v.sum()) if self.uniform else _dot(self.c, v)
 
 
-#: Trials per piece of a class: each pass over a piece makes ~20 short-lived temporaries,
-#: which stay in cache at this size.
+#: Trials per piece of a class: the four scratch buffers of a pass over a piece (2 MiB)
+#: stay in cache at this size.
 _PIECE = 1 << 16
 
 
 def _chunked(z, c, sign):
     """One class's trials as :class:`_Class` pieces of fixed length, evaluated one after the
-    other with their sums added in order: the temporaries of a piece stay in cache (15 %
+    other with their sums added in order: the buffers of a piece stay in cache (15 %
     faster at 10^6 trials than one pass over the class; threads gain nothing here, the GIL
     being taken by each of the many short numpy calls)."""
     return [_Class(z[sl], c if np.ndim(c) == 0 else c[sl], sign)
@@ -217,58 +253,132 @@ def _chunked(z, c, sign):
 class _Objective:
     """Penalised ``Ce`` with gradient and Hessian in whitened coordinates ``theta = (beta, b)``.
 
-    ``fun`` computes the value and gradient in one pass over the trials and keeps what the
-    Hessian at the same point needs, so ``hessian`` costs a few more vector operations.
+    One pass over the trials computes value, gradient and Hessian at a point (the Hessian is
+    needed at nearly every point the optimizer visits, and computing it in the same pass
+    keeps nothing per trial between calls).
     """
 
     def __init__(self, classes, offset, penalty):
         self.classes, self.off, self.pen = classes, offset, penalty
+        size = max((k.n for k in classes), default=0)
+        self._scratch = [np.empty(size) for _ in range(4)]
         self._x = None
 
-    def fun(self, theta):
+    def _evaluate(self, theta):
         if self._x is None or not np.array_equal(theta, self._x):
             beta, b = theta[:-1], float(theta[-1]) + self.off
-            parts = [k.value_grad(beta, b) for k in self.classes]
+            parts = [k.evaluate(beta, b, self._scratch) for k in self.classes]
             self._x = theta.copy()
             self.f = sum(part[0] for part in parts)
             self._g = sum(part[1] for part in parts)
-            self._cache = [part[2] for part in parts]
-            self._h = None
+            self._h = sum(part[2] for part in parts)
+
+    def fun(self, theta):
+        self._evaluate(theta)
         return self.f + 0.5 * float(self.pen @ (theta * theta)), self._g + self.pen * theta
 
     def hessian(self, theta):
-        self.fun(theta)
-        if self._h is None:
-            self._h = sum(k.hessian(c) for k, c in zip(self.classes, self._cache, strict=True))
+        self._evaluate(theta)
         return self._h + np.diag(self.pen)
 
 
 def _class_moments(x, c, prior):
-    """Mean and covariance of one class's features, weighted by ``c / prior`` (sum 1)."""
+    """Mean and covariance of one class's features, weighted by ``c / prior`` (sum 1);
+    numpy's summation loops, no BLAS (see :func:`_dot`)."""
     w = c / prior
-    mu = w * x.sum(axis=0) if np.ndim(w) == 0 else w @ x
+    if np.ndim(w) == 0:
+        mu = w * x.sum(axis=0)
+        d = x - mu
+        return mu, w * np.einsum("ti,tj->ij", d, d)
+    mu = np.einsum("t,ti->i", w, x)
     d = x - mu
-    return mu, (d.T * w) @ d
+    return mu, np.einsum("t,ti,tj->ij", w, d, d)
 
 
-def _whitening(moments, p):
-    """Centre ``m`` and matrix ``A`` (K, r) such that ``(x - m) @ A`` has identity covariance.
+def _project(x, m, a):
+    """``(x - m) @ a`` as a Fortran-ordered (n, r) array, one column at a time without
+    BLAS (``a`` has few rows and columns)."""
+    out = np.empty((x.shape[0], a.shape[1]), order="F")
+    used = [k for k in range(a.shape[0]) if np.any(a[k] != 0)]
+    for j in range(a.shape[1]):
+        col = out[:, j]
+        col.fill(0.0)
+        for k in used:
+            col += (x[:, k] - m[k]) * a[k, j]
+    return out
+
+
+def _combination(v, names):
+    """``v`` as a readable linear combination of the named systems: ``0.7071*[a] - ...``."""
+    terms = [(c, n) for c, n in zip(v.tolist(), names, strict=True) if abs(c) >= 5e-5]
+    text = " ".join(f"{'-' if c < 0 else '+'} {abs(c):.4g}*[{n}]" for c, n in terms)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def _whitening(xt, xn, ct, cn, moments, p, names):
+    """Centre ``m`` and matrix ``A`` (K, r) such that ``(x - m) @ A`` has identity covariance,
+    and a description of each direction left out (empty when ``r == K``).
 
     Mean and covariance are class-balanced (each class weighted by its prior): from the class
     moments, ``m = p mu_t + (1-p) mu_n`` and ``cov = S_w + p (1-p) d d'`` with the pooled
-    within-class covariance ``S_w = p S_t + (1-p) S_n`` and ``d = mu_t - mu_n``.  Directions
-    with eigenvalue ``<= RANK_RTOL * max`` are dropped (constant or collinear features).
+    within-class covariance ``S_w = p S_t + (1-p) S_n`` and ``d = mu_t - mu_n``.
+
+    The rank is decided on the standardised scores ``u_k = (x_k - m_k) / sd_k`` (each system
+    centred and scaled to unit variance), so that the units of the systems do not matter:
+
+    1. a system whose standard deviation is within ``ROUNDING_MARGIN`` times the rounding
+       error of its scores (``eps * rms``) is constant and gets weight 0;
+    2. the singular values ``sigma_j`` (and right singular vectors ``v_j``) of the
+       class-weighted standardised scores give the spread of each direction; a direction is
+       dropped when ``sigma_j <= RANK_RTOL * sigma_max`` or when ``sigma_j`` is within
+       ``ROUNDING_MARGIN`` times the rounding error of that combination of the scores.
+
+    The singular values come from the correlation matrix when it is well conditioned
+    (smallest to largest eigenvalue above ``1e-8``: its eigenvalues are then exact to
+    ``1e-8`` relative), otherwise from a QR factorisation of the weighted standardised
+    scores themselves, which resolves spreads down to about ``1e-16`` of the largest (the
+    correlation matrix squares them and loses them below about ``1e-8``).
     """
     (mt, st), (mn, sn) = moments
     m = p * mt + (1 - p) * mn
     d = mt - mn
     cov = p * st + (1 - p) * sn + p * (1 - p) * np.outer(d, d)
-    lam, vec = np.linalg.eigh(cov)
-    # relative to the largest direction, and to the scores' magnitude: rounding leaves a
-    # variance of ~(1e-16 |x|)^2 in a constant feature
-    floor = (1e-10 * np.sqrt(float(np.trace(cov)) + float(m @ m))) ** 2
-    keep = (lam > RANK_RTOL * lam.max()) & (lam > floor)
-    return m, vec[:, keep] / np.sqrt(lam[keep])
+    k = m.size
+    eps = np.finfo(np.float64).eps
+    var = np.maximum(np.diag(cov), 0.0)
+    sd = np.sqrt(var)
+    noise = eps * np.sqrt(var + m * m)  # rounding error of each system's scores
+    live = sd > ROUNDING_MARGIN * noise
+    dropped = [f"[{names[j]}] is constant" for j in np.flatnonzero(~live)]
+    cols = np.flatnonzero(live)
+    a = np.zeros((k, 0))
+    if cols.size == 0:
+        return m, a, dropped
+    s = sd[cols]
+    corr = cov[np.ix_(cols, cols)] / np.outer(s, s)
+    lam, vec = np.linalg.eigh(corr)
+    if lam[0] > 1e-8 * lam[-1]:
+        sig, v = np.sqrt(lam[::-1]), vec[:, ::-1]
+    else:  # nearly collinear: the spreads from the scores themselves
+        rows = [np.sqrt(c)[:, None] * (x[:, cols] - m[cols]) / s if np.ndim(c) else
+                np.sqrt(c) * (x[:, cols] - m[cols]) / s for x, c in ((xt, ct), (xn, cn))]
+        r_ = np.linalg.qr(np.vstack(rows), mode="r")
+        _, sig, vt = np.linalg.svd(r_)
+        v = vt.T
+    # rounding error of each direction's combination of the standardised scores
+    round_err = np.sqrt((((noise[cols] / s)[:, None] * v) ** 2).sum(axis=0))
+    keep = (sig > RANK_RTOL * sig[0]) & (sig > ROUNDING_MARGIN * round_err)
+    live_names = [names[j] for j in cols]
+    for j in np.flatnonzero(~keep):
+        why = (f"below {RANK_RTOL:g} of the largest" if not sig[j] > RANK_RTOL * sig[0]
+               else "within the rounding error of the scores")
+        dropped.append(f"the combination {_combination(v[:, j], live_names)} of the "
+                       f"standardised scores (each system centred and scaled to unit "
+                       f"variance) has a spread of {sig[j] / sig[0]:.2g} of the largest "
+                       f"direction's, {why}")
+    a = np.zeros((k, int(keep.sum())))
+    a[cols] = v[:, keep] / s[:, None] / sig[keep]
+    return m, a, dropped
 
 
 def _recession_direction(zt, zn, seed=0):
@@ -342,7 +452,7 @@ def _start(moments, m, a, p):
     return np.r_[beta, -beta @ (zt + zn) / 2]
 
 
-def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"):
+def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials", names=None):
     """Minimize ``Ce(prior)`` over ``llr = x @ w + b`` (see the module docstring).
 
     Parameters
@@ -357,6 +467,8 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
         Non-negative per-trial weights.
     what : str
         How to name the trials in messages.
+    names : list of str, optional
+        How to name the K features (systems) in messages (default "system 1", ...).
 
     Returns
     -------
@@ -379,21 +491,27 @@ def fit_linear(x, labels, prior=0.5, *, weights=None, what="the training trials"
         raise DataError(f"{what}: {lab.size} labels for features of shape {x.shape}")
     if not np.isfinite(x).all():
         raise DataError(f"{what} have NaN or infinite scores; calibration needs finite scores")
+    big = float(np.abs(x).max(initial=0.0))
+    if big > _MAX_SCORE:
+        raise DataError(f"{what} have scores up to {big:.3g} in magnitude: too large for "
+                        f"logistic-regression calibration (their squares overflow); rescale "
+                        f"them, e.g. divide by {10.0 ** np.floor(np.log10(big / 1e6)):.0e}")
+    ct, cn = class_weights(lab, prior, weights, what=what)
     p = float(prior)
-    ct, cn = class_weights(lab, p, weights, what=what)
     xt, xn = x[lab], x[~lab]
     k = x.shape[1]
     moments = (_class_moments(xt, ct, p), _class_moments(xn, cn, 1.0 - p))
-    m, a = _whitening(moments, p)
+    if names is None:
+        names = ["scores"] if k == 1 else [f"system {j + 1}" for j in range(k)]
+    m, a, dropped = _whitening(xt, xn, ct, cn, moments, p, list(names))
     r = a.shape[1]
     if r < k:
         dep = ("all the scores are equal" if k == 1 else
-               f"the {k} systems' scores span only {r} dimension(s) (a system is constant or an "
-               f"affine function of the others)")
+               f"the {k} systems' scores span only {r} dimension(s): " + "; ".join(dropped))
         warnings.warn(LlrlabWarning(
-            f"{what}: {dep}; the weights along the missing direction(s) are set to zero"),
-            stacklevel=3)
-    zt, zn = (xt - m) @ a, (xn - m) @ a
+            f"{what}: {dep}; the weights along the missing direction(s) are set to zero "
+            f"(minimum-norm solution)"), stacklevel=3)
+    zt, zn = _project(xt, m, a), _project(xn, m, a)
     separable = _separable(zt, zn, ct, cn)
     if separable:
         warnings.warn(SeparableDataWarning(

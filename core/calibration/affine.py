@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._repr import summary_repr
 from ..cllr import min_cllr
 from ..errors import DataError
 from ..trials import Trials
@@ -30,6 +31,7 @@ from .base import (
 __all__ = ["AffineCalibrator"]
 
 
+@summary_repr("scale", "offset", "prior", "regularised")
 @dataclass(frozen=True)
 class AffineCalibrator(Calibrator):
     """``llr = scale * score + offset``, trained by minimizing ``Ce(prior)`` on dev trials.
@@ -103,7 +105,7 @@ class AffineCalibrator(Calibrator):
         if not isinstance(dev, Trials):
             raise DataError(f"affine calibration is trained on labelled Trials, got "
                             f"{type(dev).__name__}")
-        what = dev.source or "the dev trials"
+        what = f"the dev trials of {dev.source}" if dev.source else "the dev trials"
         notes = []
         with noting_warnings(notes):
             fit = fit_linear(dev.scores, dev.labels, prior, weights=dev.weights, what=what)
@@ -116,8 +118,14 @@ class AffineCalibrator(Calibrator):
                    training_report([dev], llr, notes, min_cllr_after=min_after))
 
     def apply(self, scores):
-        """``scale * scores + offset`` (NaN refused; infinite scores give infinite LLRs)."""
-        return self.scale * self._scores(scores) + self.offset
+        """``scale * scores + offset`` (NaN refused; infinite scores give infinite LLRs).
+
+        A finite score whose LLR overflows raises :class:`DataError` (an unusable model).
+        """
+        x = self._scores(scores)
+        with np.errstate(over="ignore", invalid="ignore"):
+            llr = self.scale * x + self.offset
+        return self._finite(llr, x)
 
     @property
     def monotone(self):

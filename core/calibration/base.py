@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import reprlib
 import warnings
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
@@ -32,6 +33,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
+from .._repr import summary_repr
 from .._validate import as_scores
 from ..errors import DataError, FileFormatError, LlrlabWarning
 from ..trials import Scores, Trials
@@ -45,6 +47,7 @@ FORMAT_VERSION = 1
 _KINDS: dict[str, type] = {}
 
 
+@summary_repr("source", "n_tar", "n_non", "cllr", "min_cllr")
 @dataclass(frozen=True)
 class TrainingReport:
     """What a calibrator was trained on, and how it did there.
@@ -180,6 +183,37 @@ class Calibrator(ABC):
     def _scores(self, scores):
         return as_scores(scores, "scores to calibrate", allow_empty=True, allow_inf=True)
 
+    def _finite(self, llr, x):
+        """``llr``, or a :class:`DataError` naming the calibration when a finite score
+        (a row of finite scores for a fusion) got an infinite or NaN LLR: a map whose
+        parameters overflow the floating-point range, not a fault of the scores."""
+        bad = ~np.isfinite(llr)
+        if bad.any():
+            finite_in = np.isfinite(x) if x.ndim == 1 else np.isfinite(x).all(axis=1)
+            bad &= finite_in
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                score = float(x[i]) if x.ndim == 1 else [float(v) for v in x[i]]
+                raise DataError(
+                    f"the calibration maps the score {_show(score)} to the LLR "
+                    f"{float(llr[i])!r}: its parameters overflow the floating-point range "
+                    f"for these scores ({self._param_summary()}); check the model")
+        return llr
+
+    def _param_summary(self):
+        """The map in a few words, for messages."""
+        text = self._param_lines()[0]
+        return text if len(text) <= 120 else text[:117] + "..."
+
+    def _check_usable(self):
+        """DataError unless the map gives finite LLRs at the ends and the middle of its own
+        training score range (every corner of it for a fusion is bounded by the check of
+        :class:`~llrlab.core.calibration.fusion.FusionCalibrator`)."""
+        lo = np.array([r[0] for r in self.training.score_range])
+        hi = np.array([r[1] for r in self.training.score_range])
+        probe = np.stack([lo, hi, 0.5 * lo + 0.5 * hi])
+        self.apply(probe if self.n_systems > 1 else probe[:, 0])
+
     # ------------------------------------------------------------------ serialisation
     @abstractmethod
     def _params(self):
@@ -232,25 +266,47 @@ def from_dict(d, *, source="calibration model"):
         version = d["llrlab_calibrator"]
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
             raise ValueError(f"'llrlab_calibrator' must be a format version number, got "
-                             f"{version!r}")
+                             f"{_show(version)}")
         if version > FORMAT_VERSION:
-            raise ValueError(f"written in model format {version} by a newer llrlab; this one "
-                             f"reads format {FORMAT_VERSION}")
+            raise ValueError(f"written in model format {_show(version)} by a newer llrlab; "
+                             f"this one reads format {FORMAT_VERSION}")
         _require_keys(d, ["kind", "params", "training"], "model")
         kind = d["kind"]
         cls = _KINDS.get(kind) if isinstance(kind, str) else None
         if cls is None:
-            raise ValueError(f"unknown kind {kind!r} (known: {', '.join(sorted(_KINDS))})")
+            raise ValueError(f"unknown kind {_show(kind)} (known: {', '.join(sorted(_KINDS))})")
         if not isinstance(d["params"], dict) or not isinstance(d["training"], dict):
             raise ValueError("'params' and 'training' must be objects")
         training = TrainingReport.from_dict(d["training"])
-        return cls._from_params(d["params"], training)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise FileFormatError(source, f"not a valid calibration model: {exc}") from None
+        with np.errstate(over="ignore", invalid="ignore"):  # hostile numbers: checked below
+            cal = cls._from_params(d["params"], training)
+            cal._check_usable()
+        return cal
+    except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
+        # (DataError, a ValueError: the map overflows where _check_usable probes it)
+        why = ("it is nested too deeply" if isinstance(exc, RecursionError) else
+               str(exc) if isinstance(exc, (ValueError, TypeError)) else
+               f"a number in it is out of range ({exc})")
+        raise FileFormatError(source, f"not a valid calibration model: {why}") from None
 
 
 def save_calibrator(cal, path):
-    """Write ``cal.to_dict()`` as standard JSON (no NaN or infinity), indented."""
+    """Write ``cal.to_dict()`` as standard JSON (no NaN or infinity), indented.
+
+    Raises
+    ------
+    TypeError
+        ``cal`` is not a calibrator or ``path`` not a file path (naming the argument).
+    FileFormatError
+        The file cannot be written.
+    """
+    if not isinstance(cal, Calibrator):
+        swapped = " (the arguments are swapped?)" if isinstance(path, Calibrator) else ""
+        raise TypeError(f"save_calibrator: the first argument, cal, must be a calibrator "
+                        f"(e.g. from fit_calibrator), got {type(cal).__name__}{swapped}")
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"save_calibrator: the second argument, path, must be a file path, "
+                        f"got {type(path).__name__}")
     name = os.fspath(path)
     text = json.dumps(cal.to_dict(), indent=2, allow_nan=False) + "\n"
     try:
@@ -261,7 +317,19 @@ def save_calibrator(cal, path):
 
 
 def load_calibrator(path):
-    """Read a calibrator written by :func:`save_calibrator`."""
+    """Read a calibrator written by :func:`save_calibrator`.
+
+    Raises
+    ------
+    TypeError
+        ``path`` is not a file path.
+    FileFormatError
+        One line naming the file and what is wrong: missing or unreadable, not JSON (also:
+        nested too deeply, a number with too many digits), or not a valid model (see
+        :func:`from_dict`).
+    """
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"load_calibrator: path must be a file path, got {type(path).__name__}")
     name = os.fspath(path)
     try:
         with open(name, encoding="utf-8") as f:
@@ -274,10 +342,28 @@ def load_calibrator(path):
         raise FileFormatError(name, "not valid JSON: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise FileFormatError(name, f"not valid JSON: {exc.msg}", line=exc.lineno) from None
+    except RecursionError:
+        raise FileFormatError(name, "not a calibration model: its JSON is nested too deeply") \
+            from None
+    except ValueError as exc:  # the integer digit limit of int() (CVE-2020-10735)
+        what = ("a number in it has too many digits" if "digits" in str(exc)
+                else f"not valid JSON ({_show(str(exc))})")
+        raise FileFormatError(name, f"not a calibration model: {what}") from None
     return from_dict(d, source=name)
 
 
 # ---------------------------------------------------------------------- field validation
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlong = 40
+_REPR.maxlevel = 3
+
+
+def _show(v):
+    """A short repr of a value read from a file (bounded length and nesting depth)."""
+    return _REPR.repr(v)
+
+
 def signed(x):
     """``"+ 1.5"`` or ``"- 1.5"`` (full precision), to write a sum term by term."""
     return f"- {-x!r}" if x < 0 else f"+ {x!r}"
@@ -292,16 +378,25 @@ def _require_keys(d, keys, where):
 def _number(v, name):
     """``v`` as a finite float, else ValueError naming the field."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ValueError(f"{name} must be a number, got {v!r}")
-    v = float(v)
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {v!r}")
-    return v
+        raise ValueError(f"{name} must be a number, got {_show(v)}")
+    try:
+        f = float(v)
+    except OverflowError:
+        raise ValueError(f"{name} is too large for a floating-point number, got "
+                         f"{_show(v)}") from None
+    if not math.isfinite(f):
+        raise ValueError(f"{name} must be finite, got {_show(v)}")
+    return f
+
+
+#: Largest count of trials a model may declare.
+_MAX_COUNT = 2 ** 53
 
 
 def _count(v, name):
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise ValueError(f"{name} must be a non-negative whole number, got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= _MAX_COUNT:
+        raise ValueError(f"{name} must be a non-negative whole number (of trials, at most "
+                         f"2^53), got {_show(v)}")
     return v
 
 
@@ -309,7 +404,7 @@ def _of_type(kind, what):
     """A validator: ``v`` if it is a ``kind``, else ValueError '<name> must be <what>'."""
     def check(v, name):
         if not isinstance(v, kind):
-            raise ValueError(f"{name} must be {what}, got {v!r}")
+            raise ValueError(f"{name} must be {what}, got {_show(v)}")
         return v
     return check
 
@@ -327,7 +422,7 @@ def _numbers(v, name):
 def _prior(v, name="params.prior"):
     p = _number(v, name)
     if not 0.0 < p < 1.0:
-        raise ValueError(f"{name} must lie strictly between 0 and 1, got {p!r}")
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {_show(p)}")
     return p
 
 

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._repr import summary_repr
 from ..errors import DataError, LlrlabWarning
-from ..trials import Scores, Trials
+from ..trials import Scores, Trials, trial_codes
 from ._logreg import fit_linear
 from .base import (
     Calibrator,
@@ -106,34 +107,33 @@ def align_systems(systems, *, what="fusion"):
         raise DataError(f"{what}: {_name(systems[i], i)} has no (model, segment) ids, so its "
                         f"trials cannot be matched with the other sets'")
     first = systems[0]
-    if all(np.array_equal(s.model_ids, first.model_ids)
-           and np.array_equal(s.segment_ids, first.segment_ids) for s in systems[1:]):
-        keys = first.keys()
-        _check_unique(np.sort(keys), first, 0, what)
-        k = len(systems)
+    codes = trial_codes(*systems)  # integers, equal exactly when the (model, segment) ids are
+    k = len(systems)
+    if all(np.array_equal(c, codes[0]) for c in codes[1:]):
+        order = np.argsort(codes[0], kind="stable")
+        _check_unique(codes[0][order], order, first, 0, what)
         return systems, Alignment(True, len(first), (0,) * k, ("",) * k)
-    keys = [s.keys() for s in systems]
-    orders = [np.argsort(k, kind="stable") for k in keys]
-    sorted_keys = [k[o] for k, o in zip(keys, orders, strict=True)]
-    for i, sk in enumerate(sorted_keys):
-        _check_unique(sk, systems[i], i, what)
-    common = sorted_keys[0]
-    for sk in sorted_keys[1:]:
-        common = common[_member(sk, common)]
+    orders = [np.argsort(c, kind="stable") for c in codes]
+    sorted_codes = [c[o] for c, o in zip(codes, orders, strict=True)]
+    for i, (sc, o) in enumerate(zip(sorted_codes, orders, strict=True)):
+        _check_unique(sc, o, systems[i], i, what)
+    common = sorted_codes[0]
+    for sc in sorted_codes[1:]:
+        common = common[_member(sc, common)]
     if common.size == 0:
         raise DataError(f"{what}: the score sets share no trial (model, segment) id; "
-                        f"e.g. {_show(keys[0][0])} of {_name(first, 0)} is not in every set")
-    idx0 = np.flatnonzero(_member(common, keys[0]))
-    wanted = keys[0][idx0]
+                        f"e.g. {first.trial_name(0)} of {_name(first, 0)} is not in every set")
+    idx0 = np.flatnonzero(_member(common, codes[0]))
+    wanted = codes[0][idx0]
     aligned, left, examples = [], [], []
-    for i, (s, k, o, sk) in enumerate(zip(systems, keys, orders, sorted_keys, strict=True)):
-        idx = idx0 if i == 0 else o[np.searchsorted(sk, wanted)]
+    for i, (s, c, o, sc) in enumerate(zip(systems, codes, orders, sorted_codes, strict=True)):
+        idx = idx0 if i == 0 else o[np.searchsorted(sc, wanted)]
         aligned.append(s.subset(idx))
         n_left = len(s) - common.size
         left.append(n_left)
         ex = ""
         if n_left:
-            ex = _show(k[np.flatnonzero(~_member(common, k))[0]])
+            ex = s.trial_name(int(np.flatnonzero(~_member(common, c))[0]))
             warnings.warn(LlrlabWarning(
                 f"{what}: {n_left} of the {len(s)} trials of {_name(s, i)} are not in every "
                 f"score set and were left out (e.g. {ex}); {common.size} trials are used"),
@@ -142,17 +142,15 @@ def align_systems(systems, *, what="fusion"):
     return aligned, Alignment(True, int(common.size), tuple(left), tuple(examples))
 
 
-def _show(key):
-    return str(key).replace("\x1f", " ")
-
-
-def _check_unique(sorted_keys, s, i, what):
-    dup = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+def _check_unique(sorted_codes, order, s, i, what):
+    dup = np.flatnonzero(sorted_codes[1:] == sorted_codes[:-1])
     if dup.size:
-        raise DataError(f"{what}: {_name(s, i)} lists the trial {_show(sorted_keys[dup[0]])} "
-                        f"more than once ({dup.size} repeated trial(s))")
+        raise DataError(f"{what}: {_name(s, i)} lists the trial "
+                        f"{s.trial_name(int(order[dup[0]]))} more than once ({dup.size} "
+                        f"repeated trial(s))")
 
 
+@summary_repr("weights", "offset", "prior", "systems", "regularised")
 @dataclass(frozen=True, eq=False)
 class FusionCalibrator(Calibrator):
     """``llr = offset + sum_k weights[k] * s_k``, trained by minimizing ``Ce(prior)`` on dev.
@@ -267,9 +265,10 @@ class FusionCalibrator(Calibrator):
                     raise DataError(f"fusion training: {_name(al[0], 0)} and {_name(t, i)} "
                                     f"carry different trial weights")
             x = np.column_stack([t.scores for t in al])
-            what = "the fusion dev trials (" + ", ".join(_name(t, i)
-                                                         for i, t in enumerate(al)) + ")"
-            fit = fit_linear(x, lab, prior, weights=weights, what=what)
+            labels = [_name(t, i) for i, t in enumerate(al)]
+            what = "the fusion dev trials (" + ", ".join(labels) + ")"
+            fit = fit_linear(x, lab, prior, weights=weights, what=what,
+                             names=labels if names is None else list(names))
         llr = x @ fit.weights + fit.offset
         names = [_name(t, i) for i, t in enumerate(al)] if names is None else list(names)
         return cls(fit.weights, float(fit.offset), float(prior), fit.objective, fit.separable,
@@ -289,7 +288,19 @@ class FusionCalibrator(Calibrator):
                             f"(one per system), got shape {x.shape}")
         if np.isnan(x).any():
             raise DataError("scores to fuse contain NaN")
-        return x @ self.weights + self.offset
+        with np.errstate(over="ignore", invalid="ignore"):
+            llr = x @ self.weights + self.offset
+        return self._finite(llr, x)
+
+    def _check_usable(self):
+        """DataError unless the map is finite on the whole box of training score ranges:
+        its largest LLR there is bounded by ``|offset| + sum_k |w_k| max(|lo_k|, |hi_k|)``."""
+        ends = np.abs(np.array(self.training.score_range, dtype=np.float64)).max(axis=1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            bound = abs(self.offset) + float(np.abs(self.weights) @ ends)
+        if not np.isfinite(bound):
+            raise DataError(f"the fusion's parameters overflow the floating-point range on "
+                            f"its training scores ({self._param_summary()}); check the model")
 
     def apply_systems(self, systems):
         """Fused LLRs of K score sets (Scores or Trials), matched by trial id.

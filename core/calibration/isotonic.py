@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._parallel import map_chunks
+from .._repr import summary_repr
 from .._sorting import pooled_blocks
 from ..cllr import _min_cllr
 from ..errors import DataError
@@ -32,6 +33,7 @@ PSEUDO_COUNT = 0.5
 _CHUNK = 1 << 16
 
 
+@summary_repr("n_blocks", "llr", "pure_ends")
 @dataclass(frozen=True, eq=False)
 class PAVCalibrator(Calibrator):
     """Monotone non-parametric calibration from the PAV solution of the dev trials.
@@ -171,8 +173,9 @@ class PAVCalibrator(Calibrator):
         """
         x = self._scores(scores)
         out = np.empty_like(x)
-        map_chunks(lambda sl: self._apply_chunk(x[sl], out[sl]), x.size, chunk=_CHUNK)
-        return out
+        with np.errstate(over="ignore", invalid="ignore"):
+            map_chunks(lambda sl: self._apply_chunk(x[sl], out[sl]), x.size, chunk=_CHUNK)
+        return self._finite(out, x)
 
     def _apply_chunk(self, x, out):
         if x.size > 64 and bool(np.all(x[1:] >= x[:-1])):
@@ -197,6 +200,12 @@ class PAVCalibrator(Calibrator):
         out *= nv - v
         out += v
         np.minimum(out, nv, out=out)
+
+    def _check_usable(self):
+        """DataError unless every block end and every gap midpoint maps to a finite LLR
+        (the map is linear in between, so then it is finite everywhere)."""
+        k = self._knots
+        self.apply(np.concatenate([k, 0.5 * k[1:] + 0.5 * k[:-1]]))
 
     def curve(self, lo=None, hi=None):
         """The exact map over ``[lo, hi]`` (default: the dev score range) as plot points.

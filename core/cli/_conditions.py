@@ -90,6 +90,9 @@ def weighted_for_eval(trials, args):
     return condition_weights(trials, _spec(args), select=_select(args)).trials
 
 
+#: The text table shows at most this many conditions (the largest); --json gives all.
+MAX_CONDITION_COLUMNS = 20
+
 _TABLE = [
     ("n_tar", "target trials"),
     ("n_non", "non-target trials"),
@@ -111,6 +114,12 @@ def by_condition_table(trials, args, plo):
     r = by_condition(trials, spec, select=_select(args), plo=plo, grid=[plo])
     s = r.summary()
     names = r.conditions.tolist()
+    hidden = 0
+    if len(names) > MAX_CONDITION_COLUMNS:  # the largest conditions, in their usual order
+        size = {n: s["conditions"][n]["n_tar"] + s["conditions"][n]["n_non"] for n in names}
+        keep = set(sorted(names, key=lambda n: -size[n])[:MAX_CONDITION_COLUMNS])
+        hidden = len(names) - len(keep)
+        names = [n for n in names if n in keep]
     width = max([14] + [len(n) + 2 for n in names])
     cols = [s["conditions"][n] for n in names] + [s["weighted"], s["unweighted"]]
     head = "".join(f"{n:>{width}}" for n in names) + f"{'weighted':>{width}}" \
@@ -133,6 +142,9 @@ def by_condition_table(trials, args, plo):
         shown = [percent(c[key]) if key in ("p_miss", "p_fa", "eer") else c[key]
                  for c in cols]
         lines.append(f"{text:28}" + "".join(f"{fmt_number(v):>{width}}" for v in shown))
+    if hidden:
+        lines.append(f"(the {MAX_CONDITION_COLUMNS} largest of {len(names) + hidden} conditions "
+                     f"are shown; --json gives every condition)")
     return lines, s
 
 

@@ -45,10 +45,9 @@ def _z_dict(r):
 
 
 def _m_dict(r):
-    """McNemar's result with counts named by who errs (``a_only``/``b_only`` of the result
-    object count the trials where only A, or only B, is *right*)."""
+    """McNemar's result; the discordant counts are named by who errs."""
     return {"statistic": r.statistic, "p_value": r.p_value, "method": r.method,
-            "a_wrong_b_right": r.b_only, "b_wrong_a_right": r.a_only,
+            "only_a_wrong": r.only_a_wrong, "only_b_wrong": r.only_b_wrong,
             "both_right": r.both_right, "both_wrong": r.both_wrong,
             "significant": r.significant, "verdict": r.verdict}
 
@@ -109,12 +108,12 @@ def _cmd_compare(args, out):
                   f"sd = {r.std:.4g}\n  {r.verdict}\n")
     for t, r in mc.items():
         what = {"target": "misses", "non-target": "false alarms", "all": "all errors"}[t]
-        out.write(f"McNemar, {what}: A errs where B is right on {r.b_only} trials, B errs "
-                  f"where A is right on {r.a_only} ({r.method})\n  {r.verdict}\n")
+        out.write(f"McNemar, {what}: A errs where B is right on {r.only_a_wrong} trials, B errs "
+                  f"where A is right on {r.only_b_wrong} ({r.method})\n  {r.verdict}\n")
     m = mc["all"]
     if (zi.significant or zd.significant) and m.significant:
         better_dcf = "A" if zi.dcf_a < zi.dcf_b else "B"
-        fewer = "A" if m.b_only < m.a_only else "B"
+        fewer = "A" if m.only_a_wrong < m.only_b_wrong else "B"
         if better_dcf != fewer:
             out.write(f"note: the DCF weighs a miss and a false alarm by the costs and "
                       f"priors of the operating point, McNemar counts every error once; so "

@@ -18,11 +18,21 @@ Formats (all read and written):
   :mod:`llrlab.core.io.scorefile`.
 
 The format of a file being read is detected from its content: HDF5 by its signature bytes,
-anything else is text.  The format of a file being written follows its extension (``.h5``,
-``.hdf5``, ``.hdf``: HDF5) unless ``format`` is given.
+gzip by its magic bytes (text files may be gzip-compressed, with or without a ``.gz`` name),
+anything else is text.  ``-`` names standard input wherever one file is read.  The format of
+a file being written follows its extension (``.h5``, ``.hdf5``, ``.hdf``: HDF5) unless
+``format`` is given.
+
+Large files: text is streamed in blocks (the pandas C parser reads it when it can vouch for
+the result, llrlab's line-by-line reader otherwise and for every error message), so a load
+takes about the memory of its result; HDF5 matrices are read by blocks of rows.  The loaded
+trials keep their ids as integer codes (:class:`~llrlab.core.trials.IdCodes`); the string
+arrays are built only when asked for.  ``max_trials`` and ``max_bytes`` bound what a file may
+make a loader allocate (default: the memory available); an HDF5 file that would read
+anything outside itself is refused (see :mod:`llrlab.core.io.hdf5`).
 
 Every problem with a file raises :class:`~llrlab.core.errors.FileFormatError` (file name,
-1-based line number and the offending text where they apply) or
+1-based line number and the offending text where they apply, echoed values shortened) or
 :class:`~llrlab.core.errors.DataError`; trials present in only one of two joined files are
 reported with a :class:`~llrlab.core.errors.LlrlabWarning` and in a :class:`JoinReport`.
 
@@ -46,11 +56,12 @@ import os
 
 from ..errors import DataError, FileFormatError
 from ..trials import Scores, Trials
-from ._text import path_name
+from ._source import STDIN, Limits, make_limits, path_name
 from .bosaris_text import (
     JoinReport,
     Key,
     Ndx,
+    as_source,
     joined_trials,
     read_key_text,
     read_ndx_text,
@@ -80,6 +91,7 @@ from .scorefile import (
 __all__ = [
     "JoinReport",
     "Key",
+    "Limits",
     "Ndx",
     "ScoreFormat",
     "attach_conditions",
@@ -116,37 +128,58 @@ def _stage(progress, lo, hi):
     return None if progress is None else _Stage(progress, lo, hi)
 
 
-def _score_table(path, progress):
-    if is_hdf5(path):
-        return read_hdf5_table(path, "scores", progress=progress)
-    return read_score_text(path, progress=progress)
+def _score_table(src, progress, limits):
+    if src.is_hdf5:
+        return read_hdf5_table(src, "scores", progress=progress, limits=limits)
+    return read_score_text(src, progress=progress, limits=limits)
 
 
-def _key_table(path, progress=None, like=None):
-    if is_hdf5(path):
-        return read_hdf5_table(path, "key", progress=progress)
-    return read_key_text(path, progress=progress, like=like)
+def _key_table(src, progress=None, limits=None):
+    if src.is_hdf5:
+        return read_hdf5_table(src, "key", progress=progress, limits=limits)
+    return read_key_text(src, progress=progress, limits=limits)
 
 
-def load_trials_with_report(scores_path, key_path=None, *, progress=None):
+def _guard_memory(name, call):
+    """``call()``, with a MemoryError turned into a FileFormatError naming the file."""
+    try:
+        return call()
+    except MemoryError:
+        raise FileFormatError(name, "cannot be loaded: not enough memory (load a smaller "
+                                    "file, or free memory)") from None
+
+
+def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_trials=None,
+                            max_bytes=None):
     """Labelled trials from a score file and a key, and a report of the join.
 
     Parameters
     ----------
     scores_path : str or path-like
         A score file (BOSARIS text ``model segment score`` or BOSARIS/SIDEKIT HDF5) when
-        ``key_path`` is given; otherwise one labelled text file.
+        ``key_path`` is given; otherwise one labelled text file.  ``-`` reads standard input;
+        gzip-compressed text (a ``.gz`` file, or any file starting with the gzip magic
+        bytes) is read transparently.
     key_path : str or path-like, optional
         A key file (BOSARIS text ``model segment target|nontarget`` or HDF5).
     progress : callable, optional
-        Called as ``progress(fraction, message)`` a few times with ``fraction`` rising from 0
-        to 1 (the command line prints it, the dashboard shows it).
+        Called as ``progress(fraction, message)`` with ``fraction`` rising from 0 to 1 while
+        the files are read (the command line prints it, the dashboard shows it).
+    max_trials : int, optional
+        The most trials a file may hold (text lines; HDF5 trial cells); beyond it the load
+        stops with a FileFormatError naming the file.  Default: no fixed cap.
+    max_bytes : int, optional
+        The most memory the loaded data may take, as the files declare it (HDF5 dataset
+        shapes) or as it grows while a text file is read; checked before the memory is
+        allocated.  Default: the memory available when the load starts.  A server that
+        accepts uploads passes its own caps here.
 
     Returns
     -------
     trials : Trials
         The trials present in both files, in the order of the score file (model-major for an
-        HDF5 score file), with their ids.
+        HDF5 score file), with their ids (as integer codes; see
+        :class:`~llrlab.core.trials.IdCodes`).
     report : JoinReport
         Counts of the trials only in the score file (left) or only in the key (right), with
         an example of each, and of the repeated lines ignored.  For one labelled file the
@@ -155,7 +188,10 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None):
     Raises
     ------
     FileFormatError
-        An unreadable or malformed file (with file, line and text), or no trial that joins.
+        An unreadable or malformed file (with file, line and text), no trial that joins, a
+        limit exceeded or not enough memory.  Common mistakes get a message saying what to
+        do: the two files swapped, a header line in a BOSARIS file, a key forgotten, a key
+        given with a labelled file.
     DataError
         No target or no non-target trial in the result.
 
@@ -166,26 +202,47 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None):
         a trial is repeated with an identical value.
     """
     name = path_name(scores_path)
+    limits = make_limits(max_trials, max_bytes)
     if key_path is None:
-        if is_hdf5(name):
-            raise DataError(f"{name} is an HDF5 file; give its key file too (an HDF5 score "
-                            f"file holds no labels)")
-        trials, n_dup = read_labelled(name, progress=progress)
-        return trials, JoinReport(name, "", len(trials), 0, 0, None, None, n_dup, 0)
+        src = as_source(name, limits)
+        if src.is_hdf5:
+            raise DataError(f"{src.name} is an HDF5 file; give its key file too (an HDF5 "
+                            f"score file holds no labels)")
+        from ._hints import labelled_hint
+
+        try:
+            trials, n_dup = _guard_memory(src.name, lambda: read_labelled(
+                src, progress=progress, limits=limits))
+        except FileFormatError as exc:
+            raise labelled_hint(src, exc) from None
+        return trials, JoinReport(src.name, "", len(trials), 0, 0, None, None, n_dup, 0)
     key_name = path_name(key_path)
-    if not os.path.exists(key_name):  # before spending time on the score file
-        raise FileFormatError(key_name, "file not found")
-    scores = _score_table(name, _stage(progress, 0.0, 0.55))
-    key = _key_table(key_name, _stage(progress, 0.55, 0.9), like=scores)
+    if name == STDIN and key_name == STDIN:
+        raise DataError("standard input ('-') can stand for only one of the two files")
+    key_src = as_source(key_name, limits)  # before spending time on the score file
+    src = as_source(name, limits)
+    from ._hints import key_hint, score_hint
+
+    try:
+        scores = _guard_memory(src.name, lambda: _score_table(
+            src, _stage(progress, 0.0, 0.55), limits))
+    except FileFormatError as exc:
+        raise score_hint(src, key_src, exc) from None
+    try:
+        key = _guard_memory(key_src.name, lambda: _key_table(
+            key_src, _stage(progress, 0.55, 0.9), limits))
+    except FileFormatError as exc:
+        raise key_hint(src, key_src, exc) from None
     if progress:
-        progress(0.9, f"joining {name} and {key_name}")
-    trials, report = joined_trials(scores, key)
+        progress(0.9, f"joining {src.name} and {key_src.name}")
+    trials, report = _guard_memory(src.name, lambda: joined_trials(scores, key))
     if progress:
         progress(1.0, f"{len(trials)} trials")
     return trials, report
 
 
-def load_trials(scores_path, key_path=None, *, progress=None):
+def load_trials(scores_path, key_path=None, *, progress=None, max_trials=None,
+                max_bytes=None):
     """Labelled trials from a score file and a key file, or from one labelled file.
 
     Same as :func:`load_trials_with_report` without the report (mismatches between the two
@@ -203,19 +260,23 @@ def load_trials(scores_path, key_path=None, *, progress=None):
     >>> t.tar, t.non
     (array([1.5]), array([-0.5 ,  0.25]))
     """
-    return load_trials_with_report(scores_path, key_path, progress=progress)[0]
+    return load_trials_with_report(scores_path, key_path, progress=progress,
+                                   max_trials=max_trials, max_bytes=max_bytes)[0]
 
 
-def load_scores(path, *, progress=None):
+def load_scores(path, *, progress=None, max_trials=None, max_bytes=None):
     """Unlabelled scores (e.g. evaluation scores to calibrate), with their ids.
 
     Parameters
     ----------
     path : str or path-like
         BOSARIS text ``model segment score`` (or one score per line, without ids) or a
-        BOSARIS/SIDEKIT HDF5 score file.
+        BOSARIS/SIDEKIT HDF5 score file; ``-`` reads standard input, gzip text is read
+        transparently.
     progress : callable, optional
         ``progress(fraction, message)``.
+    max_trials, max_bytes : int, optional
+        Limits of the load (see :func:`load_trials_with_report`).
 
     Returns
     -------
@@ -223,18 +284,25 @@ def load_scores(path, *, progress=None):
         In file order (model-major for HDF5).  A trial listed twice with the same score is
         kept once (with a LlrlabWarning); with two different scores it is an error.
     """
-    name = path_name(path)
-    if is_hdf5(name):
-        table = read_hdf5_table(name, "scores", progress=progress)
-    else:
-        table = read_score_text(name, allow_bare=True, progress=progress)
-        if isinstance(table, Scores):
-            return table
-    return _scores_from_table(name, table)
+    limits = make_limits(max_trials, max_bytes)
+    src = as_source(path, limits)
+
+    def load():
+        if src.is_hdf5:
+            table = read_hdf5_table(src, "scores", progress=progress, limits=limits)
+        else:
+            table = read_score_text(src, allow_bare=True, progress=progress, limits=limits)
+            if isinstance(table, Scores):
+                return table
+        return _scores_from_table(src.name, table)
+
+    return _guard_memory(src.name, load)
 
 
-def read_key(path):
+def read_key(path, *, max_trials=None, max_bytes=None):
     """A key file (BOSARIS text or HDF5, current or old layout, or SIDEKIT) as a :class:`Key`.
+
+    ``max_trials``, ``max_bytes``: limits of the load (see :func:`load_trials_with_report`).
 
     Examples
     --------
@@ -247,27 +315,33 @@ def read_key(path):
     """
     from .bosaris_text import deduplicate
 
-    name = path_name(path)
-    table = _key_table(name)
+    limits = make_limits(max_trials, max_bytes)
+    src = as_source(path, limits)
+    table = _guard_memory(src.name, lambda: _key_table(src, limits=limits))
     keep, _ = deduplicate(table, ("labels",), "labels")
-    if keep.size != len(table):
+    if keep is not None:
         table = table.subset(keep)
-    return Key(table.model_ids(), table.segment_ids(), table.values["labels"], source=name)
+    return Key(table.model_ids(), table.segment_ids(), table.values["labels"],
+               source=src.name)
 
 
-def read_ndx(path):
+def read_ndx(path, *, max_trials=None, max_bytes=None):
     """An index file (BOSARIS text ``model segment`` or HDF5 ``/trial_mask``) as an :class:`Ndx`.
 
-    A key file is accepted too (its trials, without the labels).
+    A key file is accepted too (its trials, without the labels).  ``max_trials``,
+    ``max_bytes``: limits of the load (see :func:`load_trials_with_report`).
     """
     from .bosaris_text import deduplicate
 
-    name = path_name(path)
-    table = read_hdf5_table(name, "ndx") if is_hdf5(name) else read_ndx_text(name)
+    limits = make_limits(max_trials, max_bytes)
+    src = as_source(path, limits)
+    table = _guard_memory(src.name, lambda: (
+        read_hdf5_table(src, "ndx", limits=limits) if src.is_hdf5
+        else read_ndx_text(src, limits=limits)))
     keep, _ = deduplicate(table, (), "ids")
-    if keep.size != len(table):
+    if keep is not None:
         table = table.subset(keep)
-    return Ndx(table.model_ids(), table.segment_ids(), source=name)
+    return Ndx(table.model_ids(), table.segment_ids(), source=src.name)
 
 
 def _format(path, format):
@@ -344,7 +418,7 @@ def write_ndx(path, ndx, *, format=None):
         write_ndx_text(name, ndx)
 
 
-def attach_conditions(trials, path, *, progress=None):
+def attach_conditions(trials, path, *, progress=None, max_trials=None, max_bytes=None):
     """The trials with a condition per trial from a ``model segment condition`` file.
 
     Parameters
@@ -354,6 +428,8 @@ def attach_conditions(trials, path, *, progress=None):
     path : str or path-like
         Condition file: whitespace- or comma-separated ``model segment condition`` lines.
     progress : callable, optional
+    max_trials, max_bytes : int, optional
+        Limits of the load (see :func:`load_trials_with_report`).
 
     Returns
     -------
@@ -362,4 +438,5 @@ def attach_conditions(trials, path, *, progress=None):
         set.  Trials without a condition and condition lines without a trial are counted in
         a LlrlabWarning (use :func:`attach_conditions_with_report` to get the counts).
     """
-    return attach_conditions_with_report(trials, path, progress=progress)[0]
+    return attach_conditions_with_report(trials, path, progress=progress,
+                                         max_trials=max_trials, max_bytes=max_bytes)[0]

@@ -1,15 +1,17 @@
-"""Vectorized parsing of whitespace-, tab- and comma-separated text tables.
+"""Vectorized splitting and checking of whitespace-, tab- and comma-separated text.
 
-Private helpers of :mod:`llrlab.core.io`.  A text file is read as bytes and checked in bulk:
+Private helpers of :mod:`llrlab.core.io`; the exact, line-numbered reader of
+:mod:`llrlab.core.io._columns` runs them on each block of whole lines.  A block is checked in
+bulk:
 
-* UTF-8 validity (``bytes.isascii`` first, a full decode only for non-ASCII files), with the
+* UTF-8 validity (``bytes.isascii`` first, a full decode only for non-ASCII text), with the
   line number of the first bad byte;
 * no control characters other than ASCII whitespace (``\\t \\n \\v \\f \\r``);
 * the number of fields on every line, from the token start positions and the newline
   positions (``numpy.flatnonzero`` and ``numpy.searchsorted`` on the byte array), so that a
   line with a missing or extra field is found without a Python loop over the lines.
 
-The fields themselves come from one ``bytes.split()`` of the whole file; numbers are converted
+The fields themselves come from one ``bytes.split()`` of the block; numbers are converted
 with one ``numpy.array(tokens, dtype=float64)`` call and labels through a lookup of the few
 distinct label words.  Only when a conversion fails does a Python loop look for the first bad
 field, to report its line.
@@ -18,6 +20,10 @@ Fields are separated by runs of ASCII whitespace (a tab-separated file is theref
 whitespace-separated one).  In a comma-separated file commas and double quotes are separators
 too, so fields may be quoted but cannot contain whitespace, commas or quotes; an empty field
 (``a,,b``) shows up as a line with too few fields.
+
+A number is what Python's ``float()`` reads, except that digit-group underscores
+(``1_000``) are refused: no score file writes them, and reading ``1_000`` as 1000 would hide
+a damaged or misread file.
 """
 
 from __future__ import annotations
@@ -27,19 +33,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError, FileFormatError
+from ..errors import FileFormatError
+from ._source import path_name, strip_gz
 
 __all__ = [
+    "LABEL_HELP",
     "LABEL_WORDS",
     "TextTable",
     "check_utf8",
     "choose_delimiter",
-    "encode_ids",
     "line_text",
     "parse_labels",
     "parse_numbers",
     "path_name",
-    "read_bytes",
+    "shorten",
+    "show",
     "split_table",
 ]
 
@@ -49,63 +57,78 @@ LABEL_WORDS = {**{w: True for w in TARGET_WORDS}, **{w: False for w in NONTARGET
 LABEL_HELP = "target or nontarget (also tgt/non, tar/imp, true/false, 1/0, any case)"
 
 _ASCII_WS = b" \t\n\r\x0b\x0c"
-_CSV_TABLE = bytes.maketrans(b',"', b"  ")
-_UTF8_BOM = b"\xef\xbb\xbf"
+CSV_TABLE = bytes.maketrans(b',"', b"  ")
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def path_name(path):
-    """``os.fspath(path)``, or a DataError saying that a file name is needed."""
-    try:
-        return os.fspath(path)
-    except TypeError:
-        raise DataError(f"a file name is needed, got {type(path).__name__}") from None
+def shorten(value, width=40):
+    """A user value as text (bytes decoded), cut to about ``width`` characters when longer.
+
+    Every value a message echoes goes through here (or :func:`show`), so that a 1 MB id
+    cannot make a 1 MB message.
+
+    Examples
+    --------
+    >>> shorten("spk" * 100)
+    'spkspkspkspkspkspkspkspkspkspkspkspks... (300 characters)'
+    >>> shorten(b"abc")
+    'abc'
+    """
+    s = value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray) else \
+        str(value)
+    if len(s) <= width:
+        return s
+    return f"{s[:width - 3]}... ({len(s):,} characters)"
 
 
-def read_bytes(path):
-    """The content of ``path``; every operating-system error becomes a FileFormatError."""
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise FileFormatError(path, "file not found") from None
-    except IsADirectoryError:
-        raise FileFormatError(path, "is a directory, not a file") from None
-    except PermissionError:
-        raise FileFormatError(path, "permission denied") from None
-    except OSError as exc:
-        raise FileFormatError(path, f"cannot be read ({exc.strerror or exc})") from None
-    except (TypeError, ValueError) as exc:  # e.g. an embedded NUL in the name, or not a path
-        raise FileFormatError(str(path), f"is not a valid file name ({exc})") from None
+def show(value, width=40):
+    """``repr`` of a user value (bytes decoded), shortened to about ``width`` characters.
+
+    Examples
+    --------
+    >>> show("spk" * 100)
+    "'spkspkspkspkspkspkspkspkspkspkspkspks...' (300 characters)"
+    >>> show(b"abc")
+    "'abc'"
+    """
+    s = value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray) else \
+        str(value)
+    if len(s) <= width:
+        return repr(s)
+    return f"{s[:width - 3]!r}"[:-1] + f"...' ({len(s):,} characters)"
 
 
 def _newlines(data):
     return np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
 
 
-def line_text(data, line, newlines=None):
-    """The text of 1-based line ``line`` of ``data`` (undecodable bytes replaced)."""
+def line_text(data, line, newlines=None, first_line=1):
+    """The text of line ``line`` of ``data`` (whose first line is ``first_line``), with
+    undecodable bytes replaced; at most a few hundred characters are decoded."""
     nl = _newlines(data) if newlines is None else newlines
-    start = 0 if line <= 1 else int(nl[line - 2]) + 1
-    end = int(nl[line - 1]) if line - 1 < nl.size else len(data)
+    k = line - first_line  # 0-based line within data
+    start = 0 if k <= 0 else int(nl[k - 1]) + 1
+    end = int(nl[k]) if k < nl.size else len(data)
+    end = min(end, start + 400)
     return data[start:end].decode("utf-8", "replace").rstrip("\r\n")
 
 
-def check_utf8(data, path):
+def check_utf8(data, path, first_line=1):
     """Raise FileFormatError at the line of the first byte that is not UTF-8."""
     if data.isascii():
         return
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + first_line
         hint = ""
-        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff") and first_line == 1:
             hint = " (the file looks like UTF-16; save it as UTF-8)"
         raise FileFormatError(
             path,
             f"is not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be decoded{hint}",
             line=line,
-            text=line_text(data, line),
+            text=line_text(data, line, first_line=first_line),
         ) from None
 
 
@@ -113,7 +136,7 @@ _WS_CODES = np.frombuffer(_ASCII_WS, np.uint8)
 _CHUNK = 1 << 18  # bytes per scan step: temporaries stay in cache
 
 
-def _scan(work, data, path):
+def _scan(work, data, path, first_line=1):
     """Newline offsets and token start offsets of ``work``, checking for control characters.
 
     The bytes are scanned in chunks so that the boolean temporaries stay small and in cache.
@@ -132,10 +155,11 @@ def _scan(work, data, path):
             if bad.any():
                 i = off + int(low[np.argmax(bad)])
                 newlines = np.concatenate(nls)
-                line = int(np.count_nonzero(newlines < i)) + 1
+                line = int(np.count_nonzero(newlines < i)) + first_line
                 hint = " (is it a binary or UTF-16 file?)" if b[i] == 0 else ""
                 raise FileFormatError(path, f"contains the control character 0x{b[i]:02x}{hint}",
-                                      line=line, text=line_text(data, line))
+                                      line=line, text=line_text(data, line,
+                                                                first_line=first_line))
         solid = c > 32
         st = np.flatnonzero(solid[1:] > solid[:-1]) + (off + 1)
         if solid[0] and not prev_solid:
@@ -147,15 +171,21 @@ def _scan(work, data, path):
     return np.concatenate(nls), np.concatenate(sts)
 
 
+def _extension(path):
+    name = strip_gz(os.fspath(path)) if isinstance(path, str | bytes | os.PathLike) else ""
+    return os.path.splitext(name)[1].lower()
+
+
 def choose_delimiter(path, data, field_counts=None):
     """``","`` for a comma-separated file, ``None`` for whitespace (spaces or tabs).
 
-    A ``.csv`` extension means commas, ``.tsv`` means tabs (whitespace).  Otherwise the first
-    non-blank line decides: it is comma-separated if it contains a comma and either splitting it
-    on whitespace does not give one of ``field_counts`` or every whitespace-separated field but
-    the last ends with a comma (``a, b, c``).
+    A ``.csv`` extension means commas, ``.tsv`` means tabs (whitespace), also before
+    ``.gz``.  Otherwise the first non-blank line of ``data`` decides: it is comma-separated
+    if it contains a comma and either splitting it on whitespace does not give one of
+    ``field_counts`` or every whitespace-separated field but the last ends with a comma
+    (``a, b, c``).
     """
-    ext = os.path.splitext(os.fspath(path))[1].lower() if _is_pathlike(path) else ""
+    ext = _extension(path)
     if ext == ".csv":
         return ","
     if ext == ".tsv":
@@ -175,28 +205,26 @@ def choose_delimiter(path, data, field_counts=None):
     return None
 
 
-def _is_pathlike(path):
-    return isinstance(path, (str, bytes, os.PathLike))
-
-
 @dataclass(eq=False)
 class TextTable:
-    """The data rows of a text file, split into fields.
+    """The data rows of a block of text, split into fields.
 
     Attributes
     ----------
     path : str
         The file, for messages.
     data : bytes
-        The file content (for quoting a line in a message).
+        The block (for quoting a line in a message).
     tokens : list of bytes
         All fields of the data rows, row after row (``ncols`` per row).
     ncols : int
         Fields per row.
     lines : ndarray of int, shape (n_rows,)
-        1-based line number of each data row (blank lines are skipped).
+        Line number (1-based, in the file) of each data row (blank lines are skipped).
     newlines : ndarray of int
         Byte offsets of the newline characters (to quote lines quickly).
+    first_line : int
+        The line number of the block's first line.
     """
 
     path: str
@@ -205,6 +233,7 @@ class TextTable:
     ncols: int
     lines: np.ndarray
     newlines: np.ndarray
+    first_line: int = 1
 
     @property
     def n_rows(self):
@@ -216,7 +245,7 @@ class TextTable:
 
     def line_text(self, row):
         """The text of data row ``row`` (0-based), for messages."""
-        return line_text(self.data, int(self.lines[row]), self.newlines)
+        return line_text(self.data, int(self.lines[row]), self.newlines, self.first_line)
 
     def error(self, row, message):
         """A FileFormatError pointing at data row ``row``."""
@@ -226,18 +255,19 @@ class TextTable:
     def drop_first_row(self):
         """The same table without its first row (a header)."""
         return TextTable(self.path, self.data, self.tokens[self.ncols:], self.ncols,
-                         self.lines[1:], self.newlines)
+                         self.lines[1:], self.newlines, self.first_line)
 
 
-def split_table(path, data, *, ncols=None, describe="", delimiter=None):
-    """Split a text file into rows of an equal number of fields, checking every line.
+def split_table(path, data, *, ncols=None, describe="", delimiter=None, first_line=1,
+                like_line=None, allow_empty=False):
+    """Split text into rows of an equal number of fields, checking every line.
 
     Parameters
     ----------
     path : str
         The file name, for messages.
     data : bytes
-        The file content.
+        Whole lines of the file.
     ncols : tuple of int, optional
         The allowed numbers of fields per row; default: any, as long as every row has as many
         fields as the first non-blank row.
@@ -246,6 +276,13 @@ def split_table(path, data, *, ncols=None, describe="", delimiter=None):
         field count to its description.
     delimiter : {None, ","}
         None: fields are separated by whitespace; ",": by commas (and whitespace).
+    first_line : int
+        The line number of the first line of ``data`` in the file.
+    like_line : int, optional
+        The line of the file's first data row, when ``data`` is a later block: every row
+        must then have ``ncols[0]`` fields, like that line.
+    allow_empty : bool
+        Return an empty table for blank text instead of raising.
 
     Returns
     -------
@@ -254,67 +291,91 @@ def split_table(path, data, *, ncols=None, describe="", delimiter=None):
     Raises
     ------
     FileFormatError
-        Empty file, bytes that are not UTF-8, control characters, or a line with a different
+        Empty text, bytes that are not UTF-8, control characters, or a line with a different
         number of fields (the message gives the first such line, 1-based, and its text).
     """
-    path = os.fspath(path) if _is_pathlike(path) else str(path)
-    if data.startswith(_UTF8_BOM):
+    path = path_name(path)
+    if data.startswith(UTF8_BOM) and first_line == 1:
         data = b"   " + data[3:]  # keep byte offsets (and so line numbers) unchanged
-    check_utf8(data, path)
-    work = data if delimiter is None else data.translate(_CSV_TABLE)
-    newlines, starts = _scan(work, data, path)
+    check_utf8(data, path, first_line)
+    work = data if delimiter is None else data.translate(CSV_TABLE)
+    newlines, starts = _scan(work, data, path, first_line)
     if starts.size == 0:
+        if allow_empty:
+            return TextTable(path, data, [], ncols[0] if ncols else 0,
+                             np.zeros(0, np.int64), newlines, first_line)
         raise FileFormatError(path, "is empty: it contains no trials")
     # Fields per line (line i ends at newlines[i]; the last line may lack a newline).
     bounds = np.searchsorted(starts, newlines)
     counts = np.diff(bounds, prepend=0, append=starts.size)
     rows = np.flatnonzero(counts)
     first = int(rows[0])
-    k = int(counts[first])
 
     def describe_for(n):
         d = describe.get(n, "") if isinstance(describe, dict) else describe
         return f" ({d})" if d else ""
 
     def error_at(line0, message):
-        return FileFormatError(path, message, line=line0 + 1,
-                               text=line_text(data, line0 + 1, newlines))
+        line = line0 + first_line
+        return FileFormatError(path, message, line=line,
+                               text=line_text(data, line, newlines, first_line))
 
-    if ncols is not None and k not in ncols:
-        want = " or ".join(f"{n} fields{describe_for(n)}" for n in ncols)
-        raise error_at(first, f"expected {want} per line, found {k}")
+    if like_line is None:
+        k = int(counts[first])
+        if ncols is not None and k not in ncols:
+            want = " or ".join(f"{n} fields{describe_for(n)}" for n in ncols)
+            raise error_at(first, f"expected {want} per line, found {k}")
+        like_line = first + first_line
+    else:
+        k = ncols[0]
     bad = counts[rows] != k
     if bad.any():
         line0 = int(rows[np.argmax(bad)])
-        raise error_at(line0, f"expected {k} fields{describe_for(k)} like line {first + 1}, "
+        raise error_at(line0, f"expected {k} fields{describe_for(k)} like line {like_line}, "
                               f"found {int(counts[line0])}")
     tokens = work.split()
     if len(tokens) != starts.size:  # pragma: no cover - same whitespace set by construction
         raise FileFormatError(path, "could not be split into fields consistently")
-    return TextTable(path, data, tokens, k, rows + 1, newlines)
+    return TextTable(path, data, tokens, k, rows + first_line, newlines, first_line)
 
 
 def parse_numbers(table, j, what="score", *, finite=True):
-    """Column ``j`` of ``table`` as float64, with the line of the first bad value on error."""
+    """Column ``j`` of ``table`` as float64, with the line of the first bad value on error.
+
+    A value is what ``float()`` reads, without digit-group underscores (``1_000`` is
+    refused).
+    """
     col = table.column(j)
     try:
         x = np.array(col, dtype=np.float64)
     except (ValueError, TypeError, OverflowError):
+        x = None
+    if x is None or any(b"_" in tok for tok in col):
         for i, tok in enumerate(col):
             try:
+                if b"_" in tok:
+                    raise ValueError(tok)
                 float(tok)
             except (ValueError, TypeError, OverflowError):
-                raise table.error(i, f"the {what} {_show(tok)} is not a number") from None
-        raise  # pragma: no cover - numpy and float() disagree
+                hint = " (digit-group underscores are not accepted)" if b"_" in tok else ""
+                raise table.error(i, f"the {what} {show(tok)} is not a number{hint}") \
+                    from None
+        raise AssertionError("numpy and float() disagree")  # pragma: no cover
     if finite:
         bad = ~np.isfinite(x)
         if bad.any():
             i = int(np.argmax(bad))
             kind = "NaN" if np.isnan(x[i]) else "infinite"
-            raise table.error(i, f"the {what} is {kind} ({_show(col[i])}); "
-                                 f"{int(bad.sum())} such value(s) in the file, {what}s must be "
-                                 f"finite")
+            raise table.error(i, f"the {what} is {kind} ({show(col[i])}); "
+                                 f"{int(bad.sum())} such value(s) in this part of the file, "
+                                 f"{what}s must be finite")
     return x
+
+
+def label_value(word):
+    """True / False for a label word (bytes or str, any case), None if it is not one."""
+    s = word.decode("utf-8", "replace") if isinstance(word, bytes) else str(word)
+    return LABEL_WORDS.get(s.lower())
 
 
 def parse_labels(table, j):
@@ -323,33 +384,12 @@ def parse_labels(table, j):
     lut = {}
     unknown = []
     for word in set(col):
-        value = LABEL_WORDS.get(word.decode("utf-8", "replace").lower())
+        value = label_value(word)
         if value is None:
             unknown.append(word)
         else:
             lut[word] = value
     if unknown:
         i = min(col.index(w) for w in unknown)
-        raise table.error(i, f"unknown label {_show(col[i])}; expected {LABEL_HELP}")
+        raise table.error(i, f"unknown label {show(col[i])}; expected {LABEL_HELP}")
     return np.fromiter(map(lut.__getitem__, col), dtype=bool, count=len(col))
-
-
-def encode_ids(col):
-    """Integer codes of a list of ids and the distinct ids (decoded), in order of appearance.
-
-    Returns
-    -------
-    codes : ndarray of intp, shape (n,)
-    vocab : ndarray of object (str), shape (n_distinct,)
-        ``vocab[codes]`` gives the ids back.
-    """
-    d = {}
-    codes = np.array([d.setdefault(x, len(d)) for x in col], dtype=np.intp)
-    vocab = np.empty(len(d), dtype=object)
-    vocab[:] = [x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in d]
-    return codes, vocab
-
-
-def _show(tok):
-    s = tok.decode("utf-8", "replace") if isinstance(tok, bytes) else str(tok)
-    return repr(s if len(s) <= 40 else s[:37] + "...")

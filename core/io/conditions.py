@@ -10,30 +10,35 @@ that have a condition are kept.
 
 from __future__ import annotations
 
-import os
-
 from ..errors import DataError
 from ..trials import Trials
-from ._text import choose_delimiter, encode_ids, read_bytes, split_table
-from .bosaris_text import Table, join_tables, require_both_classes, table_from_ids
+from ._columns import ID, Col
+from ._source import Source, make_limits, path_name
+from .bosaris_text import (
+    as_source,
+    join_tables,
+    read_text_table,
+    require_both_classes,
+    table_of,
+)
 
 __all__ = ["attach_conditions_with_report", "read_condition_table"]
 
 
-def read_condition_table(path, data=None):
-    """A condition file as a Table with the value column ``"conditions"``."""
-    name = os.fspath(path)
-    if data is None:
-        data = read_bytes(name)
-    tt = split_table(name, data, ncols=(3,), describe="model segment condition",
-                     delimiter=choose_delimiter(name, data, (3,)))
-    mc, mv = encode_ids(tt.column(0))
-    sc, sv = encode_ids(tt.column(1))
-    cc, cv = encode_ids(tt.column(2))
-    return Table(name, mc, mv, sc, sv, {"conditions": cv[cc]}, tt)
+def read_condition_table(path, data=None, *, limits=None, fast=True):
+    """A condition file as a Table with the value column ``"conditions"`` (IdCodes).
+
+    ``data``: the content, if already read (``path`` then only names it).
+    """
+    src = (Source(path_name(path), None, data, "text", len(data)) if data is not None
+           else as_source(path, limits))
+    return read_text_table(src, ((3, "model segment condition"),),
+                           {3: [("conditions", Col(ID, "condition"))]}, limits=limits,
+                           fast=fast)
 
 
-def attach_conditions_with_report(trials, path, *, progress=None):
+def attach_conditions_with_report(trials, path, *, progress=None, max_trials=None,
+                                  max_bytes=None):
     """Trials with the conditions of a condition file, and the JoinReport.
 
     See :func:`llrlab.core.io.attach_conditions`.
@@ -43,21 +48,21 @@ def attach_conditions_with_report(trials, path, *, progress=None):
     if not trials.has_ids:
         raise DataError(f"{trials.source or 'the trials'} have no (model, segment) ids, so "
                         f"conditions cannot be joined to them")
-    name = os.fspath(path)
+    limits = make_limits(max_trials, max_bytes)
+    src = as_source(path, limits)
     if progress:
-        progress(0.0, f"reading {name}")
-    cond = read_condition_table(name)
+        progress(0.0, f"reading {src.name}")
+    cond = read_condition_table(src, limits=limits)
     if progress:
-        progress(0.5, f"joining {name}")
-    left = table_from_ids(trials.source or "the trials", trials.model_ids, trials.segment_ids)
+        progress(0.5, f"joining {src.name}")
+    left = table_of(trials, trials.source or "the trials")
     li, ri, report = join_tables(left, cond, compare_right=("conditions",),
                                  left_what="ids", right_what="condition", left_role="",
                                  right_role="condition")
     out = trials.subset(li) if li.size != len(trials) else trials
-    out = Trials(out.scores, out.labels, out.weights, cond.values["conditions"][ri],
-                 out.model_ids, out.segment_ids, out.source)
+    out = out.with_conditions(cond.values["conditions"].take(ri))
     if li.size != len(trials):
         require_both_classes(out)
     if progress:
-        progress(1.0, f"joined {name}")
+        progress(1.0, f"joined {src.name}")
     return out, report

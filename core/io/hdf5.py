@@ -47,8 +47,37 @@ true``) reads back as the models x segments matrix, and which SIDEKIT and hyperi
 unchanged.  Ids are written as fixed-length, NUL-terminated strings (UTF-8 when needed), like
 SIDEKIT's ``astype('S')`` but always with a terminating NUL for C and MATLAB readers.
 
-Reading is vectorized: ``numpy.nonzero`` on the mask gives the trial coordinates (in model-major
-order) and fancy indexing gives the scores, so 10^7-trial matrices load in seconds.
+Reading is vectorized and streams the matrices in blocks of rows: ``numpy.flatnonzero`` on a
+block of the mask gives the trial cells (in model-major order) and fancy indexing the scores,
+so that memory follows the number of trials, not the declared size of the matrix.  A full
+mask (every cell a trial, as in most evaluations) is read straight into the score array, and
+the ids of its trials are computed only if asked for, so a 10^7-trial score and key pair
+loads in a few times the time of the raw reads.
+
+Hostile files
+-------------
+Nothing is read before the whole object tree has been checked; the file is refused, with a
+message naming it and the object, when anything in it would read outside the file or run
+code:
+
+* external links (``h5py.ExternalLink``), user-defined links, soft links that lead outside
+  the tree or nowhere (a soft link to an object of the file is followed);
+* datasets with external storage (``dset.external``: raw data kept in other files) or a
+  virtual layout (``dset.is_virtual``: data mapped from other HDF5 files);
+* datasets compressed with a filter other than those built into HDF5 and h5py (gzip,
+  shuffle, fletcher32, szip, nbit, scaleoffset, lzf): HDF5 would look for any other filter
+  as a plugin library to load, i.e. run code chosen by the file.  Files written with
+  Blosc, Zstandard or LZ4 compression (``hdf5plugin``) must be rewritten with gzip first.
+
+Declared sizes are not trusted either: the ids and matrices must have the shapes the format
+requires (checked against each other before any read), the declared bytes of every dataset
+read and the memory of the trials found are checked against the limits of the load (by
+default the memory available, see :func:`~llrlab.core.io.load_trials`), and the matrices
+are read block by block.  Scores must be real numbers (integers or floats: booleans,
+strings, complex numbers and compound types are refused) and finite; masks must hold finite
+numbers.
+
+
 
 References
 ----------
@@ -63,12 +92,16 @@ References
 
 from __future__ import annotations
 
+import io
 import os
 
 import numpy as np
 
-from ..errors import DataError, FileFormatError
-from .bosaris_text import Table, pair_codes, table_from_ids
+from ..errors import DataError, FileFormatError, LlrlabError
+from ..trials import IdCodes
+from ._source import HDF5_SIGNATURE, Source, make_limits, open_source, path_name
+from ._text import shorten, show
+from .bosaris_text import Table, id_column
 
 __all__ = [
     "HDF5_SIGNATURE",
@@ -79,10 +112,21 @@ __all__ = [
     "write_scores_hdf5",
 ]
 
-HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
-
-#: Largest dense matrix written (cells); beyond it the trial list is too sparse for the format.
+#: Largest dense matrix written or read (cells); beyond it the trial list is too sparse for
+#: the format.
 MAX_CELLS = 2**31
+#: Objects (links) in a file beyond which it is refused without further look.
+MAX_OBJECTS = 4096
+#: Group nesting beyond which a file is refused.
+MAX_DEPTH = 32
+#: Cells of a matrix read per block.
+BLOCK_CELLS = 1 << 22
+#: Filters HDF5 applies without loading a plugin: deflate (gzip), shuffle, fletcher32, szip,
+#: nbit, scaleoffset (built into HDF5) and lzf (registered by h5py itself).
+SAFE_FILTERS = {1: "gzip", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "nbit",
+                6: "scaleoffset", 32000: "lzf"}
+#: Bytes a decoded id takes in memory beyond its characters (a Python str object).
+_ID_OVERHEAD = 64
 
 
 def is_hdf5(path):
@@ -94,7 +138,10 @@ def is_hdf5(path):
     False
     """
     try:
-        with open(path, "rb") as f:
+        name = path_name(path)
+        if name == "-":
+            return False
+        with open(name, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             offset = 0
             while offset + 8 <= size:
@@ -102,7 +149,7 @@ def is_hdf5(path):
                 if f.read(8) == HDF5_SIGNATURE:
                     return True
                 offset = 512 if offset == 0 else 2 * offset
-    except (OSError, TypeError, ValueError):
+    except (OSError, TypeError, ValueError, DataError):
         return False
     return False
 
@@ -113,29 +160,120 @@ def _h5py():
     return h5py
 
 
-def _open(path):
+def _open(src):
     h5py = _h5py()
-    name = os.fspath(path)
-    if not os.path.exists(name):
-        raise FileFormatError(name, "file not found")
-    if os.path.isdir(name):
-        raise FileFormatError(name, "is a directory, not a file")
+    target = io.BytesIO(src.data) if src.data is not None else src.path
     try:
-        return h5py.File(name, "r")
+        return h5py.File(target, "r")
     except OSError as exc:
-        raise FileFormatError(name, f"cannot be opened as an HDF5 file ({exc})") from None
+        raise FileFormatError(src.name, f"cannot be opened as an HDF5 file ({exc})") from None
 
 
-def _dataset_names(f):
-    h5py = _h5py()
-    names = []
+# --------------------------------------------------------------------------------------------
+# Checking the object tree before any read
 
-    def visit(name, obj):
-        if isinstance(obj, h5py.Dataset):
-            names.append(name)
 
-    f.visititems(visit)
-    return names
+class _Tree:
+    """Every dataset of a file reachable through its own links, each checked."""
+
+    def __init__(self, f, name):
+        self.f, self.name = f, name
+        self.datasets = {}  # path without the leading "/" -> h5py Dataset
+        self._seen = set()
+        self._count = 0
+        self._walk(f, "", 0)
+
+    def _refuse(self, path, why):
+        return FileFormatError(self.name, f"/{path} {why}; llrlab reads nothing outside the "
+                                          f"file it is given and refuses the file")
+
+    def _walk(self, group, prefix, depth):
+        h5py = _h5py()
+        if depth > MAX_DEPTH:
+            raise FileFormatError(self.name, f"nests groups more than {MAX_DEPTH} deep; it is "
+                                             f"not a BOSARIS file")
+        names = []
+        group.id.links.iterate(names.append)
+        for raw in names:
+            self._count += 1
+            if self._count > MAX_OBJECTS:
+                raise FileFormatError(self.name, f"holds more than {MAX_OBJECTS} objects; it "
+                                                 f"is not a BOSARIS file")
+            text = raw.decode("utf-8", "replace")
+            path = f"{prefix}{text}"
+            kind = group.id.links.get_info(raw).type
+            if kind == h5py.h5l.TYPE_HARD:
+                self._object(group, raw, path, depth)
+            elif kind == h5py.h5l.TYPE_SOFT:
+                target = group.id.links.get_val(raw)
+                obj = self._resolve(group, target, path, 0)
+                if isinstance(obj, h5py.Dataset):
+                    self._dataset(obj, path)
+            elif kind == h5py.h5l.TYPE_EXTERNAL:
+                file, _ = group.id.links.get_val(raw)
+                raise self._refuse(path, f"is an external link to "
+                                         f"{show(file.decode('utf-8', 'replace'))}")
+            else:
+                raise self._refuse(path, "is a user-defined link")
+
+    def _object(self, group, raw, path, depth):
+        h5py = _h5py()
+        obj = group[raw]
+        if isinstance(obj, h5py.Group):
+            if obj.id in self._seen:
+                return
+            self._seen.add(obj.id)
+            self._walk(obj, f"{path}/", depth + 1)
+        elif isinstance(obj, h5py.Dataset):
+            self._dataset(obj, path)
+
+    def _resolve(self, group, target, path, hops):
+        """The object a soft link leads to, following only links inside the file."""
+        h5py = _h5py()
+        if hops > 8:
+            raise self._refuse(path, "is a chain of more than 8 soft links")
+        where = self.f if target.startswith(b"/") else group
+        parts = [p for p in target.split(b"/") if p and p != b"."]
+        obj = where
+        for i, part in enumerate(parts):
+            if not isinstance(obj, h5py.Group):
+                raise self._refuse(path, f"is a soft link to "
+                                         f"{show(target.decode('utf-8', 'replace'))}, which "
+                                         f"does not exist")
+            if part == b"..":
+                raise self._refuse(path, "is a soft link with '..' in its path")
+            if not obj.id.links.exists(part):
+                raise self._refuse(path, f"is a soft link to "
+                                         f"{show(target.decode('utf-8', 'replace'))}, which "
+                                         f"does not exist")
+            kind = obj.id.links.get_info(part).type
+            if kind == h5py.h5l.TYPE_HARD:
+                obj = obj[part]
+            elif kind == h5py.h5l.TYPE_SOFT:
+                obj = self._resolve(obj, obj.id.links.get_val(part), path, hops + 1)
+            else:
+                raise self._refuse(path, f"is a soft link through "
+                                         f"/{b'/'.join(parts[:i + 1]).decode('utf-8', 'replace')}"
+                                         f", a link to another file")
+        return obj
+
+    def _dataset(self, ds, path):
+        h5py = _h5py()
+        dcpl = ds.id.get_create_plist()
+        if dcpl.get_layout() == h5py.h5d.VIRTUAL:
+            raise self._refuse(path, "is a virtual dataset (its data are mapped from other "
+                                     "files)")
+        if dcpl.get_external_count() > 0:
+            raise self._refuse(path, "keeps its data in external files (external storage)")
+        for i in range(dcpl.get_nfilters()):
+            code = dcpl.get_filter(i)[0]
+            if code not in SAFE_FILTERS:
+                raise FileFormatError(
+                    self.name, f"/{path} is compressed with the HDF5 filter {code}, which HDF5 "
+                               f"would load as a plugin library; llrlab reads only the filters "
+                               f"built into HDF5 and h5py ({', '.join(SAFE_FILTERS.values())}): "
+                               f"rewrite the file with gzip compression")
+        self.datasets[path] = ds
 
 
 _EXPECTED = (
@@ -147,14 +285,14 @@ _EXPECTED = (
 
 
 def _found(names):
-    shown = ", ".join("/" + n for n in sorted(names)[:20])
+    names = sorted(names)
+    shown = ", ".join(show("/" + n, 60)[1:-1] for n in names[:20])
     more = f" and {len(names) - 20} more" if len(names) > 20 else ""
     return f"found {shown or 'no datasets'}{more}"
 
 
-def _layout(f, path):
-    """(kind, datasets) of an open file; kind in scores, key, key-old, key-sidekit, mask."""
-    names = set(_dataset_names(f))
+def _layout(names, path):
+    """(kind, datasets) of a file; kind in scores, key, key-old, mask."""
 
     def has(*n):
         return all(x in names for x in n)
@@ -178,21 +316,32 @@ def _layout(f, path):
     if ids is None or kind is None:
         raise FileFormatError(path, f"is not a BOSARIS or SIDEKIT HDF5 score, key or index "
                                     f"file: {_found(names)}; {_EXPECTED}")
-    return kind, {**ids, **data}, names
+    return kind, {**ids, **data}
 
 
-def _decode_ids(f, name, path):
-    h5py = _h5py()
-    ds = f[name]
+# --------------------------------------------------------------------------------------------
+# Ids
+
+
+def _id_count(ds, name, path):
     shape = ds.shape
-    if ds.ndim == 2 and 1 in shape:
-        n = shape[0] * shape[1]
-    elif ds.ndim == 1:
-        n = shape[0]
-    else:
-        raise FileFormatError(path, f"/{name} should be a list of ids, found shape {shape}")
-    if ds.dtype.kind not in "SOU":
+    if shape is None:
+        raise FileFormatError(path, f"/{name} should be a list of ids, found an empty dataspace")
+    if len(shape) == 2 and 1 in shape:
+        return shape[0] * shape[1]
+    if len(shape) == 1:
+        return shape[0]
+    raise FileFormatError(path, f"/{name} should be a list of ids, found shape {shape}")
+
+
+def _decode_ids(ds, name, path, limits):
+    h5py = _h5py()
+    n = _id_count(ds, name, path)
+    if ds.dtype.kind not in "SOU" or (ds.dtype.kind == "O" and
+                                      h5py.check_string_dtype(ds.dtype) is None):
         raise FileFormatError(path, f"/{name} should hold strings, found {ds.dtype}")
+    limits.check_bytes(path, n * (ds.dtype.itemsize + _ID_OVERHEAD),
+                       f"/{name} declares {n:,} ids of {ds.dtype.itemsize} bytes, which")
     space_padded = False
     try:
         tid = ds.id.get_type()
@@ -202,15 +351,26 @@ def _decode_ids(f, name, path):
         pass
     raw = ds[()].reshape(n).tolist()
     out = np.empty(n, dtype=object)
+    if n and (ds.dtype.kind == "S" or all(isinstance(v, bytes) for v in raw)):
+        joined = b"\n".join(raw)
+        if joined.count(b"\n") == n - 1:  # no newline inside an id: decode all at once
+            try:
+                text = joined.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is not None:
+                out[:] = [v.rstrip("\x00").rstrip(" ") if space_padded else v.rstrip("\x00")
+                          for v in text.split("\n")]
+                return out
     for i, v in enumerate(raw):
         if isinstance(v, bytes):
             try:
                 v = v.decode("utf-8")
             except UnicodeDecodeError:
-                raise FileFormatError(path, f"/{name} entry {i} is not UTF-8: {v[:40]!r}") \
+                raise FileFormatError(path, f"/{name} entry {i} is not UTF-8: {show(v)}") \
                     from None
         elif not isinstance(v, str):
-            raise FileFormatError(path, f"/{name} entry {i} is not a string: {v!r}")
+            raise FileFormatError(path, f"/{name} entry {i} is not a string: {show(repr(v))}")
         v = v.rstrip("\x00")
         out[i] = v.rstrip(" ") if space_padded else v
     return out
@@ -221,53 +381,213 @@ def _check_distinct(ids, name, path):
         seen = set()
         for i, s in enumerate(ids.tolist()):
             if s in seen:
-                raise FileFormatError(path, f"the id {s!r} appears twice in /{name} "
+                raise FileFormatError(path, f"the id {show(s)} appears twice in /{name} "
                                             f"(entry {i})")
             seen.add(s)
 
 
-def _matrix(f, name, n_rows, n_cols, ids, path):
-    """Dataset ``name`` as an (n_rows, n_cols) array (a view, transposed if needed)."""
-    ds = f[name]
-    if ds.ndim != 2:
-        raise FileFormatError(path, f"/{name} should be a 2-D matrix, found shape {ds.shape}")
-    if ds.shape == (n_rows, n_cols):
-        return ds[()]
-    if ds.shape == (n_cols, n_rows):
-        return ds[()].T
-    raise FileFormatError(path, f"/{name} has shape {ds.shape}, but /{ids['rows']} lists "
-                                f"{n_rows} models and /{ids['cols']} {n_cols} segments")
+# --------------------------------------------------------------------------------------------
+# Matrices, read in blocks of rows
 
 
-def read_hdf5_table(path, want, *, progress=None):
+class _Matrix:
+    """A models x segments dataset of the file (possibly stored transposed), read by rows."""
+
+    def __init__(self, ds, name, n_rows, n_cols, ids, path):
+        self.ds, self.name, self.path = ds, name, path
+        shape = ds.shape
+        if shape is None or len(shape) != 2:
+            raise FileFormatError(path, f"/{name} should be a 2-D matrix, found shape {shape}")
+        if shape == (n_rows, n_cols):
+            self.transposed = False
+        elif shape == (n_cols, n_rows):
+            self.transposed = True
+        else:
+            raise FileFormatError(path, f"/{name} has shape {shape}, but /{ids['rows']} lists "
+                                        f"{n_rows} models and /{ids['cols']} {n_cols} segments")
+        self.n_rows, self.n_cols = n_rows, n_cols
+        self.step = max(1, BLOCK_CELLS // max(n_cols, 1))
+
+    def kind(self, allowed, what):
+        """Check the element type: ``allowed`` numpy kinds (``"iuf"``, ``"b"``...).
+
+        Enumerated types other than HDF5's boolean are refused where booleans are.
+        """
+        h5py = _h5py()
+        dt = self.ds.dtype
+        enum = h5py.check_enum_dtype(dt) is not None
+        if dt.kind in allowed and not (enum and "b" not in allowed):
+            return dt
+        names = {"b": "booleans", "S": "strings", "U": "strings", "O": "strings or objects",
+                 "c": "complex numbers", "V": "compound or opaque values"}
+        found = "enumerated values" if enum and dt.kind in allowed else \
+            names.get(dt.kind, str(dt))
+        raise FileFormatError(self.path, f"/{self.name} should hold {what}, found {found} "
+                                         f"({dt})")
+
+    def blocks(self):
+        for i0 in range(0, self.n_rows, self.step):
+            yield i0, min(self.n_rows, i0 + self.step)
+
+    def read(self, i0, i1):
+        """Rows ``i0:i1`` (of the models x segments matrix), C-contiguous."""
+        if self.transposed:
+            return np.ascontiguousarray(self.ds[:, i0:i1].T)
+        if i0 == 0 and i1 == self.n_rows:
+            return self.ds[()]
+        return self.ds[i0:i1]
+
+
+def _finite_mask(block, m):
+    """``block != 0``, refusing NaN and infinite cells of a float mask."""
+    if block.dtype.kind == "f":
+        bad = ~np.isfinite(block)
+        if bad.any():
+            i, j = (int(v[0]) for v in np.nonzero(bad))
+            raise FileFormatError(m.path, f"/{m.name} holds a non-finite value "
+                                          f"({float(block[i, j])!r}); a mask holds 0 or 1")
+    return block != 0
+
+
+class _Cells:
+    """The trial cells found block by block: a list of (first row, end row, flat indices of
+    the trials in the block, or None when every cell of the block is a trial)."""
+
+    def __init__(self, n_cols):
+        self.n_cols = n_cols
+        self.parts = []
+        self.n = 0
+
+    def add(self, i0, i1, where):
+        cells = (i1 - i0) * self.n_cols
+        count = int(np.count_nonzero(where))
+        idx = None if count == cells else np.flatnonzero(where)
+        self.parts.append((i0, i1, idx))
+        self.n += count
+        return idx
+
+    @property
+    def full(self):
+        return all(idx is None for _, _, idx in self.parts)
+
+    def cell_codes(self):
+        out = np.empty(self.n, dtype=np.int64)
+        k = 0
+        for i0, i1, idx in self.parts:
+            base = i0 * self.n_cols
+            if idx is None:
+                m = (i1 - i0) * self.n_cols
+                out[k:k + m] = np.arange(base, base + m)
+            else:
+                m = idx.size
+                out[k:k + m] = idx + base
+            k += m
+        return out
+
+    def gather(self, m, check=None):
+        """The values of matrix ``m`` at the trial cells (in order) as float64; ``check``
+        is called on the values of each block."""
+        out = np.empty(self.n, dtype=np.float64)
+        k = 0
+        for i0, i1, idx in self.parts:
+            if idx is not None and idx.size == 0:
+                continue
+            size = (i1 - i0) * self.n_cols if idx is None else idx.size
+            dest = out[k:k + size]
+            if idx is None and not m.transposed:
+                m.ds.read_direct(dest.reshape(i1 - i0, self.n_cols), np.s_[i0:i1])
+            else:
+                flat = m.read(i0, i1).reshape(-1)
+                dest[:] = flat if idx is None else flat[idx]
+            if check is not None:
+                check(dest, i0, idx)
+            k += size
+        return out
+
+
+def _find_cells(m, limits, path, what, extra_bytes, test=None, collect=None):
+    """The trial cells of mask ``m`` (``test(block)`` gives the trials of a block; default
+    ``block != 0``), checking the trial count against the limits as it grows.
+
+    ``collect(block, idx)``: values taken from each block at its trials (idx None: all), which
+    are returned concatenated (None without ``collect``).
+    """
+    cells = _Cells(m.n_cols)
+    got = []
+    for i0, i1 in m.blocks():
+        block = m.read(i0, i1)
+        where = test(block) if test is not None else _finite_mask(block, m)
+        idx = cells.add(i0, i1, where)
+        _check_found(cells, limits, path, what, extra_bytes)
+        if collect is not None:
+            got.append(collect(block, idx))
+    return cells, (np.concatenate(got) if collect is not None and got else None)
+
+
+def _check_found(cells, limits, path, what, extra_bytes):
+    limits.check_trials(path, cells.n)
+    if not limits.fits(cells.n * extra_bytes):
+        raise FileFormatError(path, f"holds at least {cells.n:,} {what} trials, which would not "
+                                    f"fit in {limits.budget()}; not enough memory to load it")
+
+
+def _declared(ds, name, path, limits):
+    n = int(np.prod(ds.shape or (0,), dtype=np.float64))
+    if n > MAX_CELLS:
+        raise FileFormatError(path, f"/{name} declares {' x '.join(map(str, ds.shape))} = "
+                                    f"{n:,} cells, more than the {MAX_CELLS:,} a BOSARIS "
+                                    f"matrix may have")
+    limits.check_bytes(path, n * ds.dtype.itemsize,
+                       f"/{name} declares {' x '.join(map(str, ds.shape))} {ds.dtype} cells, "
+                       f"which")
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+
+
+def read_hdf5_table(path, want, *, progress=None, limits=None):
     """Read a BOSARIS/SIDEKIT HDF5 file as a Table.
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like or Source
     want : {"scores", "key", "ndx"}
         What the caller needs; a score file cannot serve as a key, an index cannot serve as
         scores or a key.  A key is accepted where an index is wanted.
     progress : callable, optional
         ``progress(fraction, message)``.
+    limits : Limits, optional
+        See :func:`~llrlab.core.io.load_trials`; default: the memory available.
 
     Returns
     -------
     Table
-        Values ``"scores"`` (float64) or ``"labels"`` (bool), none for an index.
+        Values ``"scores"`` (float64) or ``"labels"`` (bool), none for an index, and
+        ``"conditions"`` (IdCodes) when the file has ``/conditions``.
     """
-    name = os.fspath(path)
+    limits = make_limits() if limits is None else limits
+    src = path if isinstance(path, Source) else open_source(path, limits=limits)
+    name = src.name
     try:
-        return _read_table(name, want, progress)
-    except (OSError, KeyError, RuntimeError, TypeError) as exc:
+        return _read_table(src, want, progress, limits)
+    except LlrlabError:
+        raise
+    except MemoryError:
+        raise FileFormatError(name, "cannot be read: not enough memory") from None
+    except (OSError, KeyError, RuntimeError, TypeError, ValueError, IndexError) as exc:
         # h5py's errors from inside a damaged file (bad chunk, broken link, odd type)
         raise FileFormatError(name, f"cannot be read as a BOSARIS HDF5 file "
-                                    f"({type(exc).__name__}: {exc})") from None
+                                    f"({type(exc).__name__}: {show(str(exc), 200)[1:-1]})") \
+            from None
 
 
-def _read_table(name, want, progress):
-    with _open(name) as f:
-        kind, ds, names = _layout(f, name)
+def _read_table(src, want, progress, limits):
+    name = src.name
+    with _open(src) as f:
+        tree = _Tree(f, name)
+        names = set(tree.datasets)
+        kind, ds = _layout(names, name)
         if progress:
             progress(0.1, f"reading {name}")
         if want == "scores" and kind != "scores":
@@ -277,79 +597,166 @@ def _read_table(name, want, progress):
             raise FileFormatError(name, f"is an HDF5 score file, not a key: {_found(names)}; "
                                         f"expected /trial_mask + /file_format (or "
                                         f"/target_mask + /nontarget_mask)")
-        rows = _decode_ids(f, ds["rows"], name)
-        cols = _decode_ids(f, ds["cols"], name)
+        get = tree.datasets
+        rows = _decode_ids(get[ds["rows"]], ds["rows"], name, limits)
+        cols = _decode_ids(get[ds["cols"]], ds["cols"], name, limits)
         _check_distinct(rows, ds["rows"], name)
         _check_distinct(cols, ds["cols"], name)
         nr, nc = rows.size, cols.size
+
+        def matrix(key):
+            m = _Matrix(get[ds[key]], ds[key], nr, nc, ds, name)
+            _declared(m.ds, m.name, name, limits)
+            return m
+
         values = {}
         if kind == "scores":
-            mask = _matrix(f, ds["mask"], nr, nc, ds, name) != 0
-            r, c = np.nonzero(mask)
-            del mask
+            mask, sm = matrix("mask"), matrix("scores")
+            mask.kind("iufb", "0/1 mask values")
+            sm.kind("iuf", "numbers (integers or floats)")
+            cells, _ = _find_cells(mask, limits, name, "scored", 8 + 8)
             if progress:
                 progress(0.5, f"reading {name}")
-            values["scores"] = np.asarray(_matrix(f, ds["scores"], nr, nc, ds, name)[r, c],
-                                          dtype=np.float64)
+            values["scores"] = cells.gather(sm, _finite_scores(name, rows, cols, nc))
         elif kind == "key-old":
-            tar = _matrix(f, ds["tar"], nr, nc, ds, name) != 0
-            non = _matrix(f, ds["non"], nr, nc, ds, name) != 0
-            both = tar & non
-            if both.any():
-                i, j = (int(v[0]) for v in np.nonzero(both))
-                raise FileFormatError(name, f"trial {rows[i]} {cols[j]!s} is marked both target "
-                                            f"(/{ds['tar']}) and non-target (/{ds['non']})")
-            r, c = np.nonzero(tar | non)
-            values["labels"] = tar[r, c]
+            tm, nm = matrix("tar"), matrix("non")
+            tm.kind("iufb", "0/1 mask values")
+            nm.kind("iufb", "0/1 mask values")
+            cells = _Cells(nc)
+            for i0, i1 in tm.blocks():
+                tar, non = _finite_mask(tm.read(i0, i1), tm), _finite_mask(nm.read(i0, i1), nm)
+                both = tar & non
+                if both.any():
+                    i, j = (int(v[0]) for v in np.nonzero(both))
+                    raise FileFormatError(name, f"trial {shorten(rows[i0 + i])} "
+                                                f"{shorten(cols[j])} is marked both target "
+                                                f"(/{ds['tar']}) and non-target "
+                                                f"(/{ds['non']})")
+                cells.add(i0, i1, tar | non)
+                _check_found(cells, limits, name, "key", 1 + 8)
+            values["labels"] = _labels_at(cells, tm)
         else:
-            m = _matrix(f, ds["mask"], nr, nc, ds, name)
-            if m.dtype.kind not in "iub":
-                m = np.asarray(m, dtype=np.float64)
-                m = np.where(m > 0.5, 1, np.where(m < -0.5, -1, 0)).astype(np.int8)
-            is_key = kind == "key" or (m.dtype.kind == "i" and (m < 0).any())
+            mm = matrix("mask")
+            mm.kind("iufb", "mask values (1 target, -1 non-target, 0 no trial)")
+            is_key = kind == "key" or (mm.ds.dtype.kind in "if" and _has_negative(mm))
             if want == "key" and not is_key:
                 raise FileFormatError(name, f"is an HDF5 index (Ndx) without target/non-target "
                                             f"labels: /{ds['mask']} has no -1 entries and there "
                                             f"is no /file_format; {_found(names)}")
-            r, c = np.nonzero(m)
+            cells, labels = _find_cells(
+                mm, limits, name, "listed", 1 + 8, test=lambda b: _trial_values(b, mm) != 0,
+                collect=None if want != "key" else lambda b, idx: _values_at(
+                    _trial_values(b, mm) > 0, idx))
             if want == "key":
-                values["labels"] = m[r, c] > 0
+                values["labels"] = labels
         if "conditions" in names and want != "ndx":
-            values["conditions"] = _conditions(f, nr, nc, ds, name, r, c, rows, cols)
-    if want == "scores":
-        bad = ~np.isfinite(values["scores"])
-        if bad.any():
-            i = int(np.argmax(bad))
-            v = float(values["scores"][i])
-            raise FileFormatError(name, f"the score of trial {rows[r[i]]} {cols[c[i]]} is "
-                                        f"{'NaN' if np.isnan(v) else 'infinite'} ({v!r}); "
-                                        f"{int(bad.sum())} such value(s), scores must be "
-                                        f"finite")
-    if r.size == 0:
+            values["conditions"] = _conditions(get["conditions"], nr, nc, ds, name, cells,
+                                               rows, cols, limits)
+    if cells.n == 0:
         raise FileFormatError(name, f"contains no trials (the {_what(kind)} mask is all zero)")
-    return Table(name, r, rows, c, cols, values, unique=True)
+    return _table(name, rows, cols, cells, values)
 
 
-def _conditions(f, n_rows, n_cols, ids, path, r, c, rows, cols):
-    """The ``/conditions`` string matrix at the trial cells ``(r, c)``, as str."""
-    if f["conditions"].dtype.kind not in "SOU":
-        raise FileFormatError(path, f"/conditions should hold strings, found "
-                                    f"{f['conditions'].dtype}")
-    cells = _matrix(f, "conditions", n_rows, n_cols, ids, path)[r, c]
-    out = np.empty(cells.size, dtype=object)
-    for i, v in enumerate(cells.tolist()):
-        if isinstance(v, bytes):
-            try:
-                v = v.decode("utf-8")
-            except UnicodeDecodeError:
-                raise FileFormatError(path, f"/conditions of trial {rows[r[i]]} {cols[c[i]]} "
-                                            f"is not UTF-8: {v[:40]!r}") from None
-        v = str(v).rstrip("\x00")
-        if not v:
-            raise FileFormatError(path, f"trial {rows[r[i]]} {cols[c[i]]} has no condition "
-                                        f"in /conditions (an empty string)")
-        out[i] = v
-    return out.astype(str)
+def _values_at(block, idx):
+    """The cells ``idx`` of a fresh block (all of them when ``idx`` is None)."""
+    flat = block.reshape(-1)
+    return flat if idx is None else flat[idx]
+
+
+def _labels_at(cells, tm):
+    """The target mask at the trial cells (old key layout)."""
+    parts = [_values_at(_finite_mask(tm.read(i0, i1), tm), idx)
+             for i0, i1, idx in cells.parts if idx is None or idx.size]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
+def _finite_scores(name, rows, cols, nc):
+    """A check of each block of scores: finite, or an error naming the first bad trial."""
+    def check(values, i0, idx):
+        bad = ~np.isfinite(values)
+        if bad.any():
+            j = int(np.argmax(bad))
+            cell = i0 * nc + (j if idx is None else int(idx[j]))
+            v = float(values[j])
+            raise FileFormatError(name, f"the score of trial {shorten(rows[cell // nc])} "
+                                        f"{shorten(cols[cell % nc])} is "
+                                        f"{'NaN' if np.isnan(v) else 'infinite'} ({v!r}); "
+                                        f"scores must be finite")
+    return check
+
+
+def _has_negative(m):
+    for i0, i1 in m.blocks():
+        if (_trial_values(m.read(i0, i1), m) < 0).any():
+            return True
+    return False
+
+
+def _trial_values(block, m):
+    """A trial mask block as int8: +1 target, -1 non-target, 0 no trial (floats rounded)."""
+    if block.dtype.kind in "iub":
+        return block
+    if not np.isfinite(block).all():
+        _finite_mask(block, m)
+    return np.where(block > 0.5, 1, np.where(block < -0.5, -1, 0)).astype(np.int8)
+
+
+def _table(name, rows, cols, cells, values):
+    nr, nc = rows.size, cols.size
+    n = cells.n
+    if cells.full:
+        models = IdCodes.deferred(n, rows, lambda: np.repeat(np.arange(nr, dtype=np.int32), nc))
+        segs = IdCodes.deferred(n, cols, lambda: np.tile(np.arange(nc, dtype=np.int32), nr))
+        return Table(name, models, segs, values, unique=True,
+                     cells=lambda: np.arange(n, dtype=np.int64), full=True)
+    flat = cells.cell_codes()
+    models = IdCodes.deferred(n, rows, lambda: (flat // nc).astype(np.int32))
+    segs = IdCodes.deferred(n, cols, lambda: (flat % nc).astype(np.int32))
+    return Table(name, models, segs, values, unique=True, cells=flat)
+
+
+def _conditions(ds, n_rows, n_cols, ids, path, cells, rows, cols, limits):
+    """``/conditions`` (a string matrix) at the trial cells, as IdCodes."""
+    h5py = _h5py()
+    m = _Matrix(ds, "conditions", n_rows, n_cols, ids, path)
+    if ds.dtype.kind not in "SOU" or (ds.dtype.kind == "O" and
+                                      h5py.check_string_dtype(ds.dtype) is None):
+        raise FileFormatError(path, f"/conditions should hold strings, found {ds.dtype}")
+    _declared(ds, "conditions", path, limits)
+    index = {}
+    codes = np.empty(cells.n, dtype=np.int32)
+    k = 0
+    for i0, i1, idx in cells.parts:
+        if idx is not None and idx.size == 0:
+            continue
+        flat = m.read(i0, i1).reshape(-1)
+        vals = flat if idx is None else flat[idx]
+        uniq, inv = np.unique(vals, return_inverse=True)
+        remap = np.empty(uniq.size, dtype=np.int32)
+        for u, v in enumerate(uniq.tolist()):
+            if isinstance(v, bytes):
+                try:
+                    v = v.decode("utf-8")
+                except UnicodeDecodeError:
+                    j = int(np.flatnonzero(inv.ravel() == u)[0])
+                    cell = (i0 * n_cols + (j if idx is None else int(idx[j])))
+                    raise FileFormatError(path, f"/conditions of trial "
+                                                f"{shorten(rows[cell // n_cols])} "
+                                                f"{shorten(cols[cell % n_cols])} is not UTF-8: "
+                                                f"{show(v)}") from None
+            v = str(v).rstrip("\x00")
+            if not v:
+                j = int(np.flatnonzero(inv.ravel() == u)[0])
+                cell = (i0 * n_cols + (j if idx is None else int(idx[j])))
+                raise FileFormatError(path, f"trial {shorten(rows[cell // n_cols])} "
+                                            f"{shorten(cols[cell % n_cols])} has no condition in "
+                                            f"/conditions (an empty string)")
+            remap[u] = index.setdefault(v, len(index))
+        codes[k:k + vals.size] = remap[inv.ravel()]
+        k += vals.size
+    vocab = np.empty(len(index), dtype=object)
+    vocab[:] = list(index)
+    return IdCodes.trusted(codes, vocab)
 
 
 def _what(kind):
@@ -360,23 +767,30 @@ def _what(kind):
 # Writing
 
 
-def _dense(table, what):
-    """Id lists (in order of first appearance) and the matrix cell of every trial.
+def _dense(obj, what):
+    """Id lists (in order of first appearance), the matrix cell of every trial and the
+    number of cells.
 
     Keeping the order of appearance makes a write/read round trip of a model-major trial list
     return the trials in their original order.
     """
-    pairs = pair_codes(table)
-    if np.unique(pairs).size != pairs.size:
-        raise DataError(f"{table.source or 'the trials'} list a (model, segment) trial twice; "
-                        f"a {what} matrix has one cell per trial")
-    rows, cols = table.model_vocab, table.seg_vocab
+    if not getattr(obj, "has_ids", getattr(obj, "model_ids", None) is not None):
+        raise DataError(f"{getattr(obj, 'source', '') or 'the data'} has no (model, segment) "
+                        f"ids, which a BOSARIS HDF5 {what} file needs")
+    r, rows = id_column(obj, "model").compact()
+    c, cols = id_column(obj, "segment").compact()
     cells = rows.size * cols.size
     if cells > MAX_CELLS:
         raise DataError(f"a BOSARIS HDF5 {what} file stores a dense {rows.size} x {cols.size} "
-                        f"matrix ({cells:,} cells) for these {pairs.size:,} trials; that is too "
+                        f"matrix ({cells:,} cells) for these {r.size:,} trials; that is too "
                         f"sparse for the format -- write a text file instead")
-    return rows, cols, table.model_codes, table.seg_codes
+    return rows, cols, r, c
+
+
+def _check_once(mask, n, obj, what):
+    if int(np.count_nonzero(mask)) != n:
+        raise DataError(f"{getattr(obj, 'source', '') or 'the trials'} list a (model, segment) "
+                        f"trial twice; a {what} matrix has one cell per trial")
 
 
 def _write_ids(f, name, ids):
@@ -403,28 +817,17 @@ def _write(path, fill):
             fill(f)
     except OSError as exc:
         raise FileFormatError(name, f"cannot be written as HDF5 ({exc})") from None
+    except MemoryError:
+        raise FileFormatError(name, "cannot be written: not enough memory") from None
 
 
-def _table(obj, what):
-    if getattr(obj, "model_ids", None) is None:
-        raise DataError(f"{getattr(obj, 'source', '') or 'the data'} has no (model, segment) "
-                        f"ids, which a BOSARIS HDF5 {what} file needs")
-    values = {}
-    if getattr(obj, "scores", None) is not None:
-        values["scores"] = np.asarray(obj.scores, dtype=np.float64)
-    if getattr(obj, "labels", None) is not None:
-        values["labels"] = np.asarray(obj.labels, dtype=bool)
-    if getattr(obj, "conditions", None) is not None:
-        values["conditions"] = np.asarray(obj.conditions, dtype=str)
-    return table_from_ids(getattr(obj, "source", ""), obj.model_ids, obj.segment_ids, values)
-
-
-def _condition_matrix(t, rows, cols, r, c):
-    """``/conditions`` for a table with conditions (None without): '' where no trial."""
-    if "conditions" not in t.values:
+def _condition_matrix(obj, rows, cols, r, c):
+    """``/conditions`` for trials with conditions (None without): '' where no trial."""
+    if not getattr(obj, "has_conditions", False):
         return None
+    cond = id_column(obj, "condition")
     mat = np.full((rows.size, cols.size), "", dtype=object)
-    mat[r, c] = t.values["conditions"]
+    mat[r, c] = cond.vocab[cond.codes]
     return mat
 
 
@@ -433,18 +836,31 @@ def _write_conditions(f, mat):
         f.create_dataset("conditions", data=mat, dtype=_h5py().string_dtype("utf-8"))
 
 
+def _is_grid(r, c, n_rows, n_cols):
+    """True when the trials are every cell of the matrix, in model-major order."""
+    if r.size != n_rows * n_cols:
+        return False
+    return bool(np.array_equal(r, np.repeat(np.arange(n_rows, dtype=r.dtype), n_cols))
+                and np.array_equal(c, np.tile(np.arange(n_cols, dtype=c.dtype), n_rows)))
+
+
 def write_scores_hdf5(path, scores):
     """Write Scores (or Trials) as BOSARIS HDF5 ``/scores``, ``/score_mask`` and ``/ID/...``.
 
     Conditions, when the trials have them, go to ``/conditions`` (see the module docstring).
     """
-    t = _table(scores, "score")
-    rows, cols, r, c = _dense(t, "score")
-    mat = np.zeros((rows.size, cols.size), dtype=np.float64)
-    mask = np.zeros((rows.size, cols.size), dtype=np.uint8)
-    mat[r, c] = t.values["scores"]
-    mask[r, c] = 1
-    cond = _condition_matrix(t, rows, cols, r, c)
+    rows, cols, r, c = _dense(scores, "score")
+    x = np.asarray(scores.scores, dtype=np.float64)
+    if _is_grid(r, c, rows.size, cols.size):
+        mat = x.reshape(rows.size, cols.size)
+        mask = np.ones((rows.size, cols.size), dtype=np.uint8)
+    else:
+        mat = np.zeros((rows.size, cols.size), dtype=np.float64)
+        mask = np.zeros((rows.size, cols.size), dtype=np.uint8)
+        mask[r, c] = 1
+        _check_once(mask, r.size, scores, "score")
+        mat[r, c] = x
+    cond = _condition_matrix(scores, rows, cols, r, c)
 
     def fill(f):
         f.create_dataset("scores", data=mat)
@@ -461,11 +877,12 @@ def write_key_hdf5(path, key):
 
     Conditions of Trials go to ``/conditions`` (see the module docstring).
     """
-    t = _table(key, "key")
-    rows, cols, r, c = _dense(t, "key")
+    rows, cols, r, c = _dense(key, "key")
     mask = np.zeros((rows.size, cols.size), dtype=np.int8)
-    mask[r, c] = np.where(t.values["labels"], 1, -1)
-    cond = _condition_matrix(t, rows, cols, r, c)
+    mask[r, c] = 1
+    _check_once(mask, r.size, key, "key")
+    mask[r, c] = np.where(np.asarray(key.labels, dtype=bool), 1, -1)
+    cond = _condition_matrix(key, rows, cols, r, c)
 
     def fill(f):
         f.create_dataset("trial_mask", data=mask)
@@ -479,11 +896,10 @@ def write_key_hdf5(path, key):
 
 def write_ndx_hdf5(path, ndx):
     """Write an Ndx (or anything with ids) as BOSARIS HDF5 ``/trial_mask`` (uint8)."""
-    t = _table(ndx, "index")
-    t.values.clear()
-    rows, cols, r, c = _dense(t, "index")
+    rows, cols, r, c = _dense(ndx, "index")
     mask = np.zeros((rows.size, cols.size), dtype=np.uint8)
     mask[r, c] = 1
+    _check_once(mask, r.size, ndx, "index")
 
     def fill(f):
         f.create_dataset("trial_mask", data=mask)

@@ -29,30 +29,28 @@ import os
 import numpy as np
 
 from ..errors import DataError, FileFormatError
-from ..trials import Trials
-from ._text import (
-    choose_delimiter,
-    encode_ids,
-    parse_labels,
-    parse_numbers,
-    read_bytes,
-    split_table,
-)
+from ..trials import IdCodes, Trials
+from ._columns import ID, LABEL, NUMBER, Col, first_row, read_columns
+from ._text import choose_delimiter, show
 from .bosaris_text import (
     Table,
+    as_source,
     check_text_ids,
     deduplicate,
-    format_scores,
+    format_rows,
+    id_column,
     require_both_classes,
-    write_text,
+    write_chunks,
 )
 
 __all__ = [
     "COLUMN_NAMES",
     "HEADERLESS_ROLES",
     "ROLES",
+    "detect_columns",
     "format_labelled",
     "header_roles",
+    "labelled_chunks",
     "read_labelled",
     "write_labelled",
 ]
@@ -105,12 +103,12 @@ def header_roles(tt):
     for j, (name, low) in enumerate(zip(first, lowered, strict=True)):
         role = COLUMN_NAMES.get(low)
         if role is None:
-            raise tt.error(0, f"unknown column {name!r} in the header; known columns: "
+            raise tt.error(0, f"unknown column {show(name)} in the header; known columns: "
                               f"score, label (or class/key/target), model, segment (or test), "
                               f"condition, weight")
         if role in roles:
             raise tt.error(0, f"two header columns mean {role}: "
-                              f"{first[roles[role]]!r} and {name!r}")
+                              f"{show(first[roles[role]])} and {show(name)}")
         roles[role] = j
     missing = [r for r in ("score", "label") if r not in roles]
     if missing:
@@ -121,19 +119,49 @@ def header_roles(tt):
     return roles
 
 
-def read_labelled(path, data=None, *, progress=None, require_both=True):
+HEADER_HINT = ("with other columns, start the file with a header line naming them "
+               "(score, label, model, segment, condition, weight)")
+
+_KINDS = {"model": Col(ID, "model id"), "segment": Col(ID, "segment id"),
+          "score": Col(NUMBER, "score"), "label": Col(LABEL), "condition": Col(ID, "condition"),
+          "weight": Col(NUMBER, "weight")}
+
+
+def detect_columns(src):
+    """``(roles, header_line, first_row)`` of a labelled file from its first non-blank line.
+
+    ``roles`` maps each role to its column; ``header_line`` is the line of the header, or
+    None when the file has none.
+    """
+    fr = first_row(src, choose_delimiter, (2, 3, 4, 5, 6))
+    roles = header_roles(fr)
+    if roles is not None:
+        return roles, fr.line, fr
+    if fr.ncols not in HEADERLESS_ROLES:
+        raise fr.error(0, f"expected 2 fields (score label) or 4 (model segment score label) "
+                          f"per line, found {fr.ncols}; {HEADER_HINT}")
+    return {r: j for j, r in enumerate(HEADERLESS_ROLES[fr.ncols])}, None, fr
+
+
+def read_labelled(path, data=None, *, progress=None, require_both=True, limits=None,
+                  fast=True):
     """Read one labelled text file as Trials.
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like or Source
+        A file name, ``-`` for standard input; gzip files are read transparently.
     data : bytes, optional
-        The content, if already read.
+        The content, if already read (then ``path`` only names it in messages).
     progress : callable, optional
         ``progress(fraction, message)``.
     require_both : bool, default True
         Require at least one target and one non-target trial (every measure needs both).
         False accepts a file of one class only, e.g. trials whose scores are to be calibrated.
+    limits : Limits, optional
+        See :func:`~llrlab.core.io.load_trials` (``max_trials``, ``max_bytes``).
+    fast : bool
+        Let the pandas parser read the file when it can vouch for the result.
 
     Returns
     -------
@@ -148,65 +176,73 @@ def read_labelled(path, data=None, *, progress=None, require_both=True):
     ------
     FileFormatError
         Unreadable file, bad header, wrong number of fields, non-number or non-finite score,
-        unknown label (with the line number and text).
+        unknown label (with the line number and text); weights of one class that sum to
+        zero.
     DataError
         No target or no non-target trial (with ``require_both``).
     """
-    name = os.fspath(path)
-    if data is None:
-        data = read_bytes(name)
-    if progress:
-        progress(0.1, f"parsing {name}")
-    delim = choose_delimiter(name, data, (2, 3, 4, 5, 6))
-    tt = split_table(name, data, delimiter=delim)
-    roles = header_roles(tt)
-    if roles is None:
-        if tt.ncols in HEADERLESS_ROLES:
-            roles = {r: j for j, r in enumerate(HEADERLESS_ROLES[tt.ncols])}
-        else:
-            raise tt.error(0, f"expected 2 fields (score label) or 4 (model segment score "
-                              f"label) per line, found {tt.ncols}; with other columns, start "
-                              f"the file with a header line naming them")
+    if data is not None:
+        from ._source import Source
+
+        src = Source(str(path), None, data, "text", len(data))
     else:
-        tt = tt.drop_first_row()
-        if tt.n_rows == 0:
-            raise FileFormatError(name, "has a header line but no trials")
+        src = as_source(path, limits)
+    name = src.name
     if progress:
-        progress(0.4, f"parsing {name}")
-    values = {"scores": parse_numbers(tt, roles["score"]),
-              "labels": parse_labels(tt, roles["label"])}
+        progress(0.0, f"reading {name}")
+    roles, header, fr = detect_columns(src)
+    by_col = sorted(roles, key=roles.get)
+    got = read_columns(src, [_KINDS[r] for r in by_col], delimiter=fr.delimiter, describe="",
+                       first_line=fr.line, skip_line=header, progress=progress, limits=limits,
+                       fast=fast)
+    col = {r: got.values[roles[r]] for r in by_col}
+    values = {"scores": col["score"], "labels": col["label"]}
     if "weight" in roles:
-        w = parse_numbers(tt, roles["weight"], "weight")
+        w = col["weight"]
         if (w < 0).any():
             i = int(np.argmax(w < 0))
-            raise tt.error(i, f"the weight {float(w[i])!r} is negative")
+            raise got.locator.error(i, f"the weight {float(w[i])!r} is negative")
         values["weights"] = w
     if "condition" in roles:
-        cc, cv = encode_ids(tt.column(roles["condition"]))
-        values["conditions"] = cv[cc]
-    if progress:
-        progress(0.7, f"parsing {name}")
+        values["conditions"] = col["condition"]
     if "model" in roles:
-        mc, mv = encode_ids(tt.column(roles["model"]))
-        sc, sv = encode_ids(tt.column(roles["segment"]))
-        table = Table(name, mc, mv, sc, sv, values, tt)
+        m, sg = col["model"], col["segment"]
+        table = Table(name, m, sg, values, got.locator)
         keep, n_dup = deduplicate(table, ("scores", "labels"), "score and label")
-        if keep.size != len(table):
+        if keep is not None:
             table = table.subset(keep)
         values = table.values
-        model_ids, segment_ids = table.model_ids(), table.segment_ids()
+        model_ids, segment_ids = table.model_idcodes(), table.segment_idcodes()
     else:
         model_ids = segment_ids = None
         n_dup = 0
-    try:
-        trials = Trials(values["scores"], values["labels"], weights=values.get("weights"),
-                        conditions=values.get("conditions"), model_ids=model_ids,
-                        segment_ids=segment_ids, source=name)
-    except DataError as exc:  # e.g. weights that sum to zero
-        raise FileFormatError(name, str(exc)) from None
+    if "weights" in values:
+        _check_class_weights(name, values["weights"], values["labels"])
+    if "weights" not in values:  # the readers checked the scores: no second pass
+        trials = Trials._checked(values["scores"], values["labels"],
+                                 conditions=values.get("conditions"), model_ids=model_ids,
+                                 segment_ids=segment_ids, source=name)
+    else:
+        try:
+            trials = Trials(values["scores"], values["labels"], weights=values["weights"],
+                            conditions=values.get("conditions"), model_ids=model_ids,
+                            segment_ids=segment_ids, source=name)
+        except DataError as exc:  # e.g. weights that sum to zero
+            raise FileFormatError(name, str(exc)) from None
     if progress:
         progress(1.0, f"read {name}")
     return (require_both_classes(trials) if require_both else trials), n_dup
+
+
+def _check_class_weights(name, w, labels):
+    """FileFormatError when the weights of the targets or of the non-targets sum to zero
+    (every measure divides by those sums)."""
+    for cls, what in ((True, "target"), (False, "non-target")):
+        sel = labels == cls
+        if sel.any() and not w[sel].sum() > 0:
+            raise FileFormatError(name, f"the weights of the {int(sel.sum())} {what} trials "
+                                        f"sum to zero, so no {what} trial would count; give "
+                                        f"some of them a positive weight")
 
 
 def format_labelled(trials, columns, *, sep=" ", names=None):
@@ -243,34 +279,43 @@ def format_labelled(trials, columns, *, sep=" ", names=None):
     1.0,0.1,target
     0.5,-2.0,nontarget
     """
+    return "".join(labelled_chunks(trials, columns, sep=sep, names=names))
+
+
+def labelled_chunks(trials, columns, *, sep=" ", names=None):
+    """The text of :func:`format_labelled`, as a sequence of chunks of lines (for writing a
+    large file in bounded memory).  The columns are checked before the first chunk."""
     csv = sep == ","
     where = trials.source or "the trials"
     cols = []
     for role in columns:
         if role in ("model", "segment"):
-            ids = trials.model_ids if role == "model" else trials.segment_ids
-            if ids is None:
+            if not trials.has_ids:
                 raise DataError(f"{where} have no (model, segment) ids for the {role} column")
+            ids = id_column(trials, role)
             check_text_ids(ids, f"{role} id", csv=csv)
-            cols.append(ids.tolist())
+            cols.append(ids)
         elif role == "score":
-            cols.append(format_scores(trials.scores))
+            cols.append(trials.scores)
         elif role == "label":
-            cols.append(np.where(trials.labels, "target", "nontarget").tolist())
+            cols.append(IdCodes.trusted(trials.labels.astype(np.int32),
+                                        np.array(["nontarget", "target"], dtype=object)))
         elif role == "condition":
-            if trials.conditions is None:
+            if not trials.has_conditions:
                 raise DataError(f"{where} have no conditions for the condition column")
-            check_text_ids(trials.conditions, "condition", csv=csv)
-            cols.append(trials.conditions.tolist())
+            cond = id_column(trials, "condition")
+            check_text_ids(cond, "condition", csv=csv)
+            cols.append(cond)
         elif role == "weight":
             if trials.weights is None:
                 raise DataError(f"{where} have no weights for the weight column")
-            cols.append(format_scores(trials.weights))
+            cols.append(trials.weights)
         else:
-            raise DataError(f"unknown column role {role!r}; known: {', '.join(ROLES)}")
-    line = sep.join(["{}"] * len(cols)) + "\n"
-    head = "" if names is None else sep.join(names) + "\n"
-    return head + "".join(map(line.format, *cols))
+            raise DataError(f"unknown column role {show(role)}; known: {', '.join(ROLES)}")
+    if names is not None:
+        yield sep.join(names) + "\n"
+    if len(trials):
+        yield from format_rows(cols, sep)
 
 
 def write_labelled(path, trials, *, header=True):
@@ -292,10 +337,10 @@ def write_labelled(path, trials, *, header=True):
     name = os.fspath(path)
     ext = os.path.splitext(name)[1].lower()
     sep = {".csv": ",", ".tsv": "\t"}.get(ext, " ")
-    present = {"model": trials.model_ids is not None, "segment": trials.model_ids is not None,
-               "condition": trials.conditions is not None, "weight": trials.weights is not None}
+    present = {"model": trials.has_ids, "segment": trials.has_ids,
+               "condition": trials.has_conditions, "weight": trials.weights is not None}
     columns = tuple(r for r in ROLES if present.get(r, True))
     if not header and columns not in HEADERLESS_ROLES.values():
         raise DataError(f"columns {' '.join(columns)} need a header line; call with header=True")
-    write_text(name, format_labelled(trials, columns, sep=sep,
-                                     names=columns if header else None))
+    write_chunks(name, labelled_chunks(trials, columns, sep=sep,
+                                       names=columns if header else None))

@@ -56,18 +56,21 @@ import os
 import re
 from dataclasses import dataclass
 
-from ..errors import DataError, FileFormatError
+from ..errors import DataError
 from ..trials import Scores, Trials
-from ._text import choose_delimiter, path_name, read_bytes, split_table
+from ._columns import first_row
+from ._source import make_limits, path_name
+from ._text import choose_delimiter
 from .bosaris_text import (
-    check_text_ids,
+    as_source,
     deduplicate,
-    format_scores,
+    format_rows,
     read_score_text,
-    write_text,
+    write_chunks,
+    write_ids_text,
 )
-from .hdf5 import is_hdf5, read_hdf5_table, write_scores_hdf5
-from .labelled import HEADERLESS_ROLES, ROLES, format_labelled, header_roles, read_labelled
+from .hdf5 import read_hdf5_table, write_scores_hdf5
+from .labelled import HEADERLESS_ROLES, ROLES, header_roles, labelled_chunks, read_labelled
 
 __all__ = [
     "HDF5_EXTENSIONS",
@@ -83,8 +86,6 @@ HDF5_EXTENSIONS = (".h5", ".hdf5", ".hdf", ".he5")
 KINDS = ("hdf5", "bosaris", "bare", "labelled")
 DELIMITERS = (" ", "\t", ",")
 _DELIMITER_WORDS = {" ": "space-separated", "\t": "tab-separated", ",": "comma-separated"}
-_SOLID = re.compile(rb"\S")
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -187,50 +188,35 @@ class ScoreFormat:
 def _scores_from_table(name, table):
     """Scores of a score Table, a repeated trial kept once (shared with ``load_scores``)."""
     keep, _ = deduplicate(table, ("scores",), "scores")
-    if keep.size != len(table):
+    if keep is not None:
         table = table.subset(keep)
-    return Scores(table.values["scores"], table.model_ids(), table.segment_ids(), source=name)
+    return Scores(table.values["scores"], table.model_idcodes(), table.segment_idcodes(),
+                  source=name)
 
 
-def _first_line(name, data):
-    """The first non-blank line of ``data`` as a one-row TextTable, and its raw bytes.
-
-    Only that line is split (with the readers' rules), so detection costs nothing for a
-    large file; an empty file raises the readers' FileFormatError.
-    """
-    delim = choose_delimiter(name, data, (2, 3, 4, 5, 6))
-    m = _SOLID.search(data, len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0)
-    if m is None:
-        raise FileFormatError(name, "is empty: it contains no trials")
-    end = data.find(b"\n", m.start())
-    end = len(data) if end < 0 else end + 1
-    tt = split_table(name, data[:end], delimiter=delim)
-    line = data[data.rfind(b"\n", 0, m.start()) + 1:end]
-    return tt, delim, line
-
-
-def _detect(name, data):
+def _detect(src):
     """The ScoreFormat of a text file, from its first non-blank line."""
-    tt, delim, line = _first_line(name, data)
-    roles = header_roles(tt)
+    fr = first_row(src, choose_delimiter, (2, 3, 4, 5, 6))
+    roles = header_roles(fr)
+    delim = fr.delimiter
     if delim is None:
-        delim = "\t" if b"\t" in line.strip() else " "
+        delim = "\t" if "\t" in fr.text.strip() else " "
     if roles is not None:
-        names = tuple(t.decode("utf-8") for t in tt.tokens)
+        names = tuple(t.decode("utf-8") for t in fr.tokens)
         columns = tuple(sorted(roles, key=roles.get))
         return ScoreFormat("labelled", delim, header=True, columns=columns, names=names)
-    if tt.ncols in HEADERLESS_ROLES:
-        return ScoreFormat("labelled", delim, columns=HEADERLESS_ROLES[tt.ncols])
-    if tt.ncols == 3:
+    if fr.ncols in HEADERLESS_ROLES:
+        return ScoreFormat("labelled", delim, columns=HEADERLESS_ROLES[fr.ncols])
+    if fr.ncols == 3:
         return ScoreFormat("bosaris", delim)
-    if tt.ncols == 1:
+    if fr.ncols == 1:
         return ScoreFormat("bare")
-    raise tt.error(0, f"expected 1 field (score), 3 (model segment score), 2 (score label) or "
-                      f"4 (model segment score label) per line, found {tt.ncols}; with other "
+    raise fr.error(0, f"expected 1 field (score), 3 (model segment score), 2 (score label) or "
+                      f"4 (model segment score label) per line, found {fr.ncols}; with other "
                       f"columns, start the file with a header line naming them")
 
 
-def read_score_file(path, *, progress=None):
+def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None):
     """Read a score file of any supported format and tell which format it is.
 
     Parameters
@@ -239,8 +225,11 @@ def read_score_file(path, *, progress=None):
         A BOSARIS/SIDEKIT HDF5 score file, a BOSARIS text score file ``model segment score``,
         a text file with one score per line, or one labelled text file (see
         :func:`~llrlab.core.io.load_trials`); the format is detected from the content.
+        ``-`` reads standard input; gzip-compressed text is read transparently.
     progress : callable, optional
         ``progress(fraction, message)``.
+    max_trials, max_bytes : int, optional
+        Limits of the load (see :func:`~llrlab.core.io.load_trials`).
 
     Returns
     -------
@@ -258,8 +247,7 @@ def read_score_file(path, *, progress=None):
         Unreadable, empty or malformed file (with the file name, and the line and its text
         where one line is at fault).
     DataError
-        Data that the file's format allows but no trial set can hold (e.g. weights that sum
-        to zero).
+        Data that the file's format allows but no trial set can hold.
 
     Examples
     --------
@@ -273,18 +261,19 @@ def read_score_file(path, *, progress=None):
     >>> scores.segment_ids.tolist(), scores.scores
     (['s1', 's2'], array([ 1.5, -0.5]))
     """
-    name = path_name(path)
-    if is_hdf5(name):
-        table = read_hdf5_table(name, "scores", progress=progress)
-        return _scores_from_table(name, table), ScoreFormat("hdf5")
-    data = read_bytes(name)
-    fmt = _detect(name, data)
+    limits = make_limits(max_trials, max_bytes)
+    src = as_source(path, limits)
+    if src.is_hdf5:
+        table = read_hdf5_table(src, "scores", progress=progress, limits=limits)
+        return _scores_from_table(src.name, table), ScoreFormat("hdf5")
+    fmt = _detect(src)
     if fmt.kind == "labelled":
-        trials, _ = read_labelled(name, data, progress=progress, require_both=False)
+        trials, _ = read_labelled(src, progress=progress, require_both=False, limits=limits)
         return trials, fmt
     if fmt.kind == "bare":
-        return read_score_text(name, data, allow_bare=True, progress=progress), fmt
-    return _scores_from_table(name, read_score_text(name, data, progress=progress)), fmt
+        return read_score_text(src, allow_bare=True, progress=progress, limits=limits), fmt
+    return _scores_from_table(src.name, read_score_text(src, progress=progress,
+                                                        limits=limits)), fmt
 
 
 def check_extension(path, fmt):
@@ -331,7 +320,7 @@ def _check_data(data, fmt):
     if not isinstance(data, (Scores, Trials)):
         raise DataError(f"scores to write must be Scores or Trials, got {type(data).__name__}")
     where = data.source or "the scores"
-    if fmt.kind in ("hdf5", "bosaris") and data.model_ids is None:
+    if fmt.kind in ("hdf5", "bosaris") and not data.has_ids:
         raise DataError(f"{where} have no (model, segment) ids, which a {fmt.describe()} "
                         f"needs; write them as a text file of bare scores instead")
     if fmt.kind != "labelled":
@@ -339,7 +328,7 @@ def _check_data(data, fmt):
     if not isinstance(data, Trials):
         raise DataError(f"{where} have no labels, which a {fmt.describe()} needs (only "
                         f"labelled Trials can be written in it)")
-    have = {"model": data.model_ids is not None, "condition": data.conditions is not None,
+    have = {"model": data.has_ids, "condition": data.has_conditions,
             "weight": data.weights is not None}
     what = {"model": "(model, segment) ids", "condition": "conditions", "weight": "weights"}
     for role, present in have.items():
@@ -387,17 +376,10 @@ def write_score_file(path, data, fmt):
     _check_data(data, fmt)
     if fmt.kind == "hdf5":
         write_scores_hdf5(name, data)
-        return
-    if fmt.kind == "bare":
-        text = "".join(s + "\n" for s in format_scores(data.scores))
+    elif fmt.kind == "bare":
+        write_chunks(name, format_rows([data.scores], " "))
     elif fmt.kind == "bosaris":
-        csv = fmt.delimiter == ","
-        check_text_ids(data.model_ids, "model id", csv=csv)
-        check_text_ids(data.segment_ids, "segment id", csv=csv)
-        line = fmt.delimiter.join(["{}"] * 3) + "\n"
-        text = "".join(map(line.format, data.model_ids.tolist(), data.segment_ids.tolist(),
-                           format_scores(data.scores)))
+        write_ids_text(name, data, data.scores, sep=fmt.delimiter)
     else:
-        text = format_labelled(data, fmt.columns, sep=fmt.delimiter,
-                               names=fmt.names if fmt.header else None)
-    write_text(name, text)
+        write_chunks(name, labelled_chunks(data, fmt.columns, sep=fmt.delimiter,
+                                           names=fmt.names if fmt.header else None))

@@ -315,3 +315,12 @@ def test_nan_scores_and_zero_weight_classes_are_refused():
                                     weights=[0.0, 0.0, 1.0]))
     with pytest.raises(DataError, match="labelled Trials"):
         AffineCalibrator.fit(gaussian_trials(5, 5, seed=1).unlabelled())
+
+
+def test_scores_too_large_for_the_fit_are_refused_with_a_hint():
+    """Scores whose squares overflow used to give overflow warnings and a claim that 'all the
+    scores are equal'; they are refused, naming the trials and a rescaling."""
+    t = Trials([1.0, -1.0, 3e306, -2.0], [True, True, False, False], source="huge.txt")
+    with pytest.raises(DataError, match=r"the dev trials of huge\.txt have scores up to "
+                                        r"3e\+306 in magnitude: too large .* rescale them"):
+        AffineCalibrator.fit(t)

@@ -164,6 +164,69 @@ def test_collinear_systems_get_the_minimum_norm_solution():
     assert fus.training.cllr == pytest.approx(aff.training.cllr, rel=1e-10)
 
 
+def _nearly_equal_systems(n=20_000, seed=1):
+    """Two systems on a 1e6 scale whose correlation is 1 - 1.8e-12: the first carries a weak
+    cue ``u``, the second adds a small multiple of a strong, independent cue ``v``, so their
+    difference (a spread of 1.4e-6 of theirs, far above rounding) is informative."""
+    r = np.random.default_rng(seed)
+    lab = r.random(n) < 0.3
+    u = np.where(lab, 0.3, -0.3) + r.normal(size=n)
+    v = np.where(lab, 1.0, -1.0) + r.normal(size=n)
+    a, b = 1e6 * u, 1e6 * (u + 1.47e-6 * v)
+    assert 1 - np.corrcoef(a, b)[0, 1] == pytest.approx(1.8e-12, rel=0.01)
+    return Trials(a, lab, source="a"), Trials(b, lab, source="b")
+
+
+def test_nearly_equal_systems_keep_their_informative_difference():
+    # Regression: the rank was decided on the eigenvalues of the raw covariance at 1e-12
+    # (the square of the spread): the difference direction (eigenvalue ratio 9e-13) was
+    # dropped with a warning claiming one dimension, and the fused dev Cllr was 0.94
+    # against the optimum 0.496 that scikit-learn and scipy both reach.
+    from scipy.optimize import minimize
+    from sklearn.linear_model import LogisticRegression
+
+    a, b = _nearly_equal_systems()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fus = FusionCalibrator.fit([a, b])
+    x = np.column_stack([a.scores, b.scores])
+    y = a.labels
+    w = np.where(y, 0.5 / y.sum(), 0.5 / (~y).sum()) * y.size
+    lr = LogisticRegression(C=np.inf, tol=1e-14, max_iter=100_000).fit(x, y, sample_weight=w)
+    want = cllr(x[y] @ lr.coef_[0] + lr.intercept_[0], x[~y] @ lr.coef_[0] + lr.intercept_[0])
+    # scipy, in the coordinates (a, b - a) rescaled, where the problem is well conditioned
+    z = np.column_stack([a.scores / 1e6, (b.scores - a.scores) / 1.47])
+
+    def obj(t):
+        llr = z @ t[:2] + t[2]
+        return cllr(llr[y], llr[~y])
+
+    ref = minimize(obj, np.zeros(3), method="BFGS", options={"gtol": 1e-12})
+    assert want == pytest.approx(ref.fun, rel=1e-8)
+    assert fus.training.cllr == pytest.approx(want, rel=1e-9)
+    assert fus.training.cllr < 0.5 < min(fus.training.cllr_raw)
+
+
+def test_the_dropped_direction_is_named_with_its_reason():
+    a, _ = systems(3000, 8)
+    lab = a.labels
+    const = Trials(np.full(len(a), 3.0), lab, source="flat")
+    twin = Trials(2 * a.scores + 1, lab, source="twin")
+    with pytest.warns(LlrlabWarning) as rec:
+        fus = FusionCalibrator.fit([Trials(a.scores, lab, source="sys0"), twin, const])
+    (msg,) = [str(w.message) for w in rec]
+    assert "span only 1 dimension" in msg and "[flat] is constant" in msg
+    assert "0.7071*[sys0] - 0.7071*[twin]" in msg or "-0.7071*[sys0] + 0.7071*[twin]" in msg
+    assert "below 1e-10 of the largest" in msg
+    assert fus.weights[2] == 0.0
+    # a large common offset: the twin is an affine function of sys0 up to the rounding of
+    # scores near 1e6, which the warning says
+    big = [Trials(a.scores + 1e6, lab, source="sys0"),
+           Trials(2 * a.scores + 1e6, lab, source="twin")]
+    with pytest.warns(LlrlabWarning, match="within the rounding error of the scores"):
+        FusionCalibrator.fit(big)
+
+
 def test_separable_in_two_dimensions_only():
     """Each system alone overlaps, but their sum separates the classes: the LP finds it."""
     r = np.random.default_rng(9)

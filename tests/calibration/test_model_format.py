@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import numpy as np
 import pytest
 
-from llrlab.core import FileFormatError, Trials, gaussian_trials
+from llrlab.core import DataError, FileFormatError, LlrlabError, Trials, gaussian_trials
 from llrlab.core.calibration import (
     FORMAT_VERSION,
     AffineCalibrator,
@@ -144,3 +145,87 @@ def test_missing_and_binary_model_files(tmp_path):
     p.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(FileFormatError, match=r"bin\.json: not valid JSON"):
         load_calibrator(p)
+
+
+# ------------------------------------------------------------------ hostile model files
+
+
+def _one_line_error(path, match):
+    with pytest.raises(LlrlabError) as info:
+        load_calibrator(path)
+    msg = str(info.value)
+    assert "\n" not in msg and len(msg) < 400, msg
+    assert msg.startswith(f"{path}: "), msg
+    assert re.search(match, msg), msg
+    return msg
+
+
+def test_deeply_nested_json_is_refused_in_one_line(tmp_path, trained):
+    # Regression: a RecursionError traceback from the JSON parser
+    p = tmp_path / "deep.json"
+    p.write_text('{"llrlab_calibrator": 1, "kind": "affine", "params": '
+                 + "[" * 100_000 + "]" * 100_000 + "}")
+    _one_line_error(p, "nested too deeply")
+    # nested just below the parser's limit: the field is named, the echo is shortened
+    d = trained["affine"].to_dict()
+    p2 = tmp_path / "deep2.json"
+    p2.write_text(json.dumps(d).replace('"scale": ' + repr(trained["affine"].scale),
+                                        '"scale": ' + "[" * 900 + "]" * 900))
+    _one_line_error(p2, r"params\.scale must be a number, got \[\[\[")
+
+
+@pytest.mark.parametrize("field", ["params.offset", "training.n_tar", "params.prior"])
+@pytest.mark.parametrize("digits", [400, 5000])
+def test_huge_integers_are_refused_in_one_line(tmp_path, trained, field, digits):
+    # Regression: OverflowError (400 digits, float()) and ValueError (5000 digits, over
+    # Python's int-from-text limit) tracebacks
+    d = trained["affine"].to_dict()
+    marker = 123456789
+    p = tmp_path / "big.json"
+    p.write_text(json.dumps(_corrupt(d, field, marker)).replace(str(marker), "9" * digits))
+    msg = _one_line_error(p, "too many digits" if digits > 4300 else
+                          f"{re.escape(field)} (is too large|must be a non-negative|"
+                          f"must lie strictly)")
+    assert "9" * 50 not in msg  # the echoed value is shortened
+
+
+@pytest.mark.parametrize("kind, field, value", [
+    ("affine", "params.scale", 1e308),
+    ("affine", "params.scale", -1e308),
+    ("fusion", "params.weights", [1e308, 1.0]),
+    ("pav", "params.llr", None),
+])
+def test_overflowing_parameters_blame_the_model(tmp_path, trained, kind, field, value):
+    # Regression: scale 1e308 gave infinite LLRs, reported as "scores of dev.txt has ...
+    # NaN or infinite value(s)": the input scores were blamed for the model's overflow
+    d = trained[kind].to_dict()
+    if value is None:  # PAV: finite LLRs whose interpolation overflows
+        n = len(d["params"]["llr"])
+        value = [-1.7e308] * (n // 2) + [1.7e308] * (n - n // 2)
+    p = tmp_path / "model.json"
+    p.write_text(json.dumps(_corrupt(d, field, value)))
+    _one_line_error(p, "not a valid calibration model: .*overflow.*floating-point range")
+
+
+def test_a_model_overflowing_outside_its_training_range_names_itself():
+    cal = AffineCalibrator.fit(gaussian_trials(100, 1000, seed=3))
+    big = from_dict(_corrupt(cal.to_dict(), "params.scale", 1e300))  # fine on dev scores
+    assert np.all(np.isfinite(big(np.array([-5.0, 5.0]))))
+    with pytest.raises(DataError, match=r"the calibration maps the score 10000000000\.0 to the LLR "
+                                        r"inf: its parameters overflow.*check the model"):
+        big(np.array([0.0, 1e10]))
+    assert big(np.array([np.inf]))[0] == np.inf  # an infinite score may give an infinite LLR
+
+
+def test_argument_type_errors_name_the_argument(tmp_path, trained):
+    cal = trained["affine"]
+    with pytest.raises(TypeError, match=r"save_calibrator: the first argument, cal, must be a "
+                                        r"calibrator.*got PosixPath \(the arguments are "
+                                        r"swapped\?\)"):
+        save_calibrator(tmp_path / "m.json", cal)
+    with pytest.raises(TypeError, match="the second argument, path, must be a file path, "
+                                        "got dict"):
+        save_calibrator(cal, {})
+    with pytest.raises(TypeError, match="load_calibrator: path must be a file path, got "
+                                        "AffineCalibrator"):
+        load_calibrator(cal)

@@ -65,9 +65,8 @@ def test_compare_json_equals_the_api(two_systems):
     for t in ("target", "non-target", "all"):
         m = mcnemar_test(a, b, plo, trials=t, names=names)
         got = obj["mcnemar"][t]
-        # named by who errs: only A wrong (B right) = m.b_only, only B wrong = m.a_only
-        assert (got["a_wrong_b_right"], got["b_wrong_a_right"], got["method"]) == (
-            m.b_only, m.a_only, m.method)
+        assert (got["only_a_wrong"], got["only_b_wrong"], got["method"]) == (
+            m.only_a_wrong, m.only_b_wrong, m.method)
         assert got["p_value"] == pytest.approx(m.p_value, rel=1e-12)
     assert obj["n_tar"] == 300 and obj["n_non"] == 3000
 

@@ -172,3 +172,26 @@ def test_condition_without_targets_names_the_condition_file(tmp_path):
     code, out, err = _run(["eval", str(scores), "--conditions", str(cfile),
                            "--condition-weights", "one=1,two=0"])
     assert code == 0, err
+
+
+def test_by_condition_text_table_shows_the_largest_conditions_only(tmp_path):
+    """Thousands of conditions used to print one column each (an 18 MB table); the text
+    shows the largest 20 and says so, the JSON keeps them all."""
+    from llrlab.core.cli._conditions import MAX_CONDITION_COLUMNS
+
+    rng = np.random.default_rng(0)
+    n = 6000
+    labels = (np.arange(n) // 300) % 10 == 0  # every condition has both classes
+    scores = rng.normal(size=n) + 2.0 * labels
+    cond = np.array([f"c{i % 300:03d}" for i in range(n)])
+    cond[:1500] = "big"
+    path = tmp_path / "many.txt"
+    write_trials(path, Trials(scores, labels, conditions=cond))
+    code, out, err = _run(["eval", str(path), "--by-condition"])
+    assert code == 0, err
+    head = next(line for line in out.splitlines() if "weighted" in line and "all trials" in line)
+    assert len(head.split()) == MAX_CONDITION_COLUMNS + 3  # + "weighted", "all", "trials"
+    assert "big" in head.split()
+    assert f"(the {MAX_CONDITION_COLUMNS} largest of 301 conditions are shown" in out
+    code, out, _ = _run(["eval", str(path), "--by-condition", "--json"])
+    assert len(json.loads(out)["by_condition"]["conditions"]) == 301

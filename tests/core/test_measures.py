@@ -219,6 +219,40 @@ def test_steppy_roc_contains_every_roc_point():
             assert on, (x, y)
 
 
+def test_steppy_roc_leaves_out_points_inside_straight_runs():
+    # Regression: (0.75, 1/3) and (0.75, 2/3) were returned inside the vertical run from
+    # (0.75, 0) to (0.75, 1), against the docstring.
+    r = steppy_roc([1.0, 2.0, 3.0], [0.0, 5.0, 6.0, 7.0])
+    assert r.p_fa.tolist() == [1.0, 0.75, 0.75, 0.0]
+    assert r.p_miss.tolist() == [0.0, 0.0, 1.0, 1.0]
+    assert r.threshold.tolist() == [-np.inf, 1.0, np.nextafter(3.0, np.inf), np.inf]
+    rng = np.random.default_rng(11)
+    for t, n in [(30, 200), (200, 30), (50, 50)]:
+        tar, non = _random_set(rng, t, n)
+        r = steppy_roc(tar, non)
+        dx, dy = np.diff(r.p_fa), np.diff(r.p_miss)
+        assert np.all((dx != 0) | (dy != 0))  # no repeated point
+        # no three consecutive points on one horizontal or vertical line
+        assert not np.any((dx[:-1] == 0) & (dx[1:] == 0))
+        assert not np.any((dy[:-1] == 0) & (dy[1:] == 0))
+
+
+def test_steppy_det_passes_through_every_roc_point_in_probit_space():
+    # the DET curve is drawn straight between its points in probit coordinates: every
+    # ROC point (sklearn's det_curve) must lie on that polyline, also without the points
+    # left out inside straight runs (a horizontal or vertical run stays one under probit)
+    from sklearn.metrics import det_curve as sk_det
+
+    rng = np.random.default_rng(12)
+    for t, n in [(40, 300), (300, 40)]:
+        tar, non = _random_set(rng, t, n)
+        c = det_curve(tar, non, kind="steppy", max_points=10**6)
+        assert c.tolerance == 0.0
+        fpr, fnr, _ = sk_det(np.r_[np.ones(t), np.zeros(n)], np.r_[tar, non])
+        for x, y in zip(probit(fpr), probit(fnr), strict=True):
+            assert _on_polyline(c.x, c.y, x, y, tol=1e-9), (x, y)
+
+
 def _on_polyline(px, py, x, y, tol=1e-12):
     for i in range(len(px) - 1):
         x0, y0, x1, y1 = px[i], py[i], px[i + 1], py[i + 1]

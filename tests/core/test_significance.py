@@ -116,7 +116,7 @@ def _paired(n_both_right, a_only, b_only, n_both_wrong):
 def test_mcnemar_exact_equals_binomtest(b, c):
     a_, b_ = _paired(30, b, c, 7)
     r = mcnemar_test(a_, b_, trials="target")
-    assert (r.a_only, r.b_only, r.both_right, r.both_wrong) == (b, c, 30, 7)
+    assert (r.only_b_wrong, r.only_a_wrong, r.both_right, r.both_wrong) == (b, c, 30, 7)
     assert r.method == "exact"
     want = 1.0 if b + c == 0 else binomtest(b, b + c, 0.5).pvalue
     assert r.p_value == pytest.approx(want, rel=1e-12)
@@ -154,11 +154,11 @@ def test_mcnemar_by_class_and_verdicts():
     sa[70:73] = 1.0         # A false-alarms on 3 others
     a, b = Trials(sa, lab), Trials(sb, lab)
     m = mcnemar_test(a, b, trials="target", names=("A.txt", "B.txt"))
-    assert (m.a_only, m.b_only) == (12, 0)
+    assert (m.only_b_wrong, m.only_a_wrong) == (12, 0)
     assert m.verdict.startswith("system A.txt makes significantly fewer misses than system "
                                 "B.txt on the target trials at the 5% level (p = ")
     f = mcnemar_test(b, a, trials="non-target")
-    assert (f.a_only, f.b_only) == (3, 30) and f.significant
+    assert (f.only_b_wrong, f.only_a_wrong) == (3, 30) and f.significant
     assert "system B makes significantly fewer false alarms than system A" in f.verdict
     n = mcnemar_test(a, b, trials="all", alpha=1e-20)
     assert n.verdict.startswith("no significant difference in errors")
@@ -219,7 +219,8 @@ def test_pairing_by_id_ignores_order():
     assert (r.statistic, r.p_value) == (ref.statistic, ref.p_value)
     m_ref = mcnemar_test(a, b)
     m = mcnemar_test(_with_ids(a), _with_ids(b, perm))
-    assert (m.a_only, m.b_only, m.p_value) == (m_ref.a_only, m_ref.b_only, m_ref.p_value)
+    assert (m.only_b_wrong, m.only_a_wrong, m.p_value) == (
+        m_ref.only_b_wrong, m_ref.only_a_wrong, m_ref.p_value)
 
 
 def test_pairing_errors():
@@ -276,3 +277,123 @@ def test_a_pair_is_joined_once(monkeypatch):
     paired_trials(pa, c)  # another pair is joined
     assert len(calls) == 2
     assert z_test(pa, pb, 0.5).p_value == z_test(a, b, 0.5).p_value
+
+
+# ------------------------------------------------------------------ weighted trials
+#
+# Hand-computed case.  Targets (T = 4, trials 0-3) with weights 1, 1, 2, 2; non-targets
+# (N = 6, trials 4-9) with weights 1, 1, 1, 1, 2, 2.
+# Kish: T_eff = 6^2 / (1+1+4+4) = 3.6, N_eff = 8^2 / (1+1+1+1+4+4) = 16/3.
+#   A misses targets {2, 3} (weights 2, 2), false alarms on non-targets {7, 8} (weights 1, 2)
+#   B misses targets {1, 3} (weights 1, 2), false alarm on non-target {5} (weight 1)
+#   Pm_A = 4/6, Pm_B = 3/6, Pf_A = 3/8, Pf_B = 1/8.
+# HTER weights cm = cf = 1/2: difference 1/2 (1/6) + 1/2 (2/8) = 5/24;
+#   independent: s^2 = 1/4 [(2/3)(1/3) + (1/2)(1/2)] / 3.6 + 1/4 [(3/8)(5/8) + (1/8)(7/8)] / (16/3)
+#   dependent: discordant targets {1, 2}: weight 3 of 6 -> d_m = 1/2; discordant
+#   non-targets {5, 7, 8}: weight 4 of 8 -> d_f = 1/2; s^2 = 1/4 (1/2) / 3.6 + 1/4 (1/2) / (16/3)
+WLAB = np.array([True] * 4 + [False] * 6)
+W = np.array([1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 2.0, 2.0])
+WA = Trials([1, 1, -1, -1, -1, -1, -1, 1, 1, -1], WLAB, weights=W)
+WB = Trials([1, -1, 1, -1, -1, 1, -1, -1, -1, -1], WLAB, weights=W)
+
+
+def test_weighted_z_test_by_hand():
+    r = z_test(WA, WB, normalize=False)
+    assert r.weighted and (r.n_tar, r.n_non) == (4, 6)
+    assert r.n_tar_effective == pytest.approx(3.6, rel=1e-15)
+    assert r.n_non_effective == pytest.approx(16 / 3, rel=1e-15)
+    assert r.p_miss_a == pytest.approx(2 / 3, rel=1e-15)
+    assert (r.p_miss_b, r.p_fa_a, r.p_fa_b) == (0.5, 0.375, 0.125)
+    assert r.difference == pytest.approx(5 / 24, rel=1e-14)
+    var = 0.25 * (2 / 9 + 0.25) / 3.6 + 0.25 * (0.375 * 0.625 + 0.125 * 0.875) / (16 / 3)
+    assert r.std == pytest.approx(np.sqrt(var), rel=1e-14)
+    assert r.p_value == pytest.approx(2 * norm.sf(5 / 24 / np.sqrt(var)), rel=1e-13)
+    d = z_test(WA, WB, variance="dependent", normalize=False)
+    var = 0.25 * 0.5 / 3.6 + 0.25 * 0.5 / (16 / 3)
+    assert d.std == pytest.approx(np.sqrt(var), rel=1e-14)
+    # unweighted, the same trials give other rates (A: 2/4 misses, 2/6 false alarms)
+    u = z_test(WA.with_weights(None), WB.with_weights(None), normalize=False)
+    assert not u.weighted and u.p_fa_a == pytest.approx(2 / 6)
+
+
+def test_weighted_mcnemar_by_hand():
+    # all trials: only B errs on {1 (w 1), 5 (w 1)}, only A errs on {2 (w 2), 7 (w 1),
+    # 8 (w 2)}: W_b = 2, W_c = 5; n_eff = 7^2 / (1+1+4+1+4) = 49/11;
+    # b = 49/11 * 2/7 = 14/11, c = 35/11.  Exact on round(b) = 1 of round(n) = 4.
+    r = mcnemar_test(WA, WB)
+    assert r.weighted and (r.only_b_wrong, r.only_a_wrong) == (2, 3)
+    assert (r.only_b_wrong_weight, r.only_a_wrong_weight) == (2.0, 5.0)
+    assert r.n_effective == pytest.approx(49 / 11, rel=1e-15)
+    assert r.method == "exact"
+    assert r.p_value == pytest.approx(binomtest(1, 4, 0.5).pvalue, rel=1e-15)
+    assert "system A makes significantly" not in r.verdict  # p = 0.625
+    c = mcnemar_test(WA, WB, exact=False)
+    assert c.method == "chi-square"
+    assert c.statistic == pytest.approx(100 / (11 * 49), rel=1e-13)
+    assert c.p_value == pytest.approx(chi2.sf(100 / (11 * 49), 1), rel=1e-13)
+    # non-target trials only: only A errs on {7 (w 1), 8 (w 2)}, only B on {5 (w 1)}
+    nt = mcnemar_test(WA, WB, trials="non-target", exact=False)
+    assert (nt.only_b_wrong_weight, nt.only_a_wrong_weight) == (1.0, 3.0)
+    assert nt.n_effective == pytest.approx(16 / 6, rel=1e-15)
+    kb = 16 / 6 * 1 / 4
+    assert nt.statistic == pytest.approx(max(abs(kb - (16 / 6 - kb)) - 1, 0) ** 2 / (16 / 6),
+                                         rel=1e-13)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_equal_weights_give_the_unweighted_tests(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 400))
+    lab = rng.random(n) < rng.uniform(0.1, 0.6)
+    lab[:2] = [True, False]
+    sa = np.where(lab, 1.0, -1.0) + rng.normal(0, 1.5, n)
+    sb = sa + rng.normal(0, rng.uniform(0.2, 2.0), n)
+    a, b = Trials(sa, lab), Trials(sb, lab)
+    for c in (1.0, 0.37, 3.0):
+        wa, wb = a.with_weights(np.full(n, c)), b.with_weights(np.full(n, c))
+        for plo in (-1.0, 0.0, 2.0):
+            for var in ("independent", "dependent"):
+                u, w = z_test(a, b, plo, variance=var), z_test(wa, wb, plo, variance=var)
+                for k in ("statistic", "p_value", "dcf_a", "dcf_b", "std", "p_miss_a",
+                          "p_fa_b"):
+                    assert getattr(w, k) == pytest.approx(getattr(u, k), rel=1e-12,
+                                                          abs=1e-15), (k, c, plo, var)
+                assert w.verdict == u.verdict
+            for cls in ("all", "target", "non-target"):
+                for exact in (None, True, False):
+                    u = mcnemar_test(a, b, plo, trials=cls, exact=exact)
+                    w = mcnemar_test(wa, wb, plo, trials=cls, exact=exact)
+                    assert (w.only_b_wrong, w.only_a_wrong, w.method) == (
+                        u.only_b_wrong, u.only_a_wrong, u.method)
+                    assert w.n_effective == pytest.approx(u.n_effective, rel=1e-12)
+                    assert w.statistic == pytest.approx(u.statistic, rel=1e-12, abs=1e-15)
+                    assert w.p_value == pytest.approx(u.p_value, rel=1e-12)
+
+
+def test_condition_weighted_pool_is_tested_as_it_is_measured():
+    from llrlab.core import analyze, condition_weights
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    cond = rng.choice(["tel", "mic", "far"], n, p=[0.7, 0.2, 0.1])
+    lab = rng.random(n) < np.where(cond == "tel", 0.1, 0.4)
+    sa = np.where(lab, 1.5, -1.5) + rng.normal(size=n) + (cond == "far")
+    sb = sa + rng.normal(0, 0.8, n)
+    wa = condition_weights(Trials(sa, lab, conditions=cond)).trials
+    wb = condition_weights(Trials(sb, lab, conditions=cond)).trials
+    r = z_test(wa, wb, plo=0.5)
+    op_a, op_b = analyze(wa).at(0.5), analyze(wb).at(0.5)
+    assert r.dcf_a == pytest.approx(op_a.act_dcf, rel=1e-12)
+    assert r.dcf_b == pytest.approx(op_b.act_dcf, rel=1e-12)
+    assert r.n_tar_effective < r.n_tar  # unequal condition weights: fewer effective trials
+
+
+def test_weights_must_match_on_paired_trials():
+    a = _system(5, 1, 5, 1, source="a.txt")
+    b = _system(5, 2, 5, 1, source="b.txt")
+    w = np.arange(1.0, 11.0)
+    with pytest.raises(DataError, match=r"a\.txt carries per-trial weights and b\.txt does not"):
+        z_test(a.with_weights(w), b)
+    with pytest.raises(DataError, match=r"trial weights of a\.txt and b\.txt differ.*position 3"):
+        mcnemar_test(a.with_weights(w), b.with_weights(np.where(w == 4.0, 4.5, w)))
+    assert z_test(a.with_weights(w), b.with_weights(w * (1 + 1e-15))).weighted

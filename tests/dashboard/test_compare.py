@@ -201,7 +201,8 @@ def test_significance_matches_core(two):
     assert sig.z.statistic == pytest.approx(z.statistic, rel=1e-12)
     assert sig.z.verdict == z.verdict
     assert sig.mcnemar.p_value == pytest.approx(m.p_value, rel=1e-12)
-    assert (sig.mcnemar.a_only, sig.mcnemar.b_only) == (m.a_only, m.b_only)
+    assert (sig.mcnemar.only_b_wrong, sig.mcnemar.only_a_wrong) == (m.only_b_wrong,
+                                                                     m.only_a_wrong)
     assert sig.mcnemar.verdict == m.verdict
     # against the other reference
     cs.reference = "B"

@@ -1,0 +1,243 @@
+"""The pandas fast path gives exactly what the line-by-line reader gives, or gives way to it.
+
+Every text is read twice, once by each reader: either both raise the same error, or both
+return the same trials (scores bit for bit, labels, ids, conditions, weights).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from llrlab.core import LlrlabError
+from llrlab.core.io import _fast
+from llrlab.core.io.bosaris_text import read_key_text, read_ndx_text, read_score_text
+from llrlab.core.io.conditions import read_condition_table
+from llrlab.core.io.labelled import read_labelled
+
+
+@pytest.fixture(autouse=True)
+def fast_for_small_files(monkeypatch):
+    monkeypatch.setattr(_fast, "SMALL", 0)
+
+
+def _table_summary(t):
+    out = {"n": len(t), "models": t.model_ids().tolist(), "segments": t.segment_ids().tolist()}
+    for k, v in t.values.items():
+        if hasattr(v, "vocab"):
+            out[k] = v.vocab[v.codes].tolist()
+        elif v.dtype.kind == "f":
+            out[k] = v.view(np.int64).tolist()  # bit for bit
+        else:
+            out[k] = v.tolist()
+    return out
+
+
+def _trials_summary(t):
+    trials, n_dup = t
+    out = {"n": len(trials), "dup": n_dup, "scores": trials.scores.view(np.int64).tolist(),
+           "labels": trials.labels.tolist()}
+    for name in ("model_ids", "segment_ids", "conditions"):
+        v = getattr(trials, name)
+        out[name] = None if v is None else v.tolist()
+    out["weights"] = None if trials.weights is None else trials.weights.view(np.int64).tolist()
+    return out
+
+
+READERS = {
+    "scores": (lambda p, fast: read_score_text(p, allow_bare=True, fast=fast),
+               lambda r: (r.scores.view(np.int64).tolist() if hasattr(r, "scores")
+                          and not hasattr(r, "values") else _table_summary(r))),
+    "key": (lambda p, fast: read_key_text(p, fast=fast), _table_summary),
+    "ndx": (lambda p, fast: read_ndx_text(p, fast=fast), _table_summary),
+    "conditions": (lambda p, fast: read_condition_table(p, fast=fast), _table_summary),
+    "labelled": (lambda p, fast: read_labelled(p, fast=fast, require_both=False),
+                 _trials_summary),
+}
+
+
+def outcome(reader, path, fast):
+    read, summary = READERS[reader]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return "ok", summary(read(path, fast))
+    except LlrlabError as exc:
+        return type(exc).__name__, str(exc)
+
+
+def same_both_ways(reader, content, name="t.txt"):
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, name)
+        with open(p, "wb") as f:
+            f.write(content)
+        exact = outcome(reader, p, False)
+        fast = outcome(reader, p, True)
+    assert fast == exact, (content, exact, fast)
+    return exact
+
+
+def fast_path_used(monkeypatch, reader, content, name="t.txt"):
+    """True when the pandas reader produced the result (it did not give way)."""
+    used = []
+    real = _fast.read_fast
+
+    def spy(*a, **kw):
+        got = real(*a, **kw)
+        used.append(got is not None)
+        return got
+
+    monkeypatch.setattr(_fast, "read_fast", spy)
+    same_both_ways(reader, content, name)
+    return used == [True]
+
+
+@pytest.mark.parametrize(("reader", "content", "name"), [
+    ("scores", b"m1 s1 1.5\nm1 s2 -2e-3\n\n  m2\ts1   7\n", "t.txt"),
+    ("scores", b"\xef\xbb\xbfm1 s1 1.5\r\nm1 s2 2\r\n", "t.txt"),
+    ("scores", b"m1,s1,1.5\nm1, s2, 2\n", "t.csv"),
+    ("scores", "sp\u00e9aker\u00a0x s1 0.1\n".encode(), "t.txt"),
+    ("key", b"m1 s1 target\nm1 s2 NON\nm2 s1 1\nm2 s2 0\n", "t.txt"),
+    ("labelled", b"Score Label Weight Cond Model Test\n1 tgt 0.5 a m s\n2 imp 1 b m t\n",
+     "t.txt"),
+    ("labelled", b"1.5 target\n-1 nontarget\n", "t.txt"),
+    ("conditions", b"m1 s1 tel\nm1 s2 mic\n", "t.txt"),
+    ("ndx", b"m1 s1\nm2 s2\n", "t.txt"),
+])
+def test_the_fast_path_reads_ordinary_files(monkeypatch, reader, content, name):
+    assert fast_path_used(monkeypatch, reader, content, name)
+
+
+@pytest.mark.parametrize(("reader", "content"), [
+    ("scores", b"m1 s1 True\nm1 s2 False\n"),      # pandas reads a column of bool words
+    ("scores", b"m1 s1 1\rm1 s2 2\r"),             # a lone CR ends a line only for pandas
+    ("scores", b"m1\x00x s1 1\n"),                 # NUL would cut the id in the C parser
+    ("scores", b"m1\x0bs1 1\n"),                   # vertical tab: a separator for llrlab
+    ("scores", b"m1 s1 1_000\n"),                  # underscores in numbers
+    ("scores", b"m1 s1 nan\n"),
+    ("scores", b"m1 s1 inf\n"),
+    ("scores", b'"m1 s1" 1 2\n'),                  # quotes are ordinary characters
+    ("scores", b'm1 "s1 1\n'),
+    ("scores", b"m1 s1 1\nm1 s2 2 3\n"),
+    ("scores", b"m1 s1 1\nm1 s2\n"),
+    ("scores", b"m1 s\xe9 1\n"),                   # not UTF-8
+    ("key", b"m1 s1 target\nm1 s2 maybe\n"),
+    ("key", b"m1 s1 target\nm1 s2\n"),
+    ("labelled", b"score label\n1 target\n2\n"),
+    ("conditions", b"m1 s1 tel\nm1 s2\n"),
+])
+def test_the_fast_path_gives_way_where_it_differs(monkeypatch, reader, content):
+    assert not fast_path_used(monkeypatch, reader, content)
+
+
+def test_a_zero_one_column_is_read_exactly(monkeypatch):
+    # all-0/1 numbers may be bool words for pandas: the exact reader reads them
+    assert same_both_ways("scores", b"m1 s1 1\nm1 s2 0\n")[0] == "ok"
+
+
+_ID = st.text(alphabet=st.sampled_from([*"ab1_-.\u00e9\u00a0\"',", "\x0b", "\x00", "\x7f",
+                                        "\x1f"]), min_size=0, max_size=4)
+_NUM = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.floats(width=32).map(lambda x: f"{x:.9g}"),
+    st.sampled_from(["1", "-2.5", "1e3", "1_000", "nan", "inf", "-Infinity", "True", "False",
+                     "0", ".5", "5.", "+1", "0x10", "1e", "1.7976931348623157e308", "2e308",
+                     "4.9e-324", "abc", "", "00012", "1,5", "-0"]))
+_LABEL = st.sampled_from(["target", "nontarget", "TGT", "imp", "1", "0", "true", "maybe", "",
+                          "tar get"])
+_SEP = st.sampled_from([" ", "\t", "  ", ",", " \x0c"])
+_END = st.sampled_from(["\n", "\r\n", "\r", "\n\n", "\n \t\n"])
+# valid fields: ordinary ids, numbers in every spelling Python reads, label words
+_GOOD = {
+    "id": st.text(alphabet="ab1_-.\u00e9\u4e2d", min_size=1, max_size=5),
+    "num": st.one_of(st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                     st.floats(allow_nan=False, allow_infinity=False, width=32).map(
+                         lambda x: f"{x:.6e}"),
+                     st.integers(-10**20, 10**20).map(str),
+                     st.sampled_from([".5", "5.", "+1", "-0", "00012", "1E-3", "-.25e+2"])),
+    "label": st.sampled_from(["target", "nontarget", "TGT", "Imp", "1", "0", "true", "FALSE",
+                              "non-target", "impostor"]),
+}
+_BAD = {"id": _ID, "num": _NUM, "label": _LABEL}
+
+
+@st.composite
+def texts(draw, kinds, hostile=True):
+    field = {k: (st.one_of(_GOOD[k], _BAD[k]) if hostile else _GOOD[k]) for k in kinds}
+    rows = draw(st.lists(st.tuples(*[field[k] for k in kinds]), min_size=1, max_size=8))
+    sep = draw(_SEP if hostile else st.sampled_from([" ", "\t", "  ", " \t "]))
+    lines = []
+    for i, row in enumerate(rows):
+        fields = list(row)
+        if not hostile and kinds[0] == "id":
+            fields[0] += f"~{i}"  # distinct trials (repeats are tested elsewhere)
+        if hostile and draw(st.integers(0, 9)) == 0:
+            fields = fields[:-1]  # a missing field now and then
+        lines.append(sep.join(fields) + draw(_END if hostile else
+                                              st.sampled_from(["\n", "\r\n", "\n \n"])))
+    head = "\ufeff" if draw(st.booleans()) else ""
+    return (head + "".join(lines)).encode("utf-8")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts(("id", "id", "num")), st.sampled_from(["t.txt", "t.csv"]))
+def test_score_files_read_the_same_both_ways(content, name):
+    same_both_ways("scores", content, name)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts(("id", "id", "num"), hostile=False))
+def test_valid_score_files_read_the_same_both_ways(content):
+    assert same_both_ways("scores", content)[0] == "ok"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts(("id", "id", "label"), hostile=False))
+def test_valid_key_files_read_the_same_both_ways(content):
+    assert same_both_ways("key", content)[0] == "ok"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts(("id", "id", "num", "label"), hostile=False))
+def test_valid_labelled_files_read_the_same_both_ways(content):
+    assert same_both_ways("labelled", content)[0] == "ok"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts(("id", "id", "label")))
+def test_key_files_read_the_same_both_ways(content):
+    same_both_ways("key", content)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(texts(("num", "label")), texts(("id", "id", "num", "label"))))
+def test_labelled_files_read_the_same_both_ways(content):
+    same_both_ways("labelled", content)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts(("id", "id", "id")))
+def test_condition_files_read_the_same_both_ways(content):
+    same_both_ways("conditions", content)
+
+
+def test_many_blocks_read_the_same_both_ways(monkeypatch):
+    from llrlab.core.io import _source
+
+    monkeypatch.setattr(_source, "BLOCK", 1000)
+    monkeypatch.setattr(_fast, "CHUNK_ROWS", 7)
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=3000) * 10.0 ** rng.integers(-30, 30, 3000)
+    lines = "".join(f"m{i % 13} s{i % 101}_{i} {v!r}\n" for i, v in enumerate(x.tolist()))
+    result = same_both_ways("scores", lines.encode())
+    assert result[0] == "ok"
+    assert np.array_equal(np.array(result[1]["scores"]).view(np.float64), x)
+    head = "Model Test Score Label\n" + "".join(
+        f"m{i % 13} s{i} {v!r} {'target' if i % 4 else 'imp'}\n" for i, v in enumerate(x.tolist()))
+    assert same_both_ways("labelled", head.encode())[0] == "ok"
