@@ -35,6 +35,8 @@ from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
+    ExportView,
+    ForensicView,
     HistogramView,
     MetricsView,
     NBERView,
@@ -56,6 +58,7 @@ URL_PARAMS = {
     "t_seed": "seed", "t_scale": "scale", "t_shift": "shift", "t_references": "refs",
     "weighting": "weights", "custom_weights": "custom", "show_conditions": "cond_curves",
     "ci_method": "ci", "ci_level": "level",
+    "llr_unit": "unit", "reliability": "rel", "reliability_bins": "rel_bins",
 }
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-dashboard")
@@ -334,6 +337,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                 collapsed=False),
         pn.Card(teaching_controls(state), title="Teaching mode",
                 sizing_mode="stretch_width", collapsed=True),
+        pn.Card(ExportView(state=state), title="Export", sizing_mode="stretch_width"),
     ]
     main = [
         _alerts(state),
@@ -344,11 +348,13 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         pn.Row(pn.Column(hist, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
     ]
     # tabs below the alerts (main[0]): the views above, then the comparison of all systems
-    # (computed only while its tab is shown)
+    # and the forensic views (each computed only while its tab is shown)
     compare = CompareView(state=state)
-    tabs = compare.follow_tab(pn.Tabs(
+    forensic = ForensicView(state=state)
+    tabs = compare.follow_tab(forensic.follow_tab(pn.Tabs(
         ("Operating point", pn.Column(*main[1:], sizing_mode="stretch_width")),
-        ("Compare systems", compare), sizing_mode="stretch_width", name="tabs"), 1)
+        ("Compare systems", compare), ("Forensic", forensic), sizing_mode="stretch_width",
+        name="tabs"), 2), 1)
     main = [main[0], tabs]
     # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(

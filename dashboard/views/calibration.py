@@ -19,8 +19,11 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Range1d, Span
 
+from llrlab.core import llr_label, llr_to_unit
+
 from ..state import DashboardState
 from ._common import COLORS, Styler, finite, new_figure
+from ._parts import part, watch
 
 __all__ = ["CalibrationView", "describe"]
 
@@ -95,6 +98,7 @@ class CalibrationView(pn.viewable.Viewer):
             pn.Row(self.download_params, self.download_scores),
             sizing_mode="stretch_width")
         self._on_results()
+        watch(part(self.state, "display"), ["llr_unit"], self._on_results)
 
     def __panel__(self):
         return self._layout
@@ -138,12 +142,13 @@ class CalibrationView(pn.viewable.Viewer):
             if res is not None and res.mapping is not None:
                 s, llr = res.mapping
                 llr = finite(llr)
-                self.source.data = {"score": s, "llr": llr}
                 self.figure.title.text = f"Calibration: {cal.kind} (trained on dev)"
             else:
-                grid = np.linspace(lo, hi, 2)
-                self.source.data = {"score": grid, "llr": grid}
+                s = llr = np.linspace(lo, hi, 2)
                 self.figure.title.text = "No calibration: scores read as LLRs"
+            unit = part(st, "display").llr_unit  # the LLR axis in the display unit
+            self.source.data = {"score": s, "llr": llr_to_unit(llr, unit)}
+            self.figure.yaxis[0].axis_label = llr_label(unit)
             y = self.source.data["llr"]
             y = y[np.isfinite(y)]
             ylo, yhi = (float(y.min()), float(y.max())) if y.size else (-1.0, 1.0)
@@ -162,7 +167,7 @@ class CalibrationView(pn.viewable.Viewer):
     def _on_op(self):
         st = self.state
         res = st.results
-        self.hline.location = -st.plo
+        self.hline.location = float(llr_to_unit(-st.plo, part(st, "display").llr_unit))
         if res is not None:
             self.vline.location = res.threshold_score(st.plo)
 
