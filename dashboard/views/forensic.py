@@ -1,7 +1,9 @@
 """The forensic tab: the Tippett plot beside the reliability diagram.
 
 Both follow the operating point (the Tippett threshold, the reliability diagram's prior) and
-the LLR unit; they compute only while their tab is shown (:meth:`ForensicView.follow_tab`).
+the LLR unit; they compute only while their tab is shown, and their figures join the page the
+first time it is (:meth:`ForensicView.follow_tab`): a page that never shows them does not
+load them.
 """
 
 from __future__ import annotations
@@ -34,20 +36,24 @@ class ForensicView(pn.viewable.Viewer):
         super().__init__(**params)
         self.tippett = TippettView(state=self.state)
         self.reliability = ReliabilityView(state=self.state)
+        self._plots = pn.Row(pn.Column(self.tippett, sizing_mode="stretch_width"),
+                             pn.Column(self.reliability, sizing_mode="stretch_width"),
+                             sizing_mode="stretch_width")
         self._layout = pn.Column(
             pn.pane.Markdown(_ABOUT, margin=(0, 10), styles={"font-size": "95%"}),
-            pn.Row(pn.Column(self.tippett, sizing_mode="stretch_width"),
-                   pn.Column(self.reliability, sizing_mode="stretch_width"),
-                   sizing_mode="stretch_width"),
-            sizing_mode="stretch_width")
+            self._plots, sizing_mode="stretch_width")
 
     def __panel__(self):
         return self._layout
 
     def follow_tab(self, tabs, index):
         """Compute and draw only while tab ``index`` of ``tabs`` is shown."""
+        self._layout.objects = self._layout.objects[:1]  # the figures join when first shown
+
         def update(*_):
             shown = tabs.active == index
+            if shown and self._plots not in self._layout.objects:
+                self._layout.append(self._plots)
             self.tippett.active = self.reliability.active = shown
         tabs.param.watch(update, ["active"])
         update()

@@ -188,3 +188,18 @@ def test_the_forensic_tab_computes_only_while_shown(state, monkeypatch):
                        tippett(ev.llr, max_points=2000).tar_ge)
     assert_array_equal(_data(fv.reliability.lines["eval"])["x"], expit(
         reliability(ev.llr, method="pav", max_points=1000).llr - 1.0))
+
+
+def test_the_forensic_figures_join_the_page_when_first_shown(state):
+    import panel as pn
+
+    from llrlab.dashboard.views import ForensicView
+
+    fv = ForensicView(state=state)
+    tabs = fv.follow_tab(pn.Tabs(("a", pn.pane.Markdown("a")), ("Forensic", fv)), 1)
+    assert len(fv._layout.objects) == 1  # the explanation only
+    tabs.active = 1
+    assert fv._plots in fv._layout.objects
+    tabs.active = 0
+    tabs.active = 1
+    assert fv._layout.objects.count(fv._plots) == 1
