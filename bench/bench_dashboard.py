@@ -2,7 +2,7 @@
 
 Measures, in one run:
 
-* the operating-point update: setting ``state.plo`` with every view built (NBER, DET,
+* the operating-point update: ``state.point.set_plo`` (a drag) with every view built (NBER, DET,
   histogram, metrics, calibration), i.e. ``Analysis.at(plo)`` per dataset plus every source and
   widget update -- target: median below 10 ms;
 * a calibration toggle (none -> affine, -> PAV; first time, i.e. not cached, and again from the
@@ -81,11 +81,11 @@ def main(argv=None):
     views = [NBERView(state=st), DETView(state=st), HistogramView(state=st),
              MetricsView(state=st), CalibrationView(state=st)]
     rows = []
-    rows.append(("load dev (analysis, sources)", timed(lambda: st.set_trials("A", "dev", dev)),
+    rows.append(("load dev (analysis, sources)", timed(lambda: st.data.set_trials("A", "dev", dev)),
                  None))
     rows.append(("load eval (analysis, sources)",
-                 timed(lambda: st.set_trials("A", "eval", ev)), None))
-    assert st.error == "", st.error
+                 timed(lambda: st.data.set_trials("A", "eval", ev)), None))
+    assert st.status.error == "", st.status.error
 
     sort_times = [timed(lambda: np.sort(ev.scores)) for _ in range(3)]
     t_sort = statistics.median(sort_times)
@@ -93,7 +93,7 @@ def main(argv=None):
 
     rng = np.random.default_rng(0)
     plos = rng.uniform(-7, 3, args.repeat)
-    op_times = [timed(lambda p=p: setattr(st, "plo", float(p))) for p in plos]
+    op_times = [timed(lambda p=p: st.point.set_plo(float(p))) for p in plos]
     op_med = statistics.median(op_times)
     op_p90 = float(np.quantile(op_times, 0.9))
     rows.append((f"operating point update, median of {args.repeat}", op_med, 0.010))
@@ -101,47 +101,48 @@ def main(argv=None):
 
     def toggle(method):
         def run():
-            st.calibration = method
+            st.calibration.method = method
         return run
 
     rows.append(("calibration none -> affine (not cached)", timed(toggle("affine")),
                  3 * t_sort))
-    assert st.error == "", st.error
+    assert st.status.error == "", st.status.error
     rows.append(("calibration affine -> pav (not cached)", timed(toggle("pav")), 3 * t_sort))
-    assert st.error == "", st.error
+    assert st.status.error == "", st.status.error
     rows.append(("calibration pav -> none (cached)", timed(toggle("none")), 3 * t_sort))
     rows.append(("calibration none -> affine (cached)", timed(toggle("affine")), 3 * t_sort))
     rows.append(("train prior 0.5 -> 0.3 (affine, not cached)",
-                 timed(lambda: setattr(st, "train_prior", 0.3)), 3 * t_sort))
+                 timed(lambda: setattr(st.calibration, "train_prior", 0.3)), 3 * t_sort))
     assert views[0].figure is views[0].figure
 
     if args.conditions:
         k = args.conditions
         print(f"attaching {k} conditions ...", flush=True)
         cdev, cev = with_conditions(dev, k, 3), with_conditions(ev, k, 4)
-        st.calibration = "none"
+        st.calibration.method = "none"
         rows.append((f"load dev and eval with {k} conditions (pooled trials)",
-                     timed(lambda: st.set_systems({"C": SystemData(cdev, cev)})), None))
-        assert st.error == "", st.error
+                     timed(lambda: st.data.set_systems({"C": SystemData(cdev, cev)})), None))
+        assert st.status.error == "", st.status.error
         rows.append((f"weighting pooled -> equal per condition ({k} conditions, not cached)",
-                     timed(lambda: setattr(st, "weighting", "equal per condition")), None))
-        assert st.error == "", st.error
-        st.param.update(show_conditions=True)
+                     timed(lambda: setattr(st.conditions, "weighting",
+                                           "equal per condition")), None))
+        assert st.status.error == "", st.status.error
+        st.conditions.show_curves = True
         assert len(st.results.datasets["eval"].conditions) == k
 
         def op_rows(what, target):
-            times = [timed(lambda p=p: setattr(st, "plo", float(p))) for p in plos]
+            times = [timed(lambda p=p: st.point.set_plo(float(p))) for p in plos]
             rows.append((f"op. update, {what}, median of {args.repeat}",
                          statistics.median(times), target))
             rows.append((f"op. update, {what}, 90th percentile", float(np.quantile(times, 0.9)),
                          None))
 
         op_rows(f"equal weights, {k} condition curves", 0.010)
-        st.ci_method = "wilson"
+        st.uncertainty.ci_method = "wilson"
         op_rows(f"equal weights, {k} condition curves + Wilson CI", 0.010)
-        st.weighting = "pooled trials"
+        st.conditions.weighting = "pooled trials"
         op_rows(f"pooled trials, {k} condition curves + Wilson CI", 0.010)
-        st.weighting = "equal per condition"
+        st.conditions.weighting = "equal per condition"
         d = st.results.datasets["eval"]
         t_at = statistics.median(timed(lambda p=p: [c.llr.at(p) for c in d.conditions])
                                  for p in plos[:50])

@@ -47,18 +47,23 @@ __all__ = ["DEMO_FILES", "FileSpec", "ThreadRunner", "create_app", "demo_specs"]
 
 log = logging.getLogger(__name__)
 
-#: Query parameters that reproduce a view (``pn.state.location.sync``).
+#: Query parameters that reproduce a view (``pn.state.location.sync``): per part of the
+#: state, its parameter -> the query parameter (names kept stable: links must keep working).
 URL_PARAMS = {
-    "p_target": "p_target", "c_miss": "c_miss", "c_fa": "c_fa",
-    "calibration": "cal", "train_prior": "prior", "fusion": "fusion", "system": "system",
-    "nber_range": "range", "det_kind": "det", "show_contributions": "parts",
-    "show_dev": "dev", "presentation": "present", "svg": "svg",
-    "teaching": "teach", "t_mu_tar": "mu_tar", "t_sigma_tar": "sd_tar",
-    "t_mu_non": "mu_non", "t_sigma_non": "sd_non", "t_n_tar": "n_tar", "t_n_non": "n_non",
-    "t_seed": "seed", "t_scale": "scale", "t_shift": "shift", "t_references": "refs",
-    "weighting": "weights", "custom_weights": "custom", "show_conditions": "cond_curves",
-    "ci_method": "ci", "ci_level": "level",
-    "llr_unit": "unit", "reliability": "rel", "reliability_bins": "rel_bins",
+    "point": {"p_target": "p_target", "c_miss": "c_miss", "c_fa": "c_fa"},
+    "calibration": {"method": "cal", "train_prior": "prior", "fusion": "fusion"},
+    "data": {"system": "system"},
+    "display": {"nber_range": "range", "det_kind": "det", "show_contributions": "parts",
+                "show_dev": "dev", "presentation": "present", "svg": "svg",
+                "llr_unit": "unit", "reliability": "rel", "reliability_bins": "rel_bins"},
+    "teaching": {"enabled": "teach", "mu_tar": "mu_tar", "sigma_tar": "sd_tar",
+                 "mu_non": "mu_non", "sigma_non": "sd_non", "n_tar": "n_tar",
+                 "n_non": "n_non", "seed": "seed", "scale": "scale", "shift": "shift",
+                 "references": "refs"},
+    "conditions": {"weighting": "weights", "custom_weights": "custom",
+                   "show_curves": "cond_curves"},
+    "uncertainty": {"ci_method": "ci", "ci_level": "level"},
+    "compare": {"role": "cmp"},
 }
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-dashboard")
@@ -197,33 +202,35 @@ def load_specs(state: DashboardState, specs, *, replace=True, interactive=False)
     items = [(s.system, s.role, s.scores, s.key) for s in specs]
     display = {s.scores: os.path.basename(s.scores) for s in specs}
     display.update({s.key: os.path.basename(s.key) for s in specs if s.key})
-    state.load_files(items, display=display, replace=replace, loader=_cached_loader,
-                     interactive=interactive)
+    state.data.load_files(items, display=display, replace=replace, loader=_cached_loader,
+                          interactive=interactive)
 
 
 # -------------------------------------------------------------------------------- the page
 
 
 def _status(state):
+    status = state.status
     bar = pn.indicators.Progress(value=-1, active=False, visible=False, max=100,
                                  sizing_mode="stretch_width", bar_color="primary",
                                  name="progress")
     text = pn.pane.Markdown("", margin=(0, 10), name="status")
 
     def update(*_):
-        bar.visible = state.busy
-        if state.progress is None:
-            bar.value, bar.active = -1, state.busy
+        bar.visible = status.busy
+        if status.progress is None:
+            bar.value, bar.active = -1, status.busy
         else:
-            bar.value, bar.active = int(100 * state.progress), False
-        text.object = f"*{state.status}…*" if state.busy and state.status else ""
+            bar.value, bar.active = int(100 * status.progress), False
+        text.object = f"*{status.message}…*" if status.busy and status.message else ""
 
-    state.param.watch(update, ["busy", "progress", "status"])
+    status.param.watch(update, ["busy", "progress", "message"])
     update()
     return pn.Column(text, bar, sizing_mode="stretch_width")
 
 
 def _alerts(state):
+    status = state.status
     error = pn.pane.Alert("", alert_type="danger", visible=False, name="error_alert",
                           sizing_mode="stretch_width")
     dismiss = pn.widgets.Button(name="Dismiss", button_type="light", visible=False,
@@ -231,19 +238,19 @@ def _alerts(state):
     notice = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
 
     def on_error(*_):
-        msg = state.error
+        msg = status.error
         error.object = msg
         error.visible = dismiss.visible = bool(msg)
         if msg and pn.state.notifications is not None:
             pn.state.notifications.error(msg, duration=8000)
 
     def on_notice(*_):
-        notice.object = state.notice
-        notice.visible = bool(state.notice)
+        notice.object = status.notice
+        notice.visible = bool(status.notice)
 
-    dismiss.on_click(lambda _e: state.clear_error())
-    state.param.watch(on_error, ["error"])
-    state.param.watch(on_notice, ["notice"])
+    dismiss.on_click(lambda _e: status.clear_error())
+    status.param.watch(on_error, ["error"])
+    status.param.watch(on_notice, ["notice"])
     on_error()
     on_notice()
     return pn.Column(pn.Row(error, dismiss, sizing_mode="stretch_width"), notice,
@@ -254,21 +261,22 @@ def _data_summary(state):
     md = pn.pane.Markdown("", margin=(0, 5), name="data_summary")
 
     def update(*_):
-        if state.teaching:
+        if state.teaching.enabled:
             md.object = "**Teaching mode**: synthetic Gaussian scores."
             return
-        if not state.systems:
+        if not state.data.systems:
             md.object = "No data loaded."
             return
         lines = []
-        for name, sd in state.systems.items():
+        for name, sd in state.data.systems.items():
             parts = [f"{role} {len(t):,} trials" for role, t in (("dev", sd.dev),
                                                                  ("eval", sd.eval))
                      if t is not None]
             lines.append(f"- **{name}**: " + ", ".join(parts))
         md.object = "\n".join(lines)
 
-    state.param.watch(update, ["systems", "teaching"])
+    state.data.param.watch(update, ["systems"])
+    state.teaching.param.watch(update, ["enabled"])
     update()
     return md
 
@@ -316,7 +324,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     demo_button = pn.widgets.Button(name="Load demo data", button_type="success",
                                     sizing_mode="stretch_width")
     demo_button.on_click(lambda _e: load_specs(state, demo_specs(), interactive=True))
-    system = pn.widgets.Select.from_param(state.param.system, name="Shown system",
+    system = pn.widgets.Select.from_param(state.data.param.system, name="Shown system",
                                           sizing_mode="stretch_width")
 
     sidebar = [
@@ -364,9 +372,10 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         sidebar_width=360, header_background="#2b4a6f")
 
     if pn.state.location is not None:
-        pn.state.location.sync(state, URL_PARAMS)
+        with state.hold():  # a link's choices: one computation
+            for part, names in URL_PARAMS.items():
+                pn.state.location.sync(getattr(state, part), names)
         pn.state.location.sync(tabs, {"active": "tab"})
-        pn.state.location.sync(compare.cstate, {"role": "cmp"})
     initial = specs or (demo_specs() if demo else None)
     if initial:
         if isinstance(runner, ThreadRunner):

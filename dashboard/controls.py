@@ -1,4 +1,5 @@
-"""Widgets of the dashboard, built from the state's parameters (``from_param`` / ``pn.Param``).
+"""Widgets of the dashboard, built from the parameters of the state's parts (``from_param`` /
+``pn.Param``): each card's controls read and set the part it shows.
 
 Data loading (demo button, uploads), calibration, operating point, display options, exports
 and teaching mode.  Uploads use Panel's ``FileDropper``: files travel in chunks of a few MB
@@ -35,15 +36,17 @@ _CHUNK = 4_000_000
 
 
 def operating_point_controls(state: DashboardState):
-    """p_target, c_miss, c_fa, effective prior and prior log-odds, linked through the state."""
+    """p_target, c_miss, c_fa, effective prior and prior log-odds, linked by the operating
+    point part."""
+    point = state.point.param
     return pn.Column(
-        pn.widgets.FloatInput.from_param(state.param.p_target, format="0.[000000]",
+        pn.widgets.FloatInput.from_param(point.p_target, format="0.[000000]",
                                          step=0.001, name="P(target)"),
-        pn.Row(pn.widgets.FloatInput.from_param(state.param.c_miss, step=1.0, width=120),
-               pn.widgets.FloatInput.from_param(state.param.c_fa, step=1.0, width=120)),
-        pn.widgets.FloatInput.from_param(state.param.effective_prior, step=0.001,
+        pn.Row(pn.widgets.FloatInput.from_param(point.c_miss, step=1.0, width=120),
+               pn.widgets.FloatInput.from_param(point.c_fa, step=1.0, width=120)),
+        pn.widgets.FloatInput.from_param(point.effective_prior, step=0.001,
                                          format="0.[000000]"),
-        pn.widgets.EditableFloatSlider.from_param(state.param.plo, start=-10.0, end=10.0,
+        pn.widgets.EditableFloatSlider.from_param(point.plo, start=-10.0, end=10.0,
                                                   fixed_start=-20.0, fixed_end=20.0,
                                                   step=0.01, format="0.000",
                                                   name="Prior log-odds"),
@@ -52,33 +55,35 @@ def operating_point_controls(state: DashboardState):
 
 
 def calibration_controls(state: DashboardState):
+    cal = state.calibration.param
     return pn.Column(
-        pn.widgets.RadioButtonGroup.from_param(state.param.calibration, name="Calibration",
+        pn.widgets.RadioButtonGroup.from_param(cal.method, name="Calibration",
                                                button_type="primary",
                                                button_style="outline"),
-        pn.widgets.FloatSlider.from_param(state.param.train_prior, throttled=True),
-        pn.widgets.Checkbox.from_param(state.param.fusion),
+        pn.widgets.FloatSlider.from_param(cal.train_prior, throttled=True),
+        pn.widgets.Checkbox.from_param(cal.fusion),
         sizing_mode="stretch_width",
     )
 
 
 def display_controls(state: DashboardState):
+    display = state.display.param
     return pn.Column(
-        pn.widgets.RangeSlider.from_param(state.param.nber_range, start=-15.0, end=15.0,
+        pn.widgets.RangeSlider.from_param(display.nber_range, start=-15.0, end=15.0,
                                           step=0.5),
-        pn.widgets.RadioButtonGroup.from_param(state.param.det_kind, button_type="primary",
+        pn.widgets.RadioButtonGroup.from_param(display.det_kind, button_type="primary",
                                                button_style="outline"),
-        pn.widgets.Checkbox.from_param(state.param.show_contributions),
-        pn.widgets.Checkbox.from_param(state.param.show_dev),
-        pn.widgets.Checkbox.from_param(state.param.presentation),
-        pn.widgets.Checkbox.from_param(state.param.svg),
+        pn.widgets.Checkbox.from_param(display.show_contributions),
+        pn.widgets.Checkbox.from_param(display.show_dev),
+        pn.widgets.Checkbox.from_param(display.presentation),
+        pn.widgets.Checkbox.from_param(display.svg),
         pn.pane.Markdown("LLR unit (Tippett plot, calibration map)", margin=(5, 10, 0, 10)),
-        pn.widgets.RadioButtonGroup.from_param(state.param.llr_unit, button_type="primary",
+        pn.widgets.RadioButtonGroup.from_param(display.llr_unit, button_type="primary",
                                                button_style="outline"),
         pn.pane.Markdown("Reliability diagram", margin=(5, 10, 0, 10)),
-        pn.widgets.RadioButtonGroup.from_param(state.param.reliability, button_type="primary",
+        pn.widgets.RadioButtonGroup.from_param(display.reliability, button_type="primary",
                                                button_style="outline"),
-        pn.widgets.IntSlider.from_param(state.param.reliability_bins),
+        pn.widgets.IntSlider.from_param(display.reliability_bins),
         sizing_mode="stretch_width",
     )
 
@@ -87,27 +92,29 @@ def condition_controls(state: DashboardState):
     """Condition weighting (seed 001): weighting, custom weights, selection, per-condition
     curves; disabled with a short explanation when the data carry no conditions."""
     fit = {"sizing_mode": "stretch_width"}
+    cond, teaching = state.conditions, state.teaching
     weighting = pn.widgets.RadioButtonGroup.from_param(
-        state.param.weighting, button_type="primary", button_style="outline",
+        cond.param.weighting, button_type="primary", button_style="outline",
         orientation="vertical", name="weighting", **fit)
-    custom = pn.widgets.TextInput.from_param(state.param.custom_weights,
+    custom = pn.widgets.TextInput.from_param(cond.param.custom_weights,
                                              placeholder="tel=2, mic=1", name="Custom weights",
                                              **fit)
-    select = pn.widgets.MultiChoice.from_param(state.param.conditions_selected,
+    select = pn.widgets.MultiChoice.from_param(cond.param.selected,
                                                name="Pooled conditions", **fit)
-    show = pn.widgets.Checkbox.from_param(state.param.show_conditions)
+    show = pn.widgets.Checkbox.from_param(cond.param.show_curves)
     note = pn.pane.Markdown("", margin=(0, 5), name="conditions_note",
                             styles={"color": "#555555", "font-size": "90%"})
 
     def update(*_):
-        off = not state.conditions_available or state.teaching
+        off = not cond.available or teaching.enabled
         for w in (weighting, select, show):
             w.disabled = off
-        custom.disabled = off or state.weighting != "custom"
-        custom.visible = state.weighting == "custom"
-        note.object = state.conditions_note()
+        custom.disabled = off or cond.weighting != "custom"
+        custom.visible = cond.weighting == "custom"
+        note.object = cond.note(teaching.enabled)
 
-    state.param.watch(update, ["conditions_available", "teaching", "weighting"])
+    cond.param.watch(update, ["available", "weighting"])
+    teaching.param.watch(update, ["enabled"])
     update()
     return pn.Column(weighting, custom, select, show, note, **fit)
 
@@ -115,22 +122,23 @@ def condition_controls(state: DashboardState):
 def uncertainty_controls(state: DashboardState):
     """Binomial intervals at the operating point, and bootstrap intervals on demand."""
     fit = {"sizing_mode": "stretch_width"}
-    method = pn.widgets.RadioButtonGroup.from_param(state.param.ci_method,
+    unc = state.uncertainty
+    method = pn.widgets.RadioButtonGroup.from_param(unc.param.ci_method,
                                                     button_type="primary",
                                                     button_style="outline", **fit)
-    level = pn.widgets.FloatInput.from_param(state.param.ci_level, step=0.01,
+    level = pn.widgets.FloatInput.from_param(unc.param.ci_level, step=0.01,
                                              format="0.[000]", **fit)
-    by = pn.widgets.RadioButtonGroup.from_param(state.param.boot_by, button_type="primary",
+    by = pn.widgets.RadioButtonGroup.from_param(unc.param.boot_by, button_type="primary",
                                                 button_style="outline", **fit)
-    n = pn.widgets.IntInput.from_param(state.param.boot_n, step=50, **fit)
+    n = pn.widgets.IntInput.from_param(unc.param.boot_n, step=50, **fit)
     button = pn.widgets.Button(name="Bootstrap intervals", button_type="primary",
                                **fit)
-    button.on_click(lambda _e: state.run_bootstrap())
+    button.on_click(lambda _e: unc.run_bootstrap(state.point.plo))
 
     def busy(*_):
-        button.disabled = state.busy
+        button.disabled = state.status.busy
 
-    state.param.watch(busy, ["busy"])
+    state.status.param.watch(busy, ["busy"])
     return pn.Column(
         method, level,
         pn.pane.Markdown("Bootstrap of Cllr, min DCF and EER (in the background; min DCF "
@@ -143,20 +151,20 @@ def teaching_controls(state: DashboardState):
     """Sliders of the synthetic Gaussian data (update on release)."""
     fit = {"sizing_mode": "stretch_width", "margin": (5, 10)}
     widgets = {p: {"type": pn.widgets.FloatSlider, "throttled": True, **fit}
-               for p in ("t_mu_tar", "t_sigma_tar", "t_mu_non", "t_sigma_non", "t_scale",
-                         "t_shift")}
-    widgets["t_n_tar"] = {"type": pn.widgets.IntInput, "step": 1000, **fit}
-    widgets["t_n_non"] = {"type": pn.widgets.IntInput, "step": 10_000, **fit}
-    widgets["t_seed"] = {"type": pn.widgets.IntInput, **fit}
+               for p in ("mu_tar", "sigma_tar", "mu_non", "sigma_non", "scale", "shift")}
+    widgets["n_tar"] = {"type": pn.widgets.IntInput, "step": 1000, **fit}
+    widgets["n_non"] = {"type": pn.widgets.IntInput, "step": 10_000, **fit}
+    widgets["seed"] = {"type": pn.widgets.IntInput, **fit}
+    teaching = state.teaching
     return pn.Column(
-        pn.widgets.Switch.from_param(state.param.teaching, name="Teaching mode"),
+        pn.widgets.Switch.from_param(teaching.param.enabled, name="Teaching mode"),
         pn.pane.Markdown(
             "Targets and non-targets are Gaussian; the system outputs "
             "`scale × true LLR + shift` (seed 000, figure 1). The green curve is the "
             "true LLR; calibrating on dev repairs the miscalibration.", margin=(0, 5)),
-        pn.Param(state.param, parameters=["t_mu_tar", "t_sigma_tar", "t_mu_non",
-                                          "t_sigma_non", "t_n_tar", "t_n_non", "t_seed",
-                                          "t_scale", "t_shift", "t_references"],
+        pn.Param(teaching.param, parameters=["mu_tar", "sigma_tar", "mu_non", "sigma_non",
+                                             "n_tar", "n_non", "seed", "scale", "shift",
+                                             "references"],
                  widgets=widgets, show_name=False, sizing_mode="stretch_width"),
         sizing_mode="stretch_width",
     )
@@ -192,13 +200,13 @@ class UploadPanel:
         files = dict(self.scores.value or {})
         keys = dict(self.key.value or {})
         if not files:
-            self.state.error = "choose a scores file to upload first"
+            self.state.status.error = "choose a scores file to upload first"
             return
         (name, data), = list(files.items())[-1:]
         key_item = list(keys.items())[-1] if keys else None
         total = len(data) + (len(key_item[1]) if key_item else 0)
         if total > self.max_bytes:
-            self.state.error = (f"{name}: the upload is larger than the "
+            self.state.status.error = (f"{name}: the upload is larger than the "
                                 f"{self.max_bytes // 1_000_000} MB limit of this server")
             return
         tmp = tempfile.mkdtemp(prefix="llrlab-upload-")
@@ -212,11 +220,11 @@ class UploadPanel:
                 display[key_path] = key_item[0]
         except OSError as exc:
             shutil.rmtree(tmp, ignore_errors=True)
-            self.state.error = f"{name}: could not store the upload ({exc.strerror})"
+            self.state.status.error = f"{name}: could not store the upload ({exc.strerror})"
             return
         system = self.system.value.strip() or "uploaded"
-        self.state.load_files([(system, self.role.value, scores_path, key_path)],
-                              display=display, cleanup=tmp)
+        self.state.data.load_files([(system, self.role.value, scores_path, key_path)],
+                                   display=display, cleanup=tmp)
 
 
 def _write(tmp, sub, name, data):

@@ -75,10 +75,7 @@ def conditions_for_eval(trials, args, progress=None):
     if _active(args):
         _spec(args)  # report a malformed specification before any computation
         _select(args)
-    from ..trials import Trials
-
-    return Trials(trials.scores, trials.labels, trials.weights, trials.conditions,
-                  trials.model_ids, trials.segment_ids, where)
+    return trials.with_source(where)
 
 
 def weighted_for_eval(trials, args):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from ..errors import LlrlabError
 from ._common import fmt_number, load_trials_arg, operating_point_args, percent
 from ._progress import Progress
 
@@ -52,6 +53,17 @@ def _m_dict(r):
             "significant": r.significant, "verdict": r.verdict}
 
 
+def _is_key(path):
+    """Whether ``path`` reads as a key file (for the message about a missing system)."""
+    from ..io import read_key
+
+    try:
+        read_key(path)
+    except (LlrlabError, OSError):
+        return False
+    return True
+
+
 def _cmd_compare(args, out):
     import warnings
 
@@ -63,7 +75,14 @@ def _cmd_compare(args, out):
 
     key = [args.key] if args.key else []
     with Progress(getattr(args, "err", None), quiet=args.quiet or args.json) as progress:
-        a = load_trials_arg([args.scores_a, *key], "compare", progress)
+        try:
+            a = load_trials_arg([args.scores_a, *key], "compare", progress)
+        except LlrlabError:
+            if not key and _is_key(args.scores_b):
+                raise LlrlabError(f"it needs SCORES_A SCORES_B KEY; got two files, and "
+                                  f"{args.scores_b} is a key file: is the score file of the "
+                                  f"second system missing?") from None
+            raise
         b = load_trials_arg([args.scores_b, *key], "compare", progress)
         plo = float(plo_from_costs(args.p_target, args.c_miss, args.c_fa))
         with progress.step(f"pairing and testing {len(a):,} trials"):

@@ -23,7 +23,6 @@ from llrlab.core import llr_label, llr_to_unit
 
 from ..state import DashboardState
 from ._common import COLORS, Styler, finite, new_figure
-from ._parts import part, watch
 
 __all__ = ["CalibrationView", "describe"]
 
@@ -98,7 +97,6 @@ class CalibrationView(pn.viewable.Viewer):
             pn.Row(self.download_params, self.download_scores),
             sizing_mode="stretch_width")
         self._on_results()
-        watch(part(self.state, "display"), ["llr_unit"], self._on_results)
 
     def __panel__(self):
         return self._layout
@@ -113,7 +111,7 @@ class CalibrationView(pn.viewable.Viewer):
         return io.StringIO(json.dumps(d, indent=2, allow_nan=False))
 
     def _scores_file(self):
-        t = self.state.calibrated_eval()
+        t = self.state.export.calibrated_eval()
         if t is None:
             return io.StringIO("")
         from llrlab.core.io import write_scores
@@ -125,6 +123,10 @@ class CalibrationView(pn.viewable.Viewer):
                 return io.BytesIO(f.read())
 
     # ---------------------------------------------------------------- updates
+
+    @param.depends("state.display.llr_unit", watch=True)
+    def _on_unit(self):  # (a watcher of both state.x and state.part.y misses changes)
+        self._on_results()
 
     @param.depends("state.results", watch=True)
     def _on_results(self):
@@ -146,7 +148,7 @@ class CalibrationView(pn.viewable.Viewer):
             else:
                 s = llr = np.linspace(lo, hi, 2)
                 self.figure.title.text = "No calibration: scores read as LLRs"
-            unit = part(st, "display").llr_unit  # the LLR axis in the display unit
+            unit = st.display.llr_unit  # the LLR axis in the display unit
             self.source.data = {"score": s, "llr": llr_to_unit(llr, unit)}
             self.figure.yaxis[0].axis_label = llr_label(unit)
             y = self.source.data["llr"]
@@ -155,23 +157,23 @@ class CalibrationView(pn.viewable.Viewer):
             pad = 0.05 * max(yhi - ylo, 1e-9)
             self.figure.x_range.start, self.figure.x_range.end = lo, hi
             self.figure.y_range.start, self.figure.y_range.end = ylo - pad, yhi + pad
-            d = st.calibration_dict()
+            d = st.export.calibration_dict()
             self.params.object = describe(d)
             self.note.object = " ".join(res.notes) if res is not None else ""
             self.download_params.disabled = d is None
-            self.download_scores.disabled = d is None or st.teaching
+            self.download_scores.disabled = d is None or st.teaching.enabled
             self._on_op()
-            self.styler.apply(st.presentation, st.svg)
+            self.styler.apply(st.display.presentation, st.display.svg)
 
     @param.depends("state.op", watch=True)
     def _on_op(self):
         st = self.state
         res = st.results
-        self.hline.location = float(llr_to_unit(-st.plo, part(st, "display").llr_unit))
+        self.hline.location = float(llr_to_unit(-st.point.plo, st.display.llr_unit))
         if res is not None:
-            self.vline.location = res.threshold_score(st.plo)
+            self.vline.location = res.threshold_score(st.point.plo)
 
-    @param.depends("state.presentation", "state.svg", watch=True)
+    @param.depends("state.display.presentation", "state.display.svg", watch=True)
     def _on_style(self):
-        self.styler.apply(self.state.presentation, self.state.svg)
+        self.styler.apply(self.state.display.presentation, self.state.display.svg)
 

@@ -1,8 +1,9 @@
 """The "Compare systems" tab: controls, the comparison table and the overlaid plots.
 
-:class:`CompareView` owns a :class:`~llrlab.dashboard.compare.CompareState` for a
-``DashboardState``.  :meth:`CompareView.follow_tab` makes the comparison lazy: heavy results
-are computed only while its tab is shown.  While the operating point moves, the table's
+:class:`CompareView` draws the :class:`~llrlab.dashboard.state.CompareState` of a
+``DashboardState`` (its ``compare`` part).  :meth:`CompareView.follow_tab` makes the
+comparison lazy: heavy results are computed only while its tab is shown.  While the operating
+point moves, the table's
 measures follow at once (look-ups); the significance tests (a pass over every trial) run once
 the operating point has stayed put for :data:`TEST_DELAY_MS`, in the background.
 
@@ -20,7 +21,6 @@ import panel as pn
 import param
 from panel.io.state import set_curdoc
 
-from ..compare import CompareState
 from ..state import DashboardState
 from .compare_plots import (
     CllrBarsView,
@@ -120,7 +120,7 @@ class CompareView(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        cs = self.cstate = CompareState(state=self.state)
+        cs = self.cstate = self.state.compare
         self._timeout = None
         cs.defer = self._defer
         self.nber, self.det = CompareNBERView(cstate=cs), CompareDETView(cstate=cs)
@@ -156,7 +156,8 @@ class CompareView(pn.viewable.Viewer):
                                          "role", "reference"])
         cs.param.watch(self._on_notice, ["notice"])
         cs.param.watch(self._on_status, ["busy", "tests_pending"])
-        self.state.param.watch(self._on_table, ["presentation", "weighting"])
+        self.state.display.param.watch(self._on_table, ["presentation"])
+        self.state.conditions.param.watch(self._on_table, ["weighting"])
         self._on_table()
 
     def __panel__(self):
@@ -200,15 +201,16 @@ class CompareView(pn.viewable.Viewer):
 
     def _on_table(self, *_):
         cs, st = self.cstate, self.state
-        self.table.object = table_html(cs.table_rows(), presentation=st.presentation,
+        self.table.object = table_html(cs.table_rows(), presentation=st.display.presentation,
                                        pending=cs.tests_pending)
         ref = cs.reference or "—"
+        pt = st.point
         self.header.object = (
-            f"**{cs.role}** sets at effective prior {st.effective_prior:.4g} (prior log-odds "
-            f"**{st.plo:.3f}**) · each system tested against **{html.escape(ref)}** at the "
+            f"**{cs.role}** sets at effective prior {pt.effective_prior:.4g} (prior log-odds "
+            f"**{pt.plo:.3f}**) · each system tested against **{html.escape(ref)}** at the "
             f"{100 * cs.significance_level:g}% level: z-test of the DCF difference (seed 002) "
             f"and McNemar on the paired decisions"
-            + ("" if cs.state.condition_spec().weights == "pooled" else
+            + ("" if st.conditions.spec().weights == "pooled" else
                " (the tests count every trial once: condition weights are not used)"))
 
     def _on_notice(self, *_):

@@ -1,6 +1,6 @@
 """The comparison plots: every compared system overlaid, one colour per system.
 
-Each plot is a ``pn.viewable.Viewer`` over a :class:`~llrlab.dashboard.compare.CompareState`
+Each plot is a ``pn.viewable.Viewer`` over a :class:`~llrlab.dashboard.state.CompareState`
 that builds its figure once.  Curves of all systems share one ``multi_line`` renderer per line
 style (a row per system, with its colour from ``CompareState.color``), so any number of systems
 is drawn without adding renderers; sources are replaced whole, inside ``pn.io.hold()``.  The
@@ -8,8 +8,8 @@ legend lists the systems (a field legend on the solid lines) and the line styles
 samples).
 
 * :class:`CompareNBERView` -- normalized actual (solid) and minimum (dashed) DCF; the
-  operating-point line follows ``state.plo`` and a drag on the plot moves it.
-* :class:`CompareDETView` -- DET curves (ROCCH and / or steppy per ``state.det_kind``), with
+  operating-point line follows ``state.point.plo`` and a drag on the plot moves it.
+* :class:`CompareDETView` -- DET curves (ROCCH and / or steppy per ``state.display.det_kind``), with
   each system's actual operating point.
 * :class:`CompareEPCView` -- EPC: test HTER against the trade-off ``alpha`` (dev thresholds).
 * :class:`CompareAPEView` -- un-normalized Bayes error rate: actual, minimum and default.
@@ -37,7 +37,8 @@ from bokeh.models import (
 
 from llrlab.core import probit
 
-from ..compare import APE_PLO, EPC_ALPHA, CompareState
+from ..compute import APE_PLO, EPC_ALPHA
+from ..state import CompareState
 from ._common import COLORS, Styler, connect_drag, finite, new_figure
 from .det import choose_ticks, probit_axes
 
@@ -89,8 +90,9 @@ class _ComparePlot(pn.viewable.Viewer):
         self.op_span = None
         if op_line:
             st = self.cstate.state
-            self.op_span = Span(location=st.plo, dimension="height", line_color=COLORS["op"],
-                                line_dash="dashed", line_width=2, name=f"{fig.name}_op")
+            self.op_span = Span(location=st.point.plo, dimension="height",
+                                line_color=COLORS["op"], line_dash="dashed", line_width=2,
+                                name=f"{fig.name}_op")
             fig.add_layout(self.op_span)
         self.legend = Legend(items=items, location=legend_loc, background_fill_alpha=0.75,
                              label_text_font_size="9pt", spacing=0, padding=5,
@@ -98,7 +100,7 @@ class _ComparePlot(pn.viewable.Viewer):
         fig.add_layout(self.legend)
         self.styler = Styler(fig)
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
-        self.cstate.state.param.watch(self._on_style, ["presentation", "svg"])
+        self.cstate.state.display.param.watch(self._on_style, ["presentation", "svg"])
 
     def _finish(self):
         self.styler.capture()
@@ -109,7 +111,7 @@ class _ComparePlot(pn.viewable.Viewer):
 
     def _on_style(self, *_):
         st = self.cstate.state
-        self.styler.apply(st.presentation, st.svg)
+        self.styler.apply(st.display.presentation, st.display.svg)
 
     def _systems(self):
         comp = self.cstate.comparison
@@ -117,7 +119,7 @@ class _ComparePlot(pn.viewable.Viewer):
 
     def _move_op(self):
         if self.op_span is not None:
-            self.op_span.location = float(self.cstate.state.plo)
+            self.op_span.location = float(self.cstate.state.point.plo)
 
 
 class CompareNBERView(_ComparePlot):
@@ -125,7 +127,7 @@ class CompareNBERView(_ComparePlot):
 
     def __init__(self, **params):
         super().__init__(**params)
-        lo, hi = self.cstate.state.nber_range
+        lo, hi = self.cstate.state.display.nber_range
         fig = new_figure("cmp_nber", x_range=Range1d(lo, hi), y_range=Range1d(0, 1.2),
                          title="Normalized Bayes error rate",
                          x_axis_label="prior log-odds  logit(P̃)",
@@ -137,7 +139,7 @@ class CompareNBERView(_ComparePlot):
         self.points = ColumnDataSource(_points(), name="cmp_nber_points")
         fig.scatter("x", "y", source=self.points, size=8, fill_color="color",
                     line_color="white")
-        self.drag = connect_drag(fig, lambda x, _y: self.cstate.state.set_plo(x),
+        self.drag = connect_drag(fig, lambda x, _y: self.cstate.state.point.set_plo(x),
                                  js_args=dict(span=self.op_span),
                                  js_code="span.location = cb_obj.x;")
         self._finish()
@@ -165,7 +167,7 @@ class CompareNBERView(_ComparePlot):
             self.sources["act"].data = _lines(act)
             self.sources["min"].data = _lines(mn)
             self.figure.title.text = f"Normalized Bayes error rate ({role})"
-            self.figure.x_range.start, self.figure.x_range.end = cs.state.nber_range
+            self.figure.x_range.start, self.figure.x_range.end = cs.state.display.nber_range
             self.figure.y_range.end = ymax
             self._on_op()
 
@@ -197,14 +199,14 @@ class CompareDETView(_ComparePlot):
         self.points = ColumnDataSource(_points(), name="cmp_det_points")
         fig.scatter("x", "y", source=self.points, size=9, fill_color="color",
                     line_color="black")
-        self.cstate.state.param.watch(self._on_curves, ["det_kind"])
+        self.cstate.state.display.param.watch(self._on_curves, ["det_kind"])
         self._finish()
         self._on_curves()
 
     @param.depends("cstate.comparison", "cstate.role", watch=True)
     def _on_curves(self, *_):
         cs = self.cstate
-        kind = cs.state.det_kind
+        kind = cs.state.display.det_kind
         rows = {"rocch": [], "steppy": []}
         n_min = None
         for name, sc in self._systems().items():
@@ -234,7 +236,7 @@ class CompareDETView(_ComparePlot):
 
     def _ticks(self):
         xr, yr = self.figure.x_range, self.figure.y_range
-        gap = 0.42 if self.cstate.state.presentation else 0.26
+        gap = 0.42 if self.cstate.state.display.presentation else 0.26
         self.ticker.ticks = choose_ticks(min(xr.start, yr.start), max(xr.end, yr.end), gap)
 
     def _on_style(self, *_):
@@ -382,7 +384,7 @@ class CllrBarsView(pn.viewable.Viewer):
         self.styler = Styler(fig)
         self.styler.capture()
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
-        self.cstate.state.param.watch(self._on_style, ["presentation", "svg"])
+        self.cstate.state.display.param.watch(self._on_style, ["presentation", "svg"])
         self._on_style()
         self._on_results()
 
@@ -396,8 +398,8 @@ class CllrBarsView(pn.viewable.Viewer):
 
     def _on_style(self, *_):
         st = self.cstate.state
-        self.styler.apply(st.presentation, st.svg)
-        self.labels.text_font_size = "13pt" if st.presentation else "9pt"
+        self.styler.apply(st.display.presentation, st.display.svg)
+        self.labels.text_font_size = "13pt" if st.display.presentation else "9pt"
 
     @param.depends("cstate.comparison", "cstate.role", watch=True)
     def _on_results(self):

@@ -254,7 +254,7 @@ class DETView(pn.viewable.Viewer):
 
     def _update_dr30(self):
         res = self.state.results
-        kind = "steppy" if self.state.det_kind == "steppy" else "rocch"
+        kind = "steppy" if self.state.display.det_kind == "steppy" else "rocch"
         for role, src in self.dr30_sources.items():
             d = None if res is None else res.datasets.get(role)
             if d is None:
@@ -267,7 +267,7 @@ class DETView(pn.viewable.Viewer):
     def _update_conditions(self):
         st = self.state
         res = st.results
-        kind = "steppy" if st.det_kind == "steppy" else "rocch"
+        kind = "steppy" if st.display.det_kind == "steppy" else "rocch"
         drawn = self._conditions_drawn
         if drawn is not None and drawn[0] is res and drawn[1] == kind:
             return
@@ -290,7 +290,8 @@ class DETView(pn.viewable.Viewer):
     def _ci_data(self):
         st = self.state
         ci = st.op_ci or {}
-        roles = [r for r in ("eval", "dev") if r in ci and (r == "eval" or st.show_dev)]
+        roles = [r for r in ("eval", "dev")
+                 if r in ci and (r == "eval" or st.display.show_dev)]
         out = _empty_ci()
         for r in roles:
             c = ci[r]
@@ -318,8 +319,9 @@ class DETView(pn.viewable.Viewer):
                 src.data = {"x": x, "y": y, "marker": ["circle", "square"],
                             "color": [COLORS["op"], COLORS["min"]]}
 
-    @param.depends("state.det_kind", "state.show_dev", "state.presentation", "state.svg",
-                   "state.show_conditions", watch=True)
+    @param.depends("state.display.det_kind", "state.display.show_dev",
+                   "state.display.presentation", "state.display.svg",
+                   "state.conditions.show_curves", watch=True)
     def _on_options(self):
         st = self.state
         res = st.results
@@ -331,19 +333,19 @@ class DETView(pn.viewable.Viewer):
                       for role in ("eval", "dev")}
             for k, slot in enumerate(self.condition_renderers):
                 for role, r in slot.items():
-                    r.visible = (st.show_conditions and k < n_cond[role]
-                                 and (role == "eval" or st.show_dev))
+                    r.visible = (st.conditions.show_curves and k < n_cond[role]
+                                 and (role == "eval" or st.display.show_dev))
             self.ci_source.data = self._ci_data()
             for role, r in self.renderers.items():
                 have = res is not None and role in res.datasets
-                shown = have and (role == "eval" or st.show_dev)
+                shown = have and (role == "eval" or st.display.show_dev)
                 for kind in ("steppy", "rocch"):
-                    r[kind].visible = shown and st.det_kind in (kind, "both")
+                    r[kind].visible = shown and st.display.det_kind in (kind, "both")
                 for k in ("eer", "dr30", "op"):
                     r[k].visible = shown
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(st.presentation, st.svg)
+            self.styler.apply(st.display.presentation, st.display.svg)
             xr, yr = self.figure.x_range, self.figure.y_range
-            gap = 0.42 if st.presentation else 0.26
+            gap = 0.42 if st.display.presentation else 0.26
             self.ticker.ticks = choose_ticks(min(xr.start, yr.start), max(xr.end, yr.end), gap)

@@ -15,7 +15,6 @@ import param
 
 from ..report import report_from_results
 from ..state import DashboardState
-from ._parts import part, watch
 
 __all__ = ["ExportView"]
 
@@ -36,12 +35,12 @@ class ExportView(pn.viewable.Viewer):
             "server: the operating point can still be dragged there.", margin=(0, 5),
             styles={"color": "#555555", "font-size": "90%"})
         self._layout = pn.Column(self.button, self.note, sizing_mode="stretch_width")
-        watch(self.state, ["results"], self._on_results)
         self._on_results()
 
     def __panel__(self):
         return self._layout
 
+    @param.depends("state.results", watch=True)
     def _on_results(self):
         res = self.state.results
         self.button.disabled = res is None or not res.datasets
@@ -50,9 +49,9 @@ class ExportView(pn.viewable.Viewer):
         """The report of the shown results, at the operating point and in the LLR unit of
         the dashboard."""
         st = self.state
-        point, display = part(st, "point"), part(st, "display")
+        point, display = st.point, st.display
         res = st.results
-        system = getattr(part(st, "data"), "system", None)
+        system = st.data.system
         what = ", ".join(f"{d.label} {d.llr.n_tar + d.llr.n_non:,} trials"
                          for d in ([] if res is None else res.datasets.values()))
         cal = None if res is None or res.calibration is None else res.calibration.kind

@@ -116,18 +116,19 @@ class HistogramView(pn.viewable.Viewer):
         res = self.state.results
         if res is None:
             return
-        self.threshold.location = res.threshold_score(self.state.plo)
+        self.threshold.location = res.threshold_score(self.state.point.plo)
 
-    @param.depends("state.show_dev", "state.presentation", "state.svg", watch=True)
+    @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
+                   watch=True)
     def _on_options(self):
         st = self.state
         res = st.results
         with pn.io.hold():
             for role, rs in self.renderers.items():
                 have = res is not None and role in res.datasets
-                vis = have and (role == "eval" or st.show_dev)
+                vis = have and (role == "eval" or st.display.show_dev)
                 for r in rs:
                     r.visible = vis
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(st.presentation, st.svg)
+            self.styler.apply(st.display.presentation, st.display.svg)

@@ -1,6 +1,6 @@
 """The metrics table: dev and eval measures at the operating point, with the DR30 warning.
 
-Rows are measures, columns datasets; values come from ``DashboardState.metrics_rows`` (i.e. from
+Rows are measures, columns datasets; values come from ``ExportState.metrics_rows`` (i.e. from
 ``Analysis`` and ``Analysis.at``).  Confidence intervals, when asked for, sit under their value
 in small grey type: binomial ones (Pmiss, Pfa, act DCF; recomputed as the operating point
 moves) and bootstrap ones (Cllr, min DCF, EER; on demand).  With per-condition curves on, a
@@ -60,7 +60,7 @@ def _interval(row, key):
 def table_data(state: DashboardState):
     """The table's columns: ``measure`` plus, per role, the formatted value and its colour."""
     rows = {r: None for r in _ROLES}
-    for row in state.metrics_rows():
+    for row in state.export.metrics_rows():
         rows[row["role"]] = row
     data = {"measure": [label for _, label, _ in MEASURES]}
     for role in _ROLES:
@@ -139,7 +139,7 @@ CONDITION_COLUMNS = (
 
 
 def condition_table_html(rows, presentation=False):
-    """HTML of the per-condition table (see ``DashboardState.condition_rows``)."""
+    """HTML of the per-condition table (see ``ExportState.condition_rows``)."""
     from ._common import CONDITION_COLORS
 
     if not rows:
@@ -207,9 +207,10 @@ class MetricsView(pn.viewable.Viewer):
                     "clopper-pearson": "Clopper-Pearson"}.get(ci.method, ci.method)
             parts.append(f"Grey: {100 * ci.confidence:g} % {name} intervals of Pmiss, Pfa and "
                          f"act DCF at this threshold (independent trials).")
-        b = next(iter((st.boot or {}).values()), None)
+        boot = st.uncertainty.boot or {}
+        b = next(iter(boot.values()), None)
         if b is not None:
-            fresh = all(st.boot_current(r)[1] for r in st.boot)
+            fresh = all(st.uncertainty.current(r, st.point.plo)[1] for r in boot)
             parts.append(f"Cllr, EER{', min DCF' if fresh else ''}: {b.n_used} bootstrap "
                          f"replicates by {b.by}"
                          + ("." if fresh else "; min DCF was for another operating point "
@@ -217,33 +218,39 @@ class MetricsView(pn.viewable.Viewer):
         return " ".join(parts)
 
     def _csv(self):
-        return io.StringIO(self.state.metrics_csv())
+        return io.StringIO(self.state.export.metrics_csv())
 
     def roles(self):
         res = self.state.results
         have = [] if res is None else list(res.datasets)
         return have or ["dev", "eval"]
 
-    @param.depends("state.op", "state.presentation", "state.op_ci", "state.boot",
-                   "state.cond_op", watch=True)
+    @param.depends("state.uncertainty.boot", "state.display.presentation", watch=True)
+    def _on_boot_or_style(self):
+        self._on_op()
+
+    # (separate from the watcher above: for a method that also depends on "state.part.x",
+    # param 2.4 may skip a change of "state.op" whose old and new values have equal
+    # attributes "x")
+    @param.depends("state.op", "state.op_ci", "state.cond_op", watch=True)
     def _on_op(self):
-        st = self.state
+        st, pt = self.state, self.state.point
         self.data = table_data(st)
-        self.table.object = table_html(self.data, self.roles(), st.presentation)
+        self.table.object = table_html(self.data, self.roles(), st.display.presentation)
         header = (
-            f"P(target) = {st.p_target:.4g}, C(miss) = {st.c_miss:g}, C(fa) = {st.c_fa:g} "
-            f"→ effective prior {st.effective_prior:.4g}, prior log-odds **{st.plo:.3f}**, "
-            f"Bayes threshold on LLRs {-st.plo:.3f}")
-        weighting = st.weighting_text()
+            f"P(target) = {pt.p_target:.4g}, C(miss) = {pt.c_miss:g}, C(fa) = {pt.c_fa:g} "
+            f"→ effective prior {pt.effective_prior:.4g}, prior log-odds **{pt.plo:.3f}**, "
+            f"Bayes threshold on LLRs {-pt.plo:.3f}")
+        weighting = st.export.weighting_text()
         if weighting:
             header += f"  \nConditions: {weighting}"
         self.header.object = header
         self.ci_note.object = self._ci_text()
-        rows = st.condition_rows() if st.show_conditions else []
+        rows = st.export.condition_rows() if st.conditions.show_curves else []
         self.condition_title.object = (
             f"**Per condition ({rows[0]['role']})** at the operating point" if rows else "")
-        self.condition_table.object = condition_table_html(rows, st.presentation)
+        self.condition_table.object = condition_table_html(rows, st.display.presentation)
         self.condition_title.visible = self.condition_table.visible = bool(rows)
-        text = st.dr30_warning()
+        text = st.export.dr30_warning()
         self.warning.object = text
         self.warning.visible = bool(text)

@@ -6,7 +6,7 @@ misses and false alarms to the actual DCF, the default system at 1, DR30 triangl
 regions outside DR30 shaded as unreliable.  The operating point is a vertical line: a drag (or
 a click) anywhere on the plot moves it.  The drag uses Bokeh's ``PanStart``/``Pan``/``Tap``
 UI events with no active drag tool: a CustomJS callback moves the line in the browser at once,
-and a Python callback sets ``state.plo``, which updates every other view.
+and a Python callback sets ``state.point.plo``, which updates every other view.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class NBERView(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         st = self.state
-        lo, hi = st.nber_range
+        lo, hi = st.display.nber_range
         fig = new_figure("nber", x_range=Range1d(lo, hi), y_range=Range1d(0, 1.2),
                          title="Normalized Bayes error rate",
                          x_axis_label="prior log-odds  logit(P̃)",
@@ -172,9 +172,10 @@ class NBERView(pn.viewable.Viewer):
                           LegendItem(label="DR30: 30 misses", renderers=[r], index=1)]
 
         # the operating point
-        self.op_span = Span(location=st.plo, dimension="height", line_color=COLORS["op"],
+        plo = st.point.plo
+        self.op_span = Span(location=plo, dimension="height", line_color=COLORS["op"],
                             line_dash="dashed", line_width=2.5, name="op_span")
-        self.op_label = Label(x=st.plo, y=1.17, x_offset=4, text="", text_baseline="top",
+        self.op_label = Label(x=plo, y=1.17, x_offset=4, text="", text_baseline="top",
                               text_color=COLORS["op"], text_font_size="10pt",
                               text_font_style="bold", name="op_label")
         fig.add_layout(self.op_span)
@@ -228,7 +229,7 @@ class NBERView(pn.viewable.Viewer):
     # ---------------------------------------------------------------- callbacks
 
     def _on_drag(self, x, _y):
-        self.state.set_plo(x)
+        self.state.point.set_plo(x)
 
     @param.depends("state.nber", "state.results", watch=True)
     def _on_curves(self):
@@ -285,7 +286,7 @@ class NBERView(pn.viewable.Viewer):
             self.figure.y_range.end = ymax
             self.op_label.y = 0.975 * ymax
             self.figure.y_range.start = 0.0
-            self.figure.x_range.start, self.figure.x_range.end = st.nber_range
+            self.figure.x_range.start, self.figure.x_range.end = st.display.nber_range
             self._on_options()
 
     def _label_conditions(self, res):
@@ -314,8 +315,8 @@ class NBERView(pn.viewable.Viewer):
     @param.depends("state.op", "state.op_ci", watch=True)
     def _on_op(self):
         st = self.state
-        plo = st.plo
-        lo, hi = st.nber_range
+        plo = st.point.plo
+        lo, hi = st.display.nber_range
         right = plo > 0.5 * (lo + hi)
         with pn.io.hold():
             self.op_span.location = plo
@@ -330,45 +331,47 @@ class NBERView(pn.viewable.Viewer):
         """The act DCF interval of each shown dataset, side by side around the line."""
         st = self.state
         ci = st.op_ci or {}
-        roles = [r for r in ("eval", "dev") if r in ci and (r == "eval" or st.show_dev)]
+        roles = [r for r in ("eval", "dev")
+                 if r in ci and (r == "eval" or st.display.show_dev)]
         if not roles:
             return _empty_ci()
-        lo, hi = st.nber_range
+        lo, hi = st.display.nber_range
         step = 0.012 * (hi - lo)  # dev beside eval, a little to the left
-        xs = [st.plo - step * i for i in range(len(roles))]
+        xs = [st.point.plo - step * i for i in range(len(roles))]
         return {"x": xs, "y": [float(ci[r].dcf.estimate) for r in roles],
                 "lower": [float(ci[r].dcf.lower) for r in roles],
                 "upper": [float(ci[r].dcf.upper) for r in roles],
                 "alpha": [1.0 if r == "eval" else 0.5 for r in roles]}
 
-    @param.depends("state.show_contributions", "state.show_dev", "state.presentation",
-                   "state.svg", "state.teaching", "state.t_references", "state.nber_range",
-                   "state.show_conditions", watch=True)
+    @param.depends("state.display.show_contributions", "state.display.show_dev",
+                   "state.display.presentation", "state.display.svg", "state.display.nber_range",
+                   "state.teaching.enabled", "state.teaching.references",
+                   "state.conditions.show_curves", watch=True)
     def _on_options(self):
         st = self.state
         res = st.results
         with pn.io.hold():
             for role, r in self.renderers.items():
-                shown = role == "eval" or st.show_dev
+                shown = role == "eval" or st.display.show_dev
                 have = res is not None and role in res.datasets
                 for k in ("act", "min", "dr30"):
                     r[k].visible = shown and have
                 for k in ("miss", "fa"):
-                    r[k].visible = shown and have and st.show_contributions
+                    r[k].visible = shown and have and st.display.show_contributions
             n_cond = {role: (len(res.datasets[role].conditions)
                              if res is not None and role in res.datasets else 0)
                       for role in ("eval", "dev")}
             for k, slot in enumerate(self.condition_renderers):
                 for (role, _), r in slot.items():
-                    r.visible = (st.show_conditions and k < n_cond[role]
-                                 and (role == "eval" or st.show_dev))
+                    r.visible = (st.conditions.show_curves and k < n_cond[role]
+                                 and (role == "eval" or st.display.show_dev))
             self.ci_source.data = self._ci_data()
             teach = res is not None and res.teaching
             self.true_renderer.visible = teach
             for rr in self.ref_renderers:
-                rr.visible = teach and st.t_references
-            lo, hi = st.nber_range
+                rr.visible = teach and st.teaching.references
+            lo, hi = st.display.nber_range
             self.figure.x_range.start, self.figure.x_range.end = lo, hi
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(st.presentation, st.svg)
+            self.styler.apply(st.display.presentation, st.display.svg)

@@ -11,8 +11,8 @@ the empirical posterior in a population with that prior (:func:`llrlab.core.reli
   trials (Murphy & Winkler 1977), recomputed from the scores when the operating point
   moves (one pass over the LLRs: about 0.1 s per 10^7 trials).
 
-Calibrated LLRs lie on the diagonal; eval solid, dev dashed (the state's display options
-``reliability`` and ``reliability_bins`` choose the method and the number of bins).
+Calibrated LLRs lie on the diagonal; eval solid, dev dashed (``state.display.reliability``
+and ``state.display.reliability_bins`` choose the method and the number of bins).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from llrlab.core import reliability
 
 from ..state import DashboardState
 from ._common import COLORS, DASH, Styler, new_figure
-from ._parts import part, watch, when_shown
+from ._shown import when_shown
 
 __all__ = ["RELIABILITY_POINTS", "ReliabilityView"]
 
@@ -57,7 +57,7 @@ class ReliabilityView(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         st = self.state
-        self.display, self.point = part(st, "display"), part(st, "point")
+        self.display, self.point = st.display, st.point
         fig = new_figure("reliability", x_range=Range1d(0, 1), y_range=Range1d(0, 1),
                          title="Reliability at the prior P̃",
                          x_axis_label="predicted posterior P(target | LLR)",
@@ -87,10 +87,6 @@ class ReliabilityView(pn.viewable.Viewer):
         self._shown = None
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         self._on_results()
-        watch(st, ["results"], self._on_results)
-        watch(st, ["op"], self._on_op)
-        watch(self.display, ["reliability", "reliability_bins"], self._on_op)
-        watch(self.display, ["show_dev", "presentation", "svg"], self._on_options)
 
     @param.depends("active", watch=True)
     def _on_active(self):
@@ -113,6 +109,7 @@ class ReliabilityView(pn.viewable.Viewer):
         return reliability(d.llr, plo=self.point.plo, method="bins",
                            bins=self.display.reliability_bins)
 
+    @param.depends("state.results", watch=True)
     @when_shown
     def _on_results(self):
         res = self.state.results
@@ -124,6 +121,11 @@ class ReliabilityView(pn.viewable.Viewer):
                          for role in _ROLES if role in ds}
         self._on_op()
 
+    @param.depends("state.display.reliability", "state.display.reliability_bins", watch=True)
+    def _on_method(self):  # (a watcher of both state.x and state.part.y misses changes)
+        self._on_op()
+
+    @param.depends("state.op", watch=True)
     @when_shown
     def _on_op(self):
         plo = self.point.plo
@@ -148,6 +150,8 @@ class ReliabilityView(pn.viewable.Viewer):
                                       f"P̃ = {self.point.effective_prior:.4g}")
             self._on_options()
 
+    @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
+                   watch=True)
     @when_shown
     def _on_options(self):
         d = self.display

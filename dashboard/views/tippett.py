@@ -1,7 +1,7 @@
 """Tippett plot: for targets and non-targets, the proportion of LLRs at or above ``x``.
 
 The forensic view of a score set (Meuwly, Ramos & Haraksim 2017): ``x`` is the LLR in the
-display unit (the state's ``llr_unit``: natural log, ``log10`` -- the forensic convention --
+display unit (``state.display.llr_unit``: natural log, ``log10`` -- the forensic convention --
 or bits; the axis label says which).  Eval is drawn solid, dev dashed; targets (H1 true)
 orange, non-targets (H2 true) blue.  The vertical line is the Bayes threshold ``-plo``; its
 markers sit where it crosses the curves, at ``1 - Pmiss`` (targets) and ``Pfa``
@@ -24,7 +24,7 @@ from llrlab.core import llr_from_unit, llr_label, llr_to_unit, tippett
 
 from ..state import DashboardState
 from ._common import COLORS, DASH, Styler, connect_drag, new_figure
-from ._parts import part, watch, when_shown
+from ._shown import when_shown
 
 __all__ = ["TIPPETT_POINTS", "TippettView"]
 
@@ -49,7 +49,7 @@ class TippettView(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         st = self.state
-        self.display, self.point = part(st, "display"), part(st, "point")
+        self.display, self.point = st.display, st.point
         unit = self.display.llr_unit
         fig = new_figure("tippett", x_range=Range1d(-1, 1), y_range=Range1d(0, 1.02),
                          title="Tippett plot", x_axis_label=llr_label(unit),
@@ -88,10 +88,6 @@ class TippettView(pn.viewable.Viewer):
         self._layout = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), self.note,
                                  sizing_mode="stretch_width")
         self._on_results()
-        watch(st, ["results"], self._on_results)
-        watch(st, ["op"], self._on_op)
-        watch(self.display, ["llr_unit"], self._on_unit)
-        watch(self.display, ["show_dev", "presentation", "svg"], self._on_options)
 
     @param.depends("active", watch=True)
     def _on_active(self):
@@ -113,6 +109,7 @@ class TippettView(pn.viewable.Viewer):
         """The :class:`~llrlab.core.TippettCurves` drawn for ``role`` (None: not shown)."""
         return self._curves.get(role)
 
+    @param.depends("state.results", watch=True)
     @when_shown
     def _on_results(self):
         res = self.state.results
@@ -123,6 +120,7 @@ class TippettView(pn.viewable.Viewer):
                             for role in _ROLES if role in ds}
         self._on_unit()
 
+    @param.depends("state.display.llr_unit", watch=True)
     @when_shown
     def _on_unit(self):
         """(Re)draw the curves in the display unit, with an x range holding every finite
@@ -157,6 +155,7 @@ class TippettView(pn.viewable.Viewer):
         return ("Misleading evidence (LR < 1 for targets, LR > 1 for non-targets) — "
                 + "; ".join(parts) + ".")
 
+    @param.depends("state.op", watch=True)
     @when_shown
     def _on_op(self):
         st = self.state
@@ -173,6 +172,8 @@ class TippettView(pn.viewable.Viewer):
             self.threshold.location = thr
             self.points.data = {"x": x, "y": y, "color": color, "role": roles}
 
+    @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
+                   watch=True)
     @when_shown
     def _on_options(self):
         d = self.display

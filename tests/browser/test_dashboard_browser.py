@@ -19,9 +19,14 @@ def _open(page, serve=None, factory=create_app, *, query="", served=None):
     n = len(sessions)
     page.goto(url + query)
     wait_until(page, lambda: len(sessions) > n and sessions[n].state.results is not None
-               and sessions[n].state.results.datasets and not sessions[n].state.busy,
+               and sessions[n].state.results.datasets and not sessions[n].state.status.busy,
                what="the demo data")
     wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 4, what="4 plots")
+    # the server has its results before the page does: wait for them in the page before
+    # reading or touching it (under load the page lagged by seconds)
+    state = sessions[n].state
+    wait_until(page, lambda: _act_dcf_shown(page).startswith(
+        f"{state.op['eval'].act_dcf:.4f}"), what="the results in the page")
     return sessions[n]
 
 
@@ -60,7 +65,7 @@ def test_demo_renders_without_console_errors(page, serve):
 
 def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
     state = _open(page, serve).state
-    plo0 = state.plo
+    plo0 = state.point.plo
     table0 = _table(page, "eval")
     nber = _canvas_boxes(page)[0]
     x = nber["x"] + 0.45 * nber["width"]
@@ -70,20 +75,21 @@ def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
     for dx in range(0, 121, 10):
         page.mouse.move(x + dx, y, steps=2)
     page.mouse.up()
-    wait_until(page, lambda: abs(state.plo - plo0) > 0.5, what="the drag to reach the server")
-    assert state.plo > plo0  # dragged to the right
-    wait_until(page, lambda: abs(_model(page, "op_span", "location") - state.plo) < 1e-9,
+    wait_until(page, lambda: abs(state.point.plo - plo0) > 0.5,
+               what="the drag to reach the server")
+    assert state.point.plo > plo0  # dragged to the right
+    wait_until(page, lambda: abs(_model(page, "op_span", "location") - state.point.plo) < 1e-9,
                what="the operating-point line")
     wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
                what="the metrics table to follow the drag")
     assert _table(page, "eval") != table0  # min DCF, misses, false alarms moved
     # the histogram threshold moved with it
     wait_until(page, lambda: abs(_model(page, "hist_threshold", "location")
-                                 - state.results.threshold_score(state.plo)) < 1e-9,
+                                 - state.results.threshold_score(state.point.plo)) < 1e-9,
                what="the histogram threshold")
     screenshot(page, "02_after_drag")
     # with the box-zoom tool active, a drag zooms and leaves the operating point alone
-    plo1 = state.plo
+    plo1 = state.point.plo
     page.locator(".bk-tool-icon-box-zoom").first.click()
     page.mouse.move(x - 100, y - 60)
     page.mouse.down()
@@ -92,13 +98,13 @@ def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
     page.mouse.up()
     wait_until(page, lambda: _model(page, "nber", "x_range.start") > -6.9, what="the zoom")
     page.wait_for_timeout(300)
-    assert state.plo == plo1
+    assert state.point.plo == plo1
     assert page.console_errors == []
 
 
 def test_dragging_on_the_det_plot_moves_the_operating_point(page, serve):
     state = _open(page, serve).state
-    plo0 = state.plo
+    plo0 = state.point.plo
     det = _canvas_boxes(page)[1]
     # a drag towards the lower right of the DET plot: fewer misses, more false alarms,
     # i.e. a larger prior log-odds
@@ -108,12 +114,13 @@ def test_dragging_on_the_det_plot_moves_the_operating_point(page, serve):
     for d in range(0, 101, 10):
         page.mouse.move(x + d, y + d, steps=2)
     page.mouse.up()
-    wait_until(page, lambda: state.plo > plo0 + 0.5, what="the DET drag to reach the server")
+    wait_until(page, lambda: state.point.plo > plo0 + 0.5,
+               what="the DET drag to reach the server")
     # the operating point sits on the eval min-DCF point nearest to where the mouse stopped
     d = state.results.datasets["eval"]
-    i = int(abs(d.pick_plo - state.plo).argmin())
-    assert d.pick_plo[i] == state.plo
-    wait_until(page, lambda: abs(_model(page, "op_span", "location") - state.plo) < 1e-9,
+    i = int(abs(d.pick_plo - state.point.plo).argmin())
+    assert d.pick_plo[i] == state.point.plo
+    wait_until(page, lambda: abs(_model(page, "op_span", "location") - state.point.plo) < 1e-9,
                what="the NBER line to follow")
     assert page.console_errors == []
 
@@ -122,7 +129,7 @@ def test_calibration_toggle_changes_eval_act_dcf(page, serve):
     state = _open(page, serve).state
     before = _act_dcf_shown(page)
     page.locator(".bk-btn", has_text="affine").first.click()
-    wait_until(page, lambda: state.calibration == "affine" and not state.busy
+    wait_until(page, lambda: state.calibration.method == "affine" and not state.status.busy
                and state.results.calibration is not None, what="the affine calibration")
     wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
                what="the table to show calibrated values")
@@ -132,7 +139,7 @@ def test_calibration_toggle_changes_eval_act_dcf(page, serve):
     assert "cal=affine" in page.url
     screenshot(page, "03_affine")
     page.locator(".bk-btn", has_text="pav").first.click()
-    wait_until(page, lambda: state.calibration == "pav" and not state.busy
+    wait_until(page, lambda: state.calibration.method == "pav" and not state.status.busy
                and state.results.calibration is not None
                and state.results.calibration.kind == "pav", what="PAV")
     wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
@@ -160,12 +167,13 @@ def test_upload_valid_then_broken_file(page, serve, tmp_path):
     wait_until(page, lambda: "good_trials.txt" in (uploads.scores.value or {}),
                what="the upload to arrive")
     page.locator(".bk-btn", has_text="Load uploaded file").first.click()
-    wait_until(page, lambda: "uploaded" in state.systems and not state.busy,
+    wait_until(page, lambda: "uploaded" in state.data.systems and not state.status.busy,
                what="the uploaded system")
-    assert len(state.systems["uploaded"].eval) == 3000
-    assert state.system == "uploaded"
-    assert state.error == ""
-    wait_until(page, lambda: _table(page, "eval")[0] == f"{state.systems['uploaded'].eval.n_tar:,}",
+    assert len(state.data.systems["uploaded"].eval) == 3000
+    assert state.data.system == "uploaded"
+    assert state.status.error == ""
+    wait_until(page, lambda: (_table(page, "eval")[0]
+                              == f"{state.data.systems['uploaded'].eval.n_tar:,}"),
                what="the table to show the uploaded set")
     screenshot(page, "04_upload_ok")
 
@@ -173,22 +181,23 @@ def test_upload_valid_then_broken_file(page, serve, tmp_path):
     wait_until(page, lambda: "broken_trials.txt" in (uploads.scores.value or {}),
                what="the broken upload to arrive")
     page.locator(".bk-btn", has_text="Load uploaded file").first.click()
-    wait_until(page, lambda: "broken_trials.txt" in state.error, what="the error message")
+    wait_until(page, lambda: "broken_trials.txt" in state.status.error, what="the error message")
     alert = page.locator(".alert-danger", has_text="broken_trials.txt")
     wait_until(page, lambda: alert.count() > 0 and alert.first.is_visible(),
                what="the error shown in the page")
     assert "Traceback" not in alert.first.inner_text()
-    assert "uploaded" in state.systems  # previous data kept
-    assert len(state.systems["uploaded"].eval) == 3000
+    assert "uploaded" in state.data.systems  # previous data kept
+    assert len(state.data.systems["uploaded"].eval) == 3000
     screenshot(page, "05_upload_broken")
-    assert other.error == "" and "uploaded" not in other.systems  # other session untouched
+    # the other session is untouched
+    assert other.status.error == "" and "uploaded" not in other.data.systems
     assert other_page.locator(".alert-danger", has_text="broken_trials.txt").count() == 0
 
     # the page keeps working
-    plo0 = state.plo
+    plo0 = state.point.plo
     nber = _canvas_boxes(page)[0]
     page.mouse.click(nber["x"] + 0.3 * nber["width"], nber["y"] + 0.5 * nber["height"])
-    wait_until(page, lambda: abs(state.plo - plo0) > 0.1, what="a click after the error")
+    wait_until(page, lambda: abs(state.point.plo - plo0) > 0.1, what="a click after the error")
     assert page.console_errors == []
 
 
@@ -198,19 +207,21 @@ def test_a_link_reproduces_the_view(page, serve):
              "&weights=equal+per+condition&cond_curves=true&ci=wilson&level=0.9")
     state = _open(page, served=served, query=query).state
     wait_until(page, lambda: state.results.calibration is not None, what="the PAV results")
-    assert state.p_target == 0.05 and state.c_fa == 2.0
-    assert state.calibration == "pav" and state.det_kind == "rocch" and state.presentation
-    assert tuple(state.nber_range) == (-5.0, 2.0)
-    assert state.weighting == "equal per condition" and state.show_conditions
-    assert state.ci_method == "wilson" and state.ci_level == 0.9
+    assert state.point.p_target == 0.05 and state.point.c_fa == 2.0
+    assert state.calibration.method == "pav" and state.display.det_kind == "rocch"
+    assert state.display.presentation
+    assert tuple(state.display.nber_range) == (-5.0, 2.0)
+    assert state.conditions.weighting == "equal per condition" and state.conditions.show_curves
+    assert state.uncertainty.ci_method == "wilson" and state.uncertainty.ci_level == 0.9
     wait_until(page, lambda: state.results.key is not None and "equal" in str(state.results.key),
                what="the condition-weighted results")
     # a change in the page is written back to the address bar ...
     nber = _canvas_boxes(page)[0]
     # (inside the plot frame: in presentation style the legend takes the right part)
     page.mouse.click(nber["x"] + 0.45 * nber["width"], nber["y"] + 0.5 * nber["height"])
-    wait_until(page, lambda: abs(state.p_target - 0.05) > 1e-3, what="a click on the NBER plot")
-    wait_until(page, lambda: f"p_target={state.p_target!r}" in page.url.replace("%2E", "."),
+    wait_until(page, lambda: abs(state.point.p_target - 0.05) > 1e-3,
+               what="a click on the NBER plot")
+    wait_until(page, lambda: f"p_target={state.point.p_target!r}" in page.url.replace("%2E", "."),
                what="the address bar to follow")
     # ... so that the same link opens the same view in another session (on the comparison
     # tab, whose choice of dataset is part of the link too)
@@ -219,14 +230,16 @@ def test_a_link_reproduces_the_view(page, serve):
     again_page = page.context.new_page()
     again = _open(again_page, served=served, query="?" + page.url.split("?")[1])
     wait_until(page, lambda: again.state.results.calibration is not None, what="the copy")
-    assert again.state.p_target == state.p_target
+    assert again.state.point.p_target == state.point.p_target
     # the link stores p_target, from which the prior log-odds is recomputed (to rounding):
     # the page shows the same numbers
-    assert again.state.plo == pytest.approx(state.plo, rel=1e-12)
+    assert again.state.point.plo == pytest.approx(state.point.plo, rel=1e-12)
     wait_until(again_page, lambda: _table(again_page, "eval") == _table(page, "eval"),
                what="the same metrics in both sessions")
-    assert again.state.calibration == "pav" and tuple(again.state.nber_range) == (-5.0, 2.0)
-    assert again.state.weighting == "equal per condition" and again.state.ci_method == "wilson"
+    assert again.state.calibration.method == "pav"
+    assert tuple(again.state.display.nber_range) == (-5.0, 2.0)
+    assert again.state.conditions.weighting == "equal per condition"
+    assert again.state.uncertainty.ci_method == "wilson"
     wait_until(again_page, lambda: again_page.locator("tr[data-system]").count() == 2,
                what="the comparison tab open in the copy")
     assert page.console_errors == []
@@ -268,7 +281,7 @@ def test_compare_systems_tab(page, serve):
     wait_until(page, lambda: _model(page, "cmp_nber_act", "data.name.length") == 2,
                what="the NBER curves of both systems")
     assert _model(page, "cmp_cllr_bars", "data.name.length") == 2
-    assert state.plo == _model(page, "cmp_nber_op", "location")
+    assert state.point.plo == _model(page, "cmp_nber_op", "location")
     page.wait_for_timeout(500)
     screenshot(page, "07_compare")
     assert page.console_errors == []
@@ -285,23 +298,23 @@ def test_condition_weighting_curves_and_intervals(page, serve):
     """Equal weights per condition change the metrics; per-condition curves add renderers;
     confidence intervals draw whiskers and fill the table; bootstrap on demand."""
     state = _open(page, serve).state
-    assert state.conditions_available == ["far", "mic", "tel"]  # the demo's channels
+    assert state.conditions.available == ["far", "mic", "tel"]  # the demo's channels
     min_dcf_before = _table(page, "eval")[6]  # row "min DCF"
     nber0, det0 = _visible_renderers(page, "nber"), _visible_renderers(page, "det")
 
     page.locator(".bk-btn", has_text="equal per condition").first.click()
-    wait_until(page, lambda: not state.busy and state.results.condition_spec is not None
+    wait_until(page, lambda: not state.status.busy and state.results.condition_spec is not None
                and state.results.condition_spec.weights == "equal", what="equal weights")
     wait_until(page, lambda: _table(page, "eval")[6] == f"{state.op['eval'].min_dcf:.4f}",
                what="the table to show the weighted pool")
     assert _table(page, "eval")[6] != min_dcf_before
     page.locator(".bk-btn", has_text="affine").first.click()
-    wait_until(page, lambda: not state.busy and state.results.calibration is not None,
+    wait_until(page, lambda: not state.status.busy and state.results.calibration is not None,
                what="the affine calibration of the weighted pool")
     # a Bokeh checkbox's label is a sibling of its input in the widget's shadow root
     page.get_by_text("Per-condition curves").first.evaluate(
         "e => e.getRootNode().querySelector('input[type=checkbox]').click()")
-    wait_until(page, lambda: state.show_conditions, what="the per-condition switch")
+    wait_until(page, lambda: state.conditions.show_curves, what="the per-condition switch")
     # act and min DCF of three conditions for eval and dev
     wait_until(page, lambda: _visible_renderers(page, "nber") == nber0 + 12,
                what="per-condition NBER curves")
@@ -312,7 +325,7 @@ def test_condition_weighting_curves_and_intervals(page, serve):
 
     page.get_by_text("Uncertainty", exact=True).first.click()
     page.locator(".bk-btn", has_text="wilson").first.click()
-    wait_until(page, lambda: state.ci_method == "wilson", what="Wilson intervals")
+    wait_until(page, lambda: state.uncertainty.ci_method == "wilson", what="Wilson intervals")
     for name in ("nber_ci", "det_ci_x", "det_ci_y"):
         wait_until(page, lambda name=name: _model(page, name, "visible"),
                    what=f"the {name} whisker")
@@ -320,13 +333,13 @@ def test_condition_weighting_curves_and_intervals(page, serve):
     wait_until(page, lambda: f"[{ci.dcf.lower:.4f}, {ci.dcf.upper:.4f}]"
                in _table(page, "eval")[5], what="the act DCF interval in the table")
     page.locator(".bk-btn", has_text="Bootstrap intervals").first.click()
-    wait_until(page, lambda: state.boot is not None and not state.busy,
+    wait_until(page, lambda: state.uncertainty.boot is not None and not state.status.busy,
                timeout=60, what="the bootstrap")
-    b = state.boot["eval"]
+    b = state.uncertainty.boot["eval"]
     wait_until(page, lambda: f"[{b.cllr.lower:.4f}, {b.cllr.upper:.4f}]"
                in _table(page, "eval")[2], what="the Cllr interval in the table")
     page.wait_for_timeout(500)
     screenshot(page, "06_conditions_ci")
-    assert state.error == ""
+    assert state.status.error == ""
     assert page.console_errors == []
     assert page.external_requests == []

@@ -11,7 +11,6 @@ from scipy.special import expit
 from llrlab.core import Trials
 from llrlab.core.io import write_trials
 from llrlab.dashboard.app import FileSpec, create_app
-from llrlab.dashboard.views._parts import part
 
 from .conftest import screenshot, wait_until
 
@@ -51,10 +50,10 @@ def test_forensic_tab_hand_computed_and_export(page, serve, small, tmp_path):
     page.goto(url)
     wait_until(page, lambda: sessions and sessions[0].state.results is not None
                and sessions[0].state.results.datasets
-               and not part(sessions[0].state, "status").busy,
+               and not sessions[0].state.status.busy,
                what="the small score set")
     state = sessions[0].state
-    point, display = part(state, "point"), part(state, "display")
+    point, display = state.point, state.display
     page.locator(".bk-tab", has_text="Forensic").click()
     wait_until(page, lambda: page.evaluate(
         "() => Bokeh.documents[0].get_model_by_name('tippett_tar_eval') != null && "

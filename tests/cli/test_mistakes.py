@@ -101,3 +101,49 @@ def test_calibrate_prior_with_pav_writes_nothing(data, tmp_path):
                            "--method", "pav", "--prior", "0.3", "--out", out)
     _one_line_error(code, err, "--prior has no effect with --method pav")
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ the files themselves
+def test_key_given_first(data):
+    code, _, err = _llrlab("eval", data / "eval_key.txt", data / "eval.txt")
+    _one_line_error(code, err, "eval_key.txt, line 1", "the two files look swapped",
+                    "give the score file first, then the key")
+
+
+def test_a_header_line_in_a_score_file(data, tmp_path):
+    f = tmp_path / "with_header.txt"
+    f.write_text("model segment score\n" + (data / "eval.txt").read_text())
+    code, _, err = _llrlab("eval", f, data / "eval_key.txt")
+    _one_line_error(code, err, "with_header.txt, line 1", "looks like a header line",
+                    "a BOSARIS score file has no header: delete that line")
+
+
+def test_a_forgotten_key(data):
+    code, _, err = _llrlab("eval", data / "eval.txt")
+    _one_line_error(code, err, "eval.txt", "give its key file too")
+
+
+def test_a_key_given_with_a_labelled_file(data):
+    code, _, err = _llrlab("eval", data / "eval_labelled.txt", data / "eval_key.txt")
+    _one_line_error(code, err, "eval_labelled.txt", "holds its own labels",
+                    "give it alone, without a key file")
+
+
+def test_compare_with_a_system_missing(data):
+    code, _, err = _llrlab("compare", data / "eval.txt", data / "eval_key.txt")
+    _one_line_error(code, err, "needs SCORES_A SCORES_B KEY; got two files",
+                    "eval_key.txt is a key file", "second system missing?")
+
+
+def test_gzipped_files_and_standard_input_are_read(data, tmp_path):
+    import gzip
+
+    gz = tmp_path / "eval.txt.gz"
+    gz.write_bytes(gzip.compress((data / "eval.txt").read_bytes()))
+    plain = _llrlab("eval", data / "eval.txt", data / "eval_key.txt", "--json")
+    assert plain[0] == 0, plain[2]
+    assert _llrlab("eval", gz, data / "eval_key.txt", "--json")[1] == plain[1]
+    with open(gz, "rb") as f:
+        r = subprocess.run([str(LLRLAB), "eval", "-", str(data / "eval_key.txt"), "--json"],
+                           stdin=f, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout == plain[1]

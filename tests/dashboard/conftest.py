@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
+import sys
+
 import numpy as np
 import pytest
 
@@ -35,9 +38,9 @@ def eval_():
 def state_of(dev, eval_):
     """A DashboardState with system "A" made of these dev and eval trials."""
     st = DashboardState()
-    st.set_trials("A", "dev", dev)
-    st.set_trials("A", "eval", eval_)
-    assert st.error == ""
+    st.data.set_trials("A", "dev", dev)
+    st.data.set_trials("A", "eval", eval_)
+    assert st.status.error == ""
     return st
 
 
@@ -68,3 +71,26 @@ def count_calls(monkeypatch, module, names, calls=None):
         monkeypatch.setattr(module, name, wrapper)
     return calls
 
+
+
+#: The heavy computations: sorting scores, training a calibration, pooling conditions,
+#: sampling synthetic data, resampling, passes over every trial (comparison curves and
+#: significance tests), and the dashboard's functions that call them.
+HEAVY = ("analyze", "analyze_transformed", "fit_calibrator", "condition_weights",
+         "gaussian_trials", "compute_results", "compare_systems", "compute_system",
+         "ape_curves", "ece_curves", "epc", "bootstrap", "bootstrap_ci", "significance",
+         "paired_trials", "z_test", "mcnemar_test")
+
+
+def count_heavy(monkeypatch, names=HEAVY, calls=None):
+    """:func:`count_calls` for every function named in ``names`` in every loaded
+    ``llrlab.dashboard`` module (wherever the dashboard keeps or imports it): each call
+    appends its name once to the returned list."""
+    calls = [] if calls is None else calls
+    for modname, module in list(sys.modules.items()):
+        if module is None or not modname.startswith("llrlab.dashboard"):
+            continue
+        have = [n for n in names if inspect.isfunction(getattr(module, n, None))]
+        if have:
+            count_calls(monkeypatch, module, have, calls)
+    return calls

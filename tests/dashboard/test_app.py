@@ -30,20 +30,20 @@ def test_demo_files_are_shipped():
 def test_create_app_loads_the_demo():
     page = create_app(threaded=False)
     st = page.state
-    assert st.error == ""
-    assert set(st.systems) == {"system A", "system B"}
-    for sd in st.systems.values():
+    assert st.status.error == ""
+    assert set(st.data.systems) == {"system A", "system B"}
+    for sd in st.data.systems.values():
         n = len(sd.eval)
         assert 20_000 <= n <= 100_000
         assert 0.01 <= sd.eval.n_tar / n <= 0.10
     assert set(st.results.datasets) == {"dev", "eval"}
     # eval is mildly miscalibrated after a calibration trained on dev
-    st.calibration = "affine"
-    ev = {r["role"]: r for r in st.metrics_rows()}["eval"]
+    st.calibration.method = "affine"
+    ev = {r["role"]: r for r in st.export.metrics_rows()}["eval"]
     assert ev["cllr"] > ev["min_cllr"] + 0.005
-    st.fusion = True
-    assert st.error == ""
-    assert all("fused" in r["dataset"] for r in st.metrics_rows())
+    st.calibration.fusion = True
+    assert st.status.error == ""
+    assert all("fused" in r["dataset"] for r in st.export.metrics_rows())
 
 
 def test_create_app_with_command_line_files(tmp_path):
@@ -52,8 +52,8 @@ def test_create_app_with_command_line_files(tmp_path):
     write_trials(str(path), t)
     specs = cli.parse_file_specs([f"eval:mine={path}"])
     page = create_app(specs, threaded=False)
-    assert list(page.state.systems) == ["mine"]
-    assert len(page.state.systems["mine"].eval) == 4000
+    assert list(page.state.data.systems) == ["mine"]
+    assert len(page.state.data.systems["mine"].eval) == 4000
 
 
 def test_upload_panel_valid_and_broken_files(tmp_path):
@@ -67,18 +67,18 @@ def test_upload_panel_valid_and_broken_files(tmp_path):
     up.role.value = "dev"
     up.system.value = "upl"
     up._load()
-    assert st.error == ""
-    assert len(st.systems["upl"].dev) == 3000
-    systems = st.systems
+    assert st.status.error == ""
+    assert len(st.data.systems["upl"].dev) == 3000
+    systems = st.data.systems
     up.scores.value = {"bad.txt": "m1 s1 1.0 target\nm1 s2 oops nontarget\n"}
     up._load()
-    assert st.error.startswith("bad.txt")
-    assert "llrlab-upload" not in st.error  # the temporary path is not shown
-    assert st.systems is systems
+    assert st.status.error.startswith("bad.txt")
+    assert "llrlab-upload" not in st.status.error  # the temporary path is not shown
+    assert st.data.systems is systems
     up.scores.value = {"big.txt": b"x" * 10}
     up.max_bytes = 5
     up._load()
-    assert "limit" in st.error
+    assert "limit" in st.status.error
 
 
 def test_parse_file_specs(tmp_path):

@@ -14,35 +14,16 @@ from scipy.special import expit
 
 from llrlab.core import llr_to_unit, reliability, tippett
 from llrlab.dashboard.views import CalibrationView, ExportView, ReliabilityView, TippettView
-from llrlab.dashboard.views._parts import part
-
-
-def _set(state, name, value, *, field):
-    """Set a choice held by the state itself or by one of its parts (``state.<name>`` is then
-    the part and ``field`` its parameter)."""
-    p = getattr(state, name)
-    if hasattr(p, "param"):
-        setattr(p, field, value)
-    else:
-        setattr(state, name, value)
-
-
-def _calibrate(state, method):
-    _set(state, "calibration", method, field="method")
-
-
-def _teaching(state, on):
-    _set(state, "teaching", on, field="enabled")
 
 
 @pytest.fixture
 def display(state):
-    return part(state, "display")
+    return state.display
 
 
 @pytest.fixture
 def point(state):
-    return part(state, "point")
+    return state.point
 
 
 @pytest.fixture
@@ -128,7 +109,7 @@ def test_reliability_pav_follows_the_prior_and_bins_are_recomputed(state, views,
 
 def test_the_calibration_map_honours_the_unit(state, views, display, point):
     cv = views["cal"]
-    _calibrate(state, "affine")
+    state.calibration.method = "affine"
     llr = _data(cv.source)["llr"]
     display.llr_unit = "log10"
     assert_allclose(_data(cv.source)["llr"], llr_to_unit(llr, "log10"), rtol=1e-15)
@@ -140,18 +121,18 @@ def test_views_build_their_figures_once(state, views, display, point):
     figures = {k: id(v.figure) for k, v in views.items()}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # e.g. Bokeh's "columns of unequal length"
-        _calibrate(state, "pav")
+        state.calibration.method = "pav"
         display.param.update(llr_unit="bits", reliability="bins", presentation=True,
                                    svg=True, show_dev=False)
-        _teaching(state, True)
+        state.teaching.enabled = True
         point.plo = 1.0
-        _teaching(state, False)
+        state.teaching.enabled = False
     assert {k: id(v.figure) for k, v in views.items()} == figures
     assert views["tippett"].figure.output_backend == "svg"
 
 
 def test_export_interactive_html(state, display, point):
-    _calibrate(state, "affine")
+    state.calibration.method = "affine"
     point.p_target = 0.05
     display.llr_unit = "log10"
     html = ExportView(state=state).report_html()
@@ -178,8 +159,8 @@ def test_the_forensic_tab_computes_only_while_shown(state, monkeypatch):
                                  ("Forensic", fv)), 2)
     calls.clear()
     assert not fv.tippett.active  # the first tab is shown
-    _calibrate(state, "affine")
-    part(state, "point").plo = -1.0
+    state.calibration.method = "affine"
+    state.point.plo = -1.0
     assert calls == []  # nothing computed for a hidden tab
     tabs.active = 2
     assert calls.count("tippett") == 2  # eval and dev, once each

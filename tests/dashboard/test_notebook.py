@@ -15,5 +15,5 @@ def test_create_app_renders_as_a_notebook_output():
         assert text in html
     # the state drives the rendered page: a new operating point reaches the sources
     before = app.state.op["eval"].act_dcf
-    app.state.p_target = 0.3
+    app.state.point.p_target = 0.3
     assert app.state.op["eval"].act_dcf != before

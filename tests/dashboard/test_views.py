@@ -44,15 +44,15 @@ def test_views_build_their_figures_once(state, views):
     sources = {id(s) for v in views.values() for s in _sources(v)}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # e.g. Bokeh's "columns of unequal length"
-        state.p_target = 0.001
-        state.calibration = "affine"
-        state.nber_range = (-9.0, 4.0)
-        state.param.update(presentation=True, svg=True, show_contributions=True,
-                           det_kind="rocch", show_dev=False)
-        state.calibration = "pav"
-        state.teaching = True
-        state.t_scale = 2.0
-        state.teaching = False
+        state.point.p_target = 0.001
+        state.calibration.method = "affine"
+        state.display.nber_range = (-9.0, 4.0)
+        state.display.param.update(presentation=True, svg=True, show_contributions=True,
+                                   det_kind="rocch", show_dev=False)
+        state.calibration.method = "pav"
+        state.teaching.enabled = True
+        state.teaching.scale = 2.0
+        state.teaching.enabled = False
     assert _models(views) == models
     assert {id(s) for v in views.values() for s in _sources(v)} == sources
     assert views["nber"].figure.output_backend == "svg"
@@ -71,8 +71,8 @@ def test_p_target_updates_the_sources(state, views):
     nber, det, hist, metrics = views["nber"], views["det"], views["hist"], views["metrics"]
     old_det = dict(det.op_sources["eval"].data)
     old_table = list(metrics.data["eval"])
-    state.p_target = 0.001
-    plo = state.plo
+    state.point.p_target = 0.001
+    plo = state.point.plo
     assert nber.op_span.location == plo
     assert hist.threshold.location == -plo  # uncalibrated: the threshold is -plo
     op = state.op["eval"]
@@ -96,7 +96,7 @@ def test_nber_sources_follow_results_and_range(state, views):
     act, mn = state.nber.sets["eval"]
     assert_allclose(src.data["act"], act.dcf)
     assert_allclose(src.data["min"], mn.dcf)
-    state.nber_range = (-3.0, 1.0)
+    state.display.nber_range = (-3.0, 1.0)
     assert nber.sources["eval"].data["plo"][0] == -3.0
     assert (nber.figure.x_range.start, nber.figure.x_range.end) == (-3.0, 1.0)
     d = state.results.datasets["eval"].llr.dr30
@@ -107,7 +107,7 @@ def test_calibration_view_shows_the_map(state, views):
     cal = views["cal"]
     assert "No calibration" in cal.params.object
     assert cal.download_params.disabled
-    state.calibration = "affine"
+    state.calibration.method = "affine"
     _, llr = state.results.mapping
     assert_allclose(cal.source.data["llr"], llr)
     assert "scale" in cal.params.object or "affine" in cal.params.object
@@ -119,7 +119,8 @@ def test_calibration_view_shows_the_map(state, views):
     model = from_dict(json.loads(text))
     s, llr = state.results.mapping
     assert model.kind == "affine" and np.array_equal(model(s), llr)
-    assert_allclose(views["hist"].threshold.location, state.results.threshold_score(state.plo))
+    assert_allclose(views["hist"].threshold.location,
+                    state.results.threshold_score(state.point.plo))
 
 
 def test_histograms_are_binned(state, views):
@@ -153,13 +154,26 @@ def test_core_does_not_import_panel_or_bokeh():
 def test_drag_channels_move_the_operating_point(state, views):
     """What the browser's CustomJS writes into the drag sources moves the state."""
     views["nber"].drag.data = {"x": [-2.5], "y": [0.4]}
-    assert state.plo == -2.5
+    assert state.point.plo == -2.5
     assert views["nber"].op_span.location == -2.5
     views["hist"].drag.data = {"x": [1.75], "y": [0.1]}
-    assert state.plo == -1.75  # uncalibrated: threshold -plo
+    assert state.point.plo == -1.75  # uncalibrated: threshold -plo
     d = state.results.datasets["eval"]
     i = d.pick_x.size // 2
     views["det"].drag.data = {"x": [float(d.pick_x[i])], "y": [float(d.pick_y[i])]}
-    assert state.plo == d.pick_plo[i]
+    assert state.point.plo == d.pick_plo[i]
     views["nber"].drag.data = {"x": [float("nan")], "y": [0.0]}  # ignored
-    assert state.plo == d.pick_plo[i]
+    assert state.point.plo == d.pick_plo[i]
+
+
+def test_the_table_follows_the_operating_point_after_other_changes(state, views):
+    metrics = views["metrics"]
+    state.display.presentation = True
+    state.uncertainty.ci_method = "wilson"
+    state.point.plo = -1.5
+    assert f"{state.op['eval'].act_dcf:.4f}" in metrics.table.object
+    assert "19px" in metrics.table.object  # presentation fonts
+    state.point.plo = -3.0
+    assert f"{state.op['eval'].act_dcf:.4f}" in metrics.table.object
+    assert "-3.000" in metrics.header.object
+

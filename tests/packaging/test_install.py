@@ -24,6 +24,8 @@ def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
     assert "llrlab/core/io/__init__.py" in names
     assert "llrlab/core/calibration/__init__.py" in names
     assert "llrlab/dashboard/__init__.py" in names
+    for sub in ("compute", "state", "views"):  # subpackages are listed one by one
+        assert f"llrlab/dashboard/{sub}/__init__.py" in names
     assert "llrlab/assets/__init__.py" in names
     assert any(n.startswith("llrlab/assets/demo") for n in names), "demo data not packaged"
     # no generic top-level packages leak into site-packages

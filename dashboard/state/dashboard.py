@@ -1,0 +1,437 @@
+"""The dashboard's state: its parts wired together in one place (no Panel import).
+
+:class:`DashboardState` holds one small ``param.Parameterized`` per concern -- ``data``,
+``point`` (operating point), ``calibration``, ``conditions``, ``uncertainty``, ``display``,
+``teaching``, ``compare``, ``export`` and ``status`` -- and derives from their choices what
+the views draw:
+
+* ``results`` -- the heavy part (:class:`~llrlab.dashboard.compute.Results`), recomputed only
+  when the data or a choice that changes them changes (each part lists those in
+  ``result_params``), cached per (data, calibration, conditions) key;
+* ``nber`` -- the NBER curves on the current x range (binary searches in ``results``);
+* ``op``, ``op_ci``, ``cond_op`` -- the measures at the operating point (``Analysis.at(plo)``
+  per dataset), their binomial intervals and the per-condition measures: the only things
+  recomputed while the user drags the operating point, set in one update so that each view
+  redraws once per move.
+
+Heavy work goes through the session's :class:`~.jobs.Jobs` and its *runner*: the default runs
+it inline (tests, benchmarks, notebooks); the app installs one that runs it in a thread and
+applies the result on the Bokeh event loop.
+
+The choice parts do not know each other; every link between them is made here, as
+``param.depends`` watchers of :class:`DashboardState`, registered before any view or the
+comparison subscribes (so that they see the outputs of a change, never a half-made one).
+:meth:`DashboardState.snapshot` and :meth:`DashboardState.restore` give and take every user
+choice as a plain dict; :meth:`DashboardState.hold` batches changes of several parts into one
+computation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import param
+
+from llrlab.core import DataError, LlrlabError
+
+from .. import compute
+from .calibration import CalibrationState
+from .compare import CompareState
+from .conditions import ConditionsState
+from .data import DataState
+from .display import DisplayState
+from .export import ExportState
+from .jobs import LRU, Jobs, SyncRunner, with_notes
+from .operating_point import OperatingPointState
+from .status import StatusState
+from .teaching import TeachingState
+from .uncertainty import UncertaintyState
+
+__all__ = ["CACHE_SIZE", "NBER_POINTS", "PARTS", "DashboardState", "NBERData"]
+
+#: Number of prior log-odds at which the NBER curves are drawn.
+NBER_POINTS = 601
+#: How many heavy results a session keeps.
+CACHE_SIZE = 6
+#: The parts holding user choices, in the order a snapshot restores them.
+PARTS = ("data", "teaching", "calibration", "conditions", "point", "uncertainty", "display",
+         "compare")
+#: The parts whose ``result_params`` change the heavy results.
+_RESULT_PARTS = ("data", "teaching", "calibration", "conditions")
+_SHORT = 60
+
+
+@dataclass(frozen=True, eq=False)
+class NBERData:
+    """NBER curves on the current x range.
+
+    ``plo`` has shape (P,); ``sets`` maps a dataset role to ``(act, min)``
+    :class:`~llrlab.core.DCFResult` on ``plo``; ``references`` lists ``(label, act)`` of the
+    teaching-mode miscalibrations; ``conditions`` maps a role to ``(name, act, min)`` per
+    drawn condition.
+    """
+
+    plo: np.ndarray
+    sets: dict
+    references: list = field(default_factory=list)
+    conditions: dict = field(default_factory=dict)
+
+
+def _part(cls, doc):
+    return param.ClassSelector(class_=cls, constant=True, precedence=-1, doc=doc)
+
+
+def _choice_names(part):
+    derived = set(getattr(part, "derived", ()))
+    return [p for p, obj in part.param.objects("existing").items()
+            if p != "name" and p not in derived
+            and (obj.precedence is None or obj.precedence >= 0)]
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= _SHORT else text[:_SHORT] + "…"
+
+
+class DashboardState(param.Parameterized):
+    """Everything the dashboard shows: its parts and what they derive (see the module
+    docstring)."""
+
+    # ---- the parts
+    data = _part(DataState, "Loaded systems and the loading jobs.")
+    point = _part(OperatingPointState, "The operating point (costs, priors, prior log-odds).")
+    calibration = _part(CalibrationState, "The calibration / fusion choice.")
+    conditions = _part(ConditionsState, "Condition weighting and selection.")
+    uncertainty = _part(UncertaintyState, "Confidence and bootstrap intervals.")
+    display = _part(DisplayState, "Display options of the plots.")
+    teaching = _part(TeachingState, "Teaching mode's synthetic data.")
+    status = _part(StatusState, "Background work, errors and notices.")
+    export = _part(ExportState, "Tables and downloads.")
+    compare = _part(CompareState, "The comparison of all systems.")
+
+    # ---- outputs (read by the views)
+    results = param.Parameter(default=None, precedence=-1)
+    nber = param.Parameter(default=None, precedence=-1)
+    op = param.Parameter(default=None, precedence=-1)
+    op_ci = param.Parameter(default=None, precedence=-1, doc="""
+        role -> OperatingPointCI at the operating point (None when intervals are off).""")
+    cond_op = param.Parameter(default=None, precedence=-1, doc="""
+        role -> list of OperatingPoint, one per drawn condition (when their curves are
+        shown).""")
+
+    def __init__(self, runner=None, *, snapshot=None, **params):
+        self._holding = 0
+        self._applied = 0
+        self._pending = None
+        self._gen = 0
+        self._cache = LRU(CACHE_SIZE)
+        self._raw_cache = {}
+        self._last_good = None
+        status = StatusState()
+        self.jobs = Jobs(runner or SyncRunner(), status)
+        super().__init__(
+            status=status, data=DataState(jobs=self.jobs), point=OperatingPointState(),
+            calibration=CalibrationState(), conditions=ConditionsState(),
+            uncertainty=UncertaintyState(jobs=self.jobs), display=DisplayState(),
+            teaching=TeachingState(), **params)
+        self._version = self.data.version
+        # every failure is shown, the same one again too
+        self.point.param.watch(self._point_error, ["error"], onlychanged=False)
+        with param.edit_constant(self):  # consumers: they subscribe after the wiring
+            self.export = ExportState(state=self)
+            self.compare = CompareState(state=self)
+        if snapshot:
+            with self._quiet():  # computed once, below
+                self._set_choices(snapshot)
+        self._last_good = self._choices()
+        self.refresh()
+
+    @property
+    def runner(self):
+        """The runner of the session's heavy jobs."""
+        return self.jobs.runner
+
+    # ------------------------------------------------------------------ wiring
+    # Every link between the parts is one of these ``param.depends`` watchers.  They are
+    # registered when the state is made, before any view or the comparison subscribes,
+    # so they run first: consumers see the outputs of a change, never a half-made one.
+
+    @param.depends("data.systems", "data.system", watch=True)
+    def _data_changed(self):
+        data = self.data
+        if data.version != self._version:  # new data
+            self._version = data.version
+            with self._quiet():  # their results follow below
+                self.teaching.enabled = self.teaching.enabled and not data.interactive
+                self.calibration.fusion = self.calibration.fusion and len(data.systems) > 1
+                self.status.error = ""
+                self.conditions.reset()
+        if not self._holding:
+            self.refresh()
+
+    @param.depends(*(f"{name}.{p}" for name, cls in (("calibration", CalibrationState),
+                                                     ("teaching", TeachingState),
+                                                     ("conditions", ConditionsState))
+                     for p in cls.result_params), watch=True)
+    def _choice_changed(self):
+        if not self._holding:
+            self.refresh()
+
+    def _point_error(self, event):
+        if event.new:
+            self.status.error = event.new
+
+    @contextlib.contextmanager
+    def _quiet(self):
+        """Changes of the parts that must not start a computation (their results are
+        already known, or follow)."""
+        self._holding += 1
+        try:
+            yield
+        finally:
+            self._holding -= 1
+
+    @contextlib.contextmanager
+    def hold(self):
+        """Change several parts at once: the results and the look-ups at the operating point
+        follow once, at the end (e.g. a link, a snapshot or a lesson step), also when the
+        block raises."""
+        self._holding += 1
+        try:
+            yield
+        finally:
+            self._holding -= 1
+            if not self._holding:
+                self._catch_up()
+
+    def _catch_up(self):
+        applied = self._applied
+        self.refresh()
+        res = self.results
+        if self._applied == applied and res is not None:  # pending or unchanged
+            self.param.update(nber=self._nber_data(res), op=self._measures(res),
+                              **self._extras(res))
+
+    # ------------------------------------------------------------------ snapshots
+
+    def snapshot(self):
+        """Every user choice, as ``{part: {parameter: value}}`` of plain JSON values.
+
+        The loaded data are not in it (only which system is shown), nor what is derived
+        (the prior log-odds and effective prior follow from the costs and ``p_target``).
+        """
+        return {name: {p: part.param[p].serialize(getattr(part, p))
+                       for p in _choice_names(part)}
+                for name in PARTS for part in [getattr(self, name)]}
+
+    def restore(self, snapshot):
+        """Set the choices of ``snapshot`` (all of them, or a few: ``{"point": {"plo": -2}}``)
+        in one go; the results follow once.
+
+        Raises
+        ------
+        llrlab.core.DataError
+            For an unknown part or parameter, or a value a parameter refuses; the choices
+            are then left as they were.
+        """
+        before = self.snapshot()
+        with self.hold():
+            try:
+                self._set_choices(snapshot)
+            except DataError:
+                self._set_choices(before)
+                raise
+
+    def _set_choices(self, snapshot):
+        if not isinstance(snapshot, dict):
+            raise DataError(f"a dashboard snapshot is a mapping of parts, got "
+                            f"{type(snapshot).__name__}")
+        unknown = [k for k in snapshot if k not in PARTS]
+        if unknown:
+            raise DataError(f"unknown part of the dashboard: {_short(unknown[0])} (known: "
+                            f"{', '.join(PARTS)})")
+        for name in PARTS:  # in this order: e.g. the data's system before its calibration
+            values = snapshot.get(name)
+            if not values:
+                continue
+            part = getattr(self, name)
+            if not isinstance(values, dict):
+                raise DataError(f"dashboard part {name!r} takes a mapping of parameters, got "
+                                f"{type(values).__name__}")
+            settable = set(_choice_names(part)) | set(getattr(part, "derived", ()))
+            bad = [p for p in values if p not in settable]
+            if bad:
+                raise DataError(f"unknown setting of {name!r}: {_short(bad[0])} (known: "
+                                f"{', '.join(sorted(settable))})")
+            try:
+                part.param.update(**{p: part.param[p].deserialize(v)
+                                     for p, v in values.items()})
+            except (ValueError, TypeError) as exc:
+                raise DataError(f"dashboard setting {name!r}: {_short(str(exc))}") from None
+
+    # ------------------------------------------------------------------ operating point
+
+    def set_threshold_score(self, score):
+        """Move the operating point so that the Bayes threshold falls at ``score``
+        (a drag on the histogram, in its score domain)."""
+        res = self.results
+        if res is not None and score is not None and np.isfinite(score):
+            self.point.set_plo(res.plo_of_score(score))
+
+    def pick_det(self, x, y):
+        """Move the operating point to the min-DCF point nearest to ``(x, y)`` (probit
+        coordinates of the DET plot), on the eval curve (dev when there is no eval)."""
+        if self.results is not None and x is not None and y is not None:
+            self.point.set_plo(self.results.plo_of_det_point(x, y))
+
+    @param.depends("point.plo", watch=True)
+    def _op_moved(self):
+        if not self._holding:
+            self._update_op()
+
+    def _update_op(self):
+        res = self.results
+        if res is None:
+            self.param.update(op={}, op_ci=None, cond_op=None)
+            return
+        self.param.update(op=self._measures(res), **self._extras(res))
+
+    def _measures(self, res):
+        plo = self.point.plo
+        return {role: d.llr.at(plo) for role, d in res.datasets.items()}
+
+    def _extras(self, res):
+        """Look-ups that follow the operating point besides the measures: binomial
+        intervals (from the counts at the Bayes threshold) and the per-condition measures;
+        a few binary searches each."""
+        plo = self.point.plo
+        op_ci = None
+        try:
+            op_ci = self.uncertainty.intervals(res, plo)
+        except LlrlabError as exc:  # never break a drag: no intervals, one message
+            self.status.error = f"no confidence intervals here: {exc}"
+        return {"op_ci": op_ci, "cond_op": self.conditions.measures(res, plo)}
+
+    @param.depends("uncertainty.ci_method", "uncertainty.ci_level", "conditions.show_curves",
+                   watch=True)
+    def _extras_changed(self):
+        if self.results is not None and not self._holding:
+            self.param.update(**self._extras(self.results))
+
+    # ------------------------------------------------------------------ NBER range
+
+    def _nber_data(self, res):
+        lo, hi = self.display.nber_range
+        grid = np.linspace(lo, hi, NBER_POINTS)
+        sets = {role: d.llr.curves(grid) for role, d in res.datasets.items()}
+        refs = [(label, a.curves(grid)[0]) for label, a in res.references]
+        conds = {role: [(c.name, *c.llr.curves(grid)) for c in d.conditions]
+                 for role, d in res.datasets.items() if d.conditions}
+        return NBERData(grid, sets, refs, conds)
+
+    @param.depends("display.nber_range", watch=True)
+    def _range_changed(self):
+        if self.results is not None and not self._holding:
+            self.nber = self._nber_data(self.results)
+
+    # ------------------------------------------------------------------ heavy results
+
+    def _choices(self):
+        """The choices that decide the heavy results (restored when a computation fails)."""
+        return {name: {p: getattr(part, p) for p in part.result_params}
+                for name in _RESULT_PARTS for part in [getattr(self, name)]}
+
+    @property
+    def results_key(self):
+        """The cache key of the results the current choices call for."""
+        return self._key()
+
+    @property
+    def computing(self):
+        """True while a heavy job for the newest choices is running."""
+        return self._pending is not None
+
+    @property
+    def raw_cache(self):
+        """Raw analyses of the loaded trials (by Trials identity), shared with the comparison
+        so that no set is sorted twice."""
+        return self._raw_cache
+
+    def _fused(self):
+        return self.calibration.fusion and len(self.data.systems) > 1
+
+    def _key(self):
+        cal = self.calibration
+        if self.teaching.enabled:
+            return ("teaching", self.teaching.spec(), cal.method, cal.prior_key())
+        cond = self.conditions.spec()
+        if self._fused():
+            return ("fusion", self.data.version, round(cal.train_prior, 12), cond)
+        return ("data", self.data.version, self.data.system, cal.method, cal.prior_key(), cond)
+
+    def refresh(self):
+        """Bring ``results`` up to date with the choices (cache hit, or a heavy job)."""
+        key = self._key()
+        if key == self._pending:  # the newest job already computes this
+            return
+        hit = self._cache.get(key)
+        self._gen += 1
+        gen = self._gen
+        self._pending = None
+        if hit is not None:
+            self._last_good = self._choices()
+            self._apply(hit)
+            return
+        teaching = self.teaching.spec() if self.teaching.enabled else None
+        kwargs = dict(systems=dict(self.data.systems), system=self.data.system,
+                      fusion=self._fused(), calibration=self.calibration.method,
+                      train_prior=self.calibration.train_prior, teaching=teaching,
+                      conditions=None if teaching else self.conditions.spec(),
+                      raw_cache=self._raw_cache)
+        choices = self._choices()
+
+        def job(progress):
+            return with_notes(compute.compute_results, key, progress=progress, **kwargs)
+
+        def done(out):
+            res, notes = out
+            self._store(key, res)
+            if gen != self._gen:
+                return
+            self._pending = None
+            self._last_good = choices
+            self._apply(res)
+            self.status.notice = " ".join([*res.notes, *notes])
+
+        self._pending = key
+        self.jobs.run("computing", job, done, lambda exc: self._fail(gen, exc))
+
+    def _store(self, key, res):
+        self._cache.put(key, res)
+        live = {id(t) for t in self.data.trials()}
+        for k in [k for k in list(self._raw_cache)
+                  if (k[0] if isinstance(k, tuple) else k) not in live]:
+            self._raw_cache.pop(k, None)
+
+    def _apply(self, res):
+        self._applied += 1
+        with self._quiet():  # the results already match: no new computation
+            self.conditions.offer(res.all_conditions)
+        self.param.update(results=res, nber=self._nber_data(res), op=self._measures(res),
+                          **self._extras(res))
+        self.uncertainty.show_for(res)
+
+    def _fail(self, gen, exc):
+        stale = gen != self._gen  # a newer request replaced it: logged, not shown
+        self.jobs.report(exc, "dashboard computation", show=not stale)
+        if stale:
+            return
+        self._pending = None
+        good = self._last_good
+        if good is not None and good != self._choices():
+            with self._quiet():
+                for name, values in good.items():
+                    getattr(self, name).param.update(**values)
+            self.refresh()
