@@ -193,13 +193,21 @@ def _cached_loader(scores, key, progress):
     return t
 
 
-def load_specs(state: DashboardState, specs, *, replace=True, interactive=False):
+def load_specs(state: DashboardState, specs, *, replace=True, interactive=False,
+               dask=False):
     """Load server-side files (command-line paths or the demo) into a session's state.
 
     ``interactive`` (a button press) leaves teaching mode and shows the loaded system; at
-    start-up the choices restored from the URL are kept.
+    start-up the choices restored from the URL are kept.  With ``dask`` the files are read
+    lazily as sets larger than memory (:mod:`llrlab.dashboard.scaled`).
     """
     items = [(s.system, s.role, s.scores, s.key) for s in specs]
+    if dask:
+        from .scaled import load_scaled
+
+        state.data.load_files(items, display={}, replace=replace, loader=load_scaled,
+                              interactive=interactive)
+        return
     display = {s.scores: os.path.basename(s.scores) for s in specs}
     display.update({s.key: os.path.basename(s.key) for s in specs if s.key})
     state.data.load_files(items, display=display, replace=replace, loader=_cached_loader,
@@ -288,7 +296,8 @@ def _exception_handler(exc):
         pn.state.notifications.error(user_message(exc), duration=8000)
 
 
-def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True):
+def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True,
+               dask=False):
     """Build the dashboard page for one session.
 
     Parameters
@@ -302,6 +311,9 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         Largest file accepted by the upload widgets.
     threaded : bool
         Run heavy work in a worker thread (when served); False runs it inline.
+    dask : bool
+        Read ``specs`` as sets larger than memory and compute on Dask
+        (``llrlab serve --dask``; :mod:`llrlab.dashboard.scaled`).
 
     Returns
     -------
@@ -381,9 +393,9 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         if isinstance(runner, ThreadRunner):
             # load once the page is shown: its progress bar is then visible, and the
             # first render does not compete with the loading thread
-            pn.state.onload(lambda: load_specs(state, initial))
+            pn.state.onload(lambda: load_specs(state, initial, dask=dask and bool(specs)))
         else:
-            load_specs(state, initial)
+            load_specs(state, initial, dask=dask and bool(specs))
     template.state = state  # for tests and notebooks
     template.uploads = uploads
     return template

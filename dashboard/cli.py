@@ -54,7 +54,7 @@ class SpecError(ValueError):
     """A FILE argument of ``llrlab serve`` that cannot be used."""
 
 
-def parse_file_specs(files, *, check=True):
+def parse_file_specs(files, *, check=True, dirs=False):
     """FileSpecs from ``llrlab serve`` FILE arguments (see the module docstring).
 
     Examples
@@ -89,7 +89,7 @@ def parse_file_specs(files, *, check=True):
         seen.add((system, role))
         if check:
             for p in (scores, key):
-                if p is not None and not os.path.isfile(p):
+                if p is not None and not (os.path.isfile(p) or (dirs and os.path.isdir(p))):
                     raise SpecError(f"{p}: no such file")
         out.append(FileSpec(system, role, scores, key))
     return out
@@ -113,6 +113,10 @@ def add_serve_parser(subparsers):
                    help="extra origin allowed to connect (needed with --address 0.0.0.0)")
     p.add_argument("--no-demo", action="store_true",
                    help="start with no data instead of the demo when no FILE is given")
+    p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
+                   help="sets larger than memory: read FILEs (Parquet, or HDF5 SCORES,KEY) "
+                        "lazily and compute on Dask, 'local' (default) or a dask.distributed "
+                        "address (pip install 'llrlab[scale]')")
     p.set_defaults(handler=_serve_handler, command="serve")
     return p
 
@@ -124,7 +128,8 @@ def _serve_handler(args, out=None):
 def run_serve(args):
     """Serve the dashboard until interrupted; returns an exit code (2 on bad input)."""
     try:
-        specs = parse_file_specs(args.files)
+        # --dask reads directories of Parquet files too
+        specs = parse_file_specs(args.files, dirs=getattr(args, "dask", None) is not None)
     except SpecError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
         return 2
@@ -137,8 +142,15 @@ def run_serve(args):
     if args.allow_websocket_origin:
         kwargs["websocket_origin"] = list(args.allow_websocket_origin)
 
+    dask = getattr(args, "dask", None)
+    if dask is not None:
+        from .scaled import configure
+
+        configure(dask)
+
     def app():  # Panel calls only plain functions as page factories (not a partial)
-        return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb)
+        return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb,
+                          dask=dask is not None)
 
     try:
         server = get_server(app, port=args.port, address=args.address, show=False,

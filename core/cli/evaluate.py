@@ -57,6 +57,10 @@ def add_eval_parser(sub):
     ev.add_argument("--prior", type=float,
                     help="training prior of the affine calibration of --calibrate-on "
                          "(default 0.5)")
+    ev.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
+                    help="compute out of core on Dask (pip install 'llrlab[scale]'): SCORES "
+                         "is a Parquet file or directory, or an HDF5 score file with its KEY; "
+                         "SCHEDULER is 'local' (default) or a dask.distributed address")
     add_condition_args(ev)
     add_interval_args(ev)
     ev.set_defaults(handler=_cmd_eval)
@@ -157,6 +161,10 @@ def _cmd_eval(args, out):
     from ..llr_check import miscalibration_warning
 
     _check_args(args)
+    if args.dask is not None:  # the same report, computed on Dask
+        from ..scale.cli import eval_dask
+
+        return eval_dask(args, out)
     with Progress(args.err, quiet=args.quiet or args.json) as progress:
         trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
                                  progress)
