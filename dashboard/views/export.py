@@ -13,7 +13,6 @@ import io
 import panel as pn
 import param
 
-from ..report import report_from_results
 from ..state import DashboardState
 
 __all__ = ["ExportView"]
@@ -57,6 +56,8 @@ class ExportView(pn.viewable.Viewer):
         cal = None if res is None or res.calibration is None else res.calibration.kind
         subtitle = what + (f"; {cal} calibration trained on dev" if cal else "")
         title = "llrlab report" + (f": {system}" if system else "")
+        from ..report import report_from_results  # (report imports the views' helpers)
+
         return report_from_results(res, p_target=point.p_target, c_miss=point.c_miss,
                                    c_fa=point.c_fa, llr_unit=display.llr_unit, title=title,
                                    subtitle=subtitle)

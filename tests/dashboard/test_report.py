@@ -263,3 +263,24 @@ def test_nothing_to_export():
 
     with pytest.raises(DataError, match="nothing to export"):
         report_from_results(Results(("k",), {}))
+
+
+def test_the_console_script_writes_a_report(files):
+    """``llrlab report`` in a fresh process (in-process tests import the modules in another
+    order, which hid an import cycle once)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tmp, _, _ = files
+    llrlab = Path(sys.executable).parent / "llrlab"
+    r = subprocess.run([str(llrlab), "report", str(tmp / "eval.txt"), "--dev",
+                        str(tmp / "dev.txt"), "--calibrate", "affine", "-o",
+                        str(tmp / "fresh.html")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "" and "3 score sets" in r.stdout
+    assert "BEGIN bokeh.min.js" in (tmp / "fresh.html").read_text(encoding="utf-8")
+    for module in ("llrlab.dashboard.report", "llrlab.dashboard.views.export"):
+        r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
