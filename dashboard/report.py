@@ -46,7 +46,6 @@ from bokeh.models import (
     BoxZoomTool,
     ColumnDataSource,
     CustomJS,
-    Label,
     Legend,
     LegendItem,
     Range1d,
@@ -89,7 +88,9 @@ _DASHES = ("solid", "dashed", "dotted", "dotdash")
 _ALPHAS = (1.0, 0.6, 0.6, 0.6)
 _Y_MAX = 2.0
 #: Bokeh level of everything a drag moves: the overlay layer alone is repainted on a move
-#: (the curves, on the primary layer, are not redrawn).
+#: (the curves, on the primary layer, are not redrawn).  What moves is drawn with glyphs
+#: (a span is ``vspan``, a label ``text``), not annotations: Bokeh reads an annotation's
+#: line and text style from CSS on every paint (several ``getComputedStyle`` calls each).
 _MOVING = "overlay"
 
 
@@ -148,8 +149,8 @@ def _legend_proxy(fig, renderer, kind, **style):
     however indirectly, changes; a drag changes ``renderer``'s data on every move.  Hiding
     the proxy from the legend hides ``renderer`` too, found by name when it happens (a
     reference to it would put it back among the legend's models)."""
-    e = np.empty(0)
-    proxy = getattr(fig, kind)(e, e, **style)
+    nan = [np.nan]  # one point, so that the legend has a value to draw; the plot draws none
+    proxy = getattr(fig, kind)(nan, nan, **style)
     proxy.js_on_change("visible", CustomJS(code=(
         "const r = cb_obj.document.get_model_by_name(" + repr(renderer.name) + ");"
         "if (r != null) { r.visible = cb_obj.visible; }")))
@@ -292,17 +293,18 @@ def _nber_figure(sets, grids, plo0):
         fig.add_layout(BoxAnnotation(right=float(d.plo_fa), **style))
     if np.isfinite(d.plo_miss):
         fig.add_layout(BoxAnnotation(left=float(d.plo_miss), **style))
-    span = Span(location=plo0, dimension="height", line_color=COLORS["op"],
-                line_dash="dashed", line_width=2.5, name="report_nber_span", level=_MOVING)
-    label = Label(x=plo0, y=0.975 * ymax, x_offset=4, text=f"plo = {plo0:.2f}",
-                  text_baseline="top", text_color=COLORS["op"], text_font_size="10pt",
-                  text_font_style="bold", name="report_nber_label", level=_MOVING)
-    fig.add_layout(span)
-    fig.add_layout(label)
-    fig.add_layout(Legend(items=items, location="top_left", background_fill_alpha=0.7,
+    # the operating point: a line and its label, glyphs of one moving source
+    op = ColumnDataSource({"x": [plo0], "y": [0.975 * ymax], "text": [f"plo = {plo0:.2f}"],
+                           "align": ["left"], "xoff": [4]}, name="report_nber_op")
+    fig.vspan(x="x", source=op, line_color=COLORS["op"], line_dash="dashed", line_width=2.5,
+              level=_MOVING)
+    fig.text(x="x", y="y", text="text", source=op, text_align="align", x_offset="xoff",
+             text_baseline="top", text_color=COLORS["op"], text_font_size="10pt",
+             text_font_style="bold", level=_MOVING)
+    fig.add_layout(Legend(items=items, location="top_right", background_fill_alpha=0.7,
                           label_text_font_size="9pt", spacing=0, padding=6,
-                          click_policy="hide"), "right")
-    return fig, span, label
+                          click_policy="hide"))
+    return fig, op
 
 
 def _det_figure(sets):
@@ -346,9 +348,11 @@ def _det_figure(sets):
                          renderers=[_legend_proxy(fig, r, "scatter", marker="circle", size=11,
                                                   fill_color=COLORS["op"],
                                                   line_color=COLORS["op"])])]
-    fig.add_layout(Legend(items=items, ncols=2, label_text_font_size="9pt", spacing=0,
-                          padding=4, margin=4, border_line_alpha=0, click_policy="hide"),
-                   "below")
+    # inside the frame (a legend beside it is measured on every repaint), bottom left: the
+    # region below every DET curve
+    fig.add_layout(Legend(items=items, location="bottom_left", label_text_font_size="9pt",
+                          spacing=0, padding=4, background_fill_alpha=0.75,
+                          click_policy="hide"))
     return fig, op
 
 
@@ -381,9 +385,9 @@ def _histogram_figure(sets, score_label):
                                     renderers=[r]))
             ymax = max(ymax, float(y.max(initial=0)))
     fig.y_range.end = 1.08 * (ymax or 1.0)
-    span = Span(location=0.0, dimension="height", line_color=COLORS["op"],
-                line_dash="dashed", line_width=2.5, name="report_hist_span", level=_MOVING)
-    fig.add_layout(span)
+    span = ColumnDataSource({"x": [0.0]}, name="report_hist_threshold")
+    fig.vspan(x="x", source=span, line_color=COLORS["op"], line_dash="dashed",
+              line_width=2.5, level=_MOVING)
     fig.add_layout(Legend(items=items, location="top_right", background_fill_alpha=0.75,
                           label_text_font_size="9pt", spacing=0, padding=6,
                           click_policy="hide"))
@@ -409,12 +413,12 @@ def _calibration_figure(calibration, score_range, unit):
                      y_range=Range1d(ylo - pad, yhi + pad), title=title,
                      x_axis_label="score", y_axis_label=llr_label(unit), height=300)
     fig.line(np.asarray(s, dtype=np.float64), y, line_color=COLORS["map"], line_width=2.5)
-    h = Span(location=0.0, dimension="width", line_color=COLORS["op"], line_dash="dashed",
-             line_width=2, name="report_cal_llr", level=_MOVING)
-    v = Span(location=0.0, dimension="height", line_color=COLORS["op"], line_dash="dotted",
-             line_width=2, name="report_cal_score", level=_MOVING)
-    fig.add_layout(h)
-    fig.add_layout(v)
+    h = ColumnDataSource({"y": [0.0]}, name="report_cal_llr")
+    v = ColumnDataSource({"x": [0.0]}, name="report_cal_score")
+    fig.hspan(y="y", source=h, line_color=COLORS["op"], line_dash="dashed", line_width=2,
+              level=_MOVING)
+    fig.vspan(x="x", source=v, line_color=COLORS["op"], line_dash="dotted", line_width=2,
+              level=_MOVING)
     return fig, h, v, (np.asarray(s, dtype=np.float64), np.asarray(llr, dtype=np.float64))
 
 
@@ -442,10 +446,9 @@ def _tippett_figure(sets, curves, unit):
             items.append(LegendItem(label=f"{s.label}: {what}", renderers=[r]))
     fig.add_layout(Span(location=0.0, dimension="height", line_color=COLORS["default"],
                         line_width=1, line_dash="dotted"))
-    span = Span(location=0.0, dimension="height", line_color=COLORS["op"],
-                line_dash="dashed", line_width=2.5, name="report_tippett_span",
-                level=_MOVING)
-    fig.add_layout(span)
+    span = ColumnDataSource({"x": [0.0]}, name="report_tippett_threshold")
+    fig.vspan(x="x", source=span, line_color=COLORS["op"], line_dash="dashed",
+              line_width=2.5, level=_MOVING)
     pts = ColumnDataSource({"x": [], "y": [], "color": []}, name="report_tippett_points")
     fig.scatter("x", "y", source=pts, size=9, fill_color="color", line_color="black",
                 level=_MOVING)
@@ -573,7 +576,7 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
                            **{k: [r[k] for r in rows] for k in op_keys},
                            "index": [i0] * len(sets)}, name="report_op")
 
-    nber, nber_span, nber_label = _nber_figure(sets, grids, plo0)
+    nber, nber_op = _nber_figure(sets, grids, plo0)
     det, det_op = _det_figure(sets)
     if score_label is None:
         score_label = "score" if _has_map(calibration) else "score (read as LLR, natural log)"
@@ -593,7 +596,7 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
         grid=grid_src, verts=verts, op=op, T=[float(gr.n_tar) for gr in grids],
         N=[float(gr.n_non) for gr in grids], weighted=weighted,
         labels=[s.label for s in sets], alphas=list(_ALPHAS[:len(sets)]), init=i0,
-        nber_span=nber_span, nber_label=nber_label, nber_x=nber.x_range, det_op=det_op,
+        nber_op=nber_op, nber_x=nber.x_range, det_op=det_op,
         hist_span=hist_span, cal_h=cal_h, cal_v=cal_v, map_s=m_s, map_llr=m_llr,
         map_llr_inc=inc, map_s_inc=inc_s, tip_span=tip_span, tip_pts=tip_pts, unit=unit,
         unit_label=llr_label(llr_unit), rel=rel_sources, rel_bins=rel_bins, bins_plo=plo0,

@@ -169,17 +169,14 @@ var llrlabReport = (function () {
     M.op.data = col;
     M.det_op.data = det;
     M.tip_pts.data = tip;
-    M.tip_span.location = thr;
-    M.nber_span.location = plo;
+    M.tip_span.data = {x: [thr]};
     var xr = M.nber_x;
     var right = plo > 0.5 * (xr.start + xr.end);
-    M.nber_label.x = plo;
-    M.nber_label.text = "plo = " + fixed(plo, 2);
-    M.nber_label.text_align = right ? "right" : "left";
-    M.nber_label.x_offset = right ? -4 : 4;
+    M.nber_op.data = {x: [plo], y: M.nber_op.data.y, text: ["plo = " + fixed(plo, 2)],
+                      align: [right ? "right" : "left"], xoff: [right ? -4 : 4]};
     var score = interp(-plo, M.map_llr_inc, M.map_s_inc);
-    M.hist_span.location = score;
-    if (M.cal_h != null) { M.cal_h.location = thr; M.cal_v.location = score; }
+    M.hist_span.data = {x: [score]};
+    if (M.cal_h != null) { M.cal_h.data = {y: [thr]}; M.cal_v.data = {x: [score]}; }
     for (var r = 0; r < M.rel.length; r++) {
       var R = M.rel[r].data, n = R.llr.length, xs = new Float64Array(n),
           ys = new Float64Array(n);

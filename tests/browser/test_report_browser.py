@@ -169,14 +169,10 @@ def test_offline_report_drag_equals_the_core(offline, calibrated_report):
     assert abs(plo - (-1.3)) < 0.1
     assert _data(page, "report_det_op")["x"][0] == pytest.approx(
         float(probit(_op(page)["p_fa"][0])), abs=1e-6)
-    span = page.evaluate("() => Bokeh.documents[0].get_model_by_name("
-                         "'report_nber_span').location")
-    assert span == plo
-    tip = page.evaluate("() => Bokeh.documents[0].get_model_by_name("
-                        "'report_tippett_span').location")
+    assert _data(page, "report_nber_op")["x"] == [plo]
+    tip = _data(page, "report_tippett_threshold")["x"][0]
     assert tip == pytest.approx(-plo / LN10, rel=1e-15)
-    hist = page.evaluate("() => Bokeh.documents[0].get_model_by_name("
-                         "'report_hist_span').location")
+    hist = _data(page, "report_hist_threshold")["x"][0]
     assert float(cal.apply(np.array([hist]))[0]) == pytest.approx(-plo, abs=1e-9)
     screenshot(page, "report_02_nber_drag")
 
