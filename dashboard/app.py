@@ -37,6 +37,8 @@ from llrlab.dashboard.state.data import load_with_notes
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
+    ExportView,
+    ForensicView,
     HistogramView,
     MetricsView,
     NBERView,
@@ -54,7 +56,8 @@ URL_PARAMS = {
     "calibration": {"method": "cal", "train_prior": "prior", "fusion": "fusion"},
     "data": {"system": "system"},
     "display": {"nber_range": "range", "det_kind": "det", "show_contributions": "parts",
-                "show_dev": "dev", "presentation": "present", "svg": "svg"},
+                "show_dev": "dev", "presentation": "present", "svg": "svg",
+                "llr_unit": "unit", "reliability": "rel", "reliability_bins": "rel_bins"},
     "teaching": {"enabled": "teach", "mu_tar": "mu_tar", "sigma_tar": "sd_tar",
                  "mu_non": "mu_non", "sigma_non": "sd_non", "n_tar": "n_tar",
                  "n_non": "n_non", "seed": "seed", "scale": "scale", "shift": "shift",
@@ -379,6 +382,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                 collapsed=False),
         pn.Card(teaching_controls(state), title="Teaching mode",
                 sizing_mode="stretch_width", collapsed=True),
+        pn.Card(ExportView(state=state), title="Export", sizing_mode="stretch_width"),
     ]
     main = [
         _alerts(state),
@@ -389,11 +393,13 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         pn.Row(pn.Column(hist, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
     ]
     # tabs below the alerts (main[0]): the views above, then the comparison of all systems
-    # (computed only while its tab is shown)
+    # and the forensic views (each computed only while its tab is shown)
     compare = CompareView(state=state)
-    tabs = compare.follow_tab(pn.Tabs(
+    forensic = ForensicView(state=state)
+    tabs = compare.follow_tab(forensic.follow_tab(pn.Tabs(
         ("Operating point", pn.Column(*main[1:], sizing_mode="stretch_width")),
-        ("Compare systems", compare), sizing_mode="stretch_width", name="tabs"), 1)
+        ("Compare systems", compare), ("Forensic", forensic), sizing_mode="stretch_width",
+        name="tabs"), 2), 1)
     main = [main[0], tabs]
     # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(

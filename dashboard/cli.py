@@ -12,7 +12,8 @@
 
 These paths are the only server-side files the page can read; in the browser, files are
 uploaded.  Without FILES the built-in demo is shown.  :func:`main` is the ``llrlab`` console
-script: the numeric subcommands of :func:`llrlab.core.cli.build_parser` plus ``serve``.
+script: the numeric subcommands of :func:`llrlab.core.cli.build_parser` plus ``serve`` and
+``report`` (:mod:`.report_cli`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import os
 import re
 import socket
 import sys
+
+from .report_cli import add_report_parser
 
 __all__ = ["add_serve_parser", "build_parser", "main", "parse_file_specs", "run_serve"]
 
@@ -224,6 +227,7 @@ def build_parser():
         sub = parser.add_subparsers(dest="command", metavar="COMMAND")
         sub.required = True
     add_serve_parser(sub)
+    add_report_parser(sub)
     return parser
 
 

@@ -66,6 +66,13 @@ def display_controls(state: DashboardState):
         pn.widgets.Checkbox.from_param(display.show_dev),
         pn.widgets.Checkbox.from_param(display.presentation),
         pn.widgets.Checkbox.from_param(display.svg),
+        pn.pane.Markdown("LLR unit (Tippett plot, calibration map)", margin=(5, 10, 0, 10)),
+        pn.widgets.RadioButtonGroup.from_param(display.llr_unit, button_type="primary",
+                                               button_style="outline"),
+        pn.pane.Markdown("Reliability diagram", margin=(5, 10, 0, 10)),
+        pn.widgets.RadioButtonGroup.from_param(display.reliability, button_type="primary",
+                                               button_style="outline"),
+        pn.widgets.IntSlider.from_param(display.reliability_bins),
         sizing_mode="stretch_width",
     )
 
