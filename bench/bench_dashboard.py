@@ -10,9 +10,9 @@ Measures, in one run:
 * with ``--conditions K`` (default 10) conditions of unequal sizes and score shifts on the same
   trials: switching to equal weights per condition (condition weights, weighted pool and the
   per-condition analyses; not cached) -- target: 0.5 s and below one sort (the pool's order
-  is taken from the sort made when the conditions were loaded), then the operating-point update with per-condition
-  curves and Wilson intervals on (``Analysis.at`` per dataset and per condition, intervals
-  from the counts) -- target: median below 10 ms.
+  is taken from the sort made when the conditions were loaded), then the operating-point
+  update with per-condition curves and Wilson intervals on (``Analysis.at`` per dataset and
+  per condition, intervals from the counts) -- target: median below 10 ms.
 
 Usage: ``python bench/bench_dashboard.py [--n-eval 10000000] [--n-dev 1000000] [--repeat 200]
 [--conditions 10]``.

@@ -108,7 +108,7 @@ def test_every_later_weighting_reuses_the_sort(monkeypatch):
 def test_one_condition_equals_its_subset_sorted_afresh(k):
     t = _trials(3, ties=True)
     t.condition_sorted()
-    names, inv = t.condition_index()
+    _, inv = t.condition_index()
     sub = condition_subset(t, k)
     assert "sorted" in sub._cache
     _same(analyze(sub), analyze(_fresh(t.subset(inv == k))))
