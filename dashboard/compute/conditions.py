@@ -99,10 +99,17 @@ def condition_menu(sets, limit=MAX_LISTED) -> ConditionMenu:
     top = np.sort(order)
     listed = tuple(uniq[top].tolist())
     n_others = len(uniq) - limit
-    label = (f"({n_others:,} other conditions)" if n_others > 1 else "(1 other condition)")
+    return ConditionMenu(listed, n_others, int(total.sum() - total[top].sum()),
+                         others_label(n_others, listed))
+
+
+def others_label(n_others, listed):
+    """The picker's entry for ``n_others`` conditions not listed: a name none of ``listed``
+    has."""
+    label = f"({n_others:,} other conditions)" if n_others > 1 else "(1 other condition)"
     while label in listed:
         label = f"({label})"
-    return ConditionMenu(listed, n_others, int(total.sum() - total[top].sum()), label)
+    return label
 
 def _memo(cache, trials, key, fn):
     """``fn()`` cached under ``(id(trials), *key)`` while ``trials`` is alive (the state drops
