@@ -15,9 +15,12 @@ import param
 from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from ..state import DashboardState
-from ._common import COLORS, Styler, connect_drag, new_figure
+from ._common import COLORS, Styler, connect_drag, fit_figure, new_figure
 
 __all__ = ["HistogramView"]
+
+#: Height of the figure in the page (the legend is below the plot).
+HEIGHT = 380
 
 
 def _empty_bars():
@@ -39,7 +42,7 @@ class HistogramView(pn.viewable.Viewer):
         super().__init__(**params)
         fig = new_figure("histogram", x_range=Range1d(-1, 1), y_range=Range1d(0, 1),
                          title="Score distributions", x_axis_label="score",
-                         y_axis_label="density (per class)", min_width=360, height=330)
+                         y_axis_label="density (per class)", min_width=360, height=HEIGHT)
         self.figure = fig
         self.bars = ColumnDataSource(_empty_bars(), name="hist_eval")
         self.steps = ColumnDataSource(_empty_steps(), name="hist_dev")
@@ -62,13 +65,13 @@ class HistogramView(pn.viewable.Viewer):
         self.threshold = Span(location=0.0, dimension="height", line_color=COLORS["op"],
                               line_dash="dashed", line_width=2.5, name="hist_threshold")
         fig.add_layout(self.threshold)
-        self.legend = Legend(items=items, click_policy="hide", location="top_right",
-                             background_fill_alpha=0.75, label_text_font_size="9pt",
-                             spacing=0, padding=6)
-        fig.add_layout(self.legend)
+        self.legend = Legend(items=items, click_policy="hide", ncols=4,
+                             label_text_font_size="9pt", spacing=0, padding=4, margin=4,
+                             border_line_alpha=0, name="hist_legend")
+        fig.add_layout(self.legend, "below")
         self.drag = connect_drag(fig, self._on_drag, js_args=dict(span=self.threshold),
                                  js_code="span.location = cb_obj.x;")
-        self.styler = Styler(fig)
+        self.styler = Styler(fig, legend_cols=4)
         self.styler.capture()
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         self._on_results()
@@ -79,6 +82,11 @@ class HistogramView(pn.viewable.Viewer):
 
     def _on_drag(self, x, _y):
         self.state.set_threshold_score(x)
+
+    def resize(self, width=None, height=None):
+        """A fixed size on the stage, or the page's width (see ``fit_figure``)."""
+        fit_figure(self.figure, self.styler, width, height, default_height=HEIGHT)
+        self._on_options()
 
     @param.depends("state.results", watch=True)
     def _on_results(self):
@@ -118,6 +126,10 @@ class HistogramView(pn.viewable.Viewer):
             return
         self.threshold.location = res.threshold_score(self.state.point.plo)
 
+    @param.depends("state.presenter.highlight", watch=True)
+    def _on_highlight(self):  # (separate: see MetricsView._on_op)
+        self._on_options()
+
     @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
                    watch=True)
     def _on_options(self):
@@ -132,3 +144,6 @@ class HistogramView(pn.viewable.Viewer):
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.display.presentation, st.display.svg)
+            lit = "histogram.threshold" in (st.presenter.highlight or ())
+            self.threshold.line_width = (2.5 * (2.0 if st.display.presentation else 1.0)
+                                         * (Styler.HIGHLIGHT if lit else 1.0))

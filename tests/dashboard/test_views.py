@@ -77,9 +77,28 @@ def test_p_target_updates_the_sources(state, views):
     assert hist.threshold.location == -plo  # uncalibrated: the threshold is -plo
     op = state.op["eval"]
     x = det.op_sources["eval"].data["x"]
-    assert_allclose(x[0], probit(op.act.p_fa))
-    assert_allclose(x[1], probit(op.min.p_fa))
+    # the actual point lies left of the plot (Pfa below the axis): it is drawn on the left
+    # edge as a triangle pointing left, and named in the plot
+    xr = det.figure.x_range
+    assert probit(op.act.p_fa) < xr.start < x[0] < xr.start + 0.02 * (xr.end - xr.start)
+    assert det.op_sources["eval"].data["marker"][0] == "triangle"
+    up = probit(op.act.p_miss) > det.figure.y_range.end  # also above the plot: up-left
+    assert_allclose(det.op_sources["eval"].data["angle"][0], np.pi / 4 if up else np.pi / 2)
+    assert det.off_label.visible
+    assert f"eval: Pmiss {100 * op.act.p_miss:.3g} %, Pfa {100 * op.act.p_fa:.3g} %" \
+        in det.off_label.text
+    edge = xr.start + 0.015 * (xr.end - xr.start)  # (the min-DCF point may be off too)
+    assert_allclose(x[1], max(probit(op.min.p_fa), edge))
     assert not np.array_equal(x, old_det["x"], equal_nan=True)
+    # back on the plot: drawn where it is, as a circle, and no label
+    state.point.p_target = 0.2
+    op = state.op["eval"]
+    data = det.op_sources["eval"].data
+    assert_allclose(data["x"][0], probit(op.act.p_fa))
+    assert_allclose(data["y"][0], probit(op.act.p_miss))
+    assert data["marker"] == ["circle", "square"] and not det.off_label.visible
+    state.point.p_target = 0.001
+    op = state.op["eval"]
     rows = [label for _, label, _ in MEASURES]
     table = dict(zip(rows, metrics.data["eval"], strict=True))
     assert table["act DCF"] == f"{op.act_dcf:.4f}"
