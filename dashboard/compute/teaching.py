@@ -1,5 +1,5 @@
 """Teaching mode's results: synthetic Gaussian scores whose true LLR is known, miscalibrated by
-a scale and a shift (seed 000 figure 1), with reference miscalibrations of the true LLR."""
+a scale and a shift (Brümmer & de Villiers 2011, fig. 1), with reference miscalibrations of the true LLR."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from .results import Results
 
 __all__ = ["TEACHING_REFERENCES", "TeachingSpec", "teaching_results"]
 
-#: Reference miscalibrations drawn in teaching mode (seed 000 figure 1): (label, scale, shift).
+#: Reference miscalibrations drawn in teaching mode (Brümmer & de Villiers 2011, fig. 1): (label, scale, shift).
 TEACHING_REFERENCES = (("2 × LLR", 2.0, 0.0), ("0.5 × LLR", 0.5, 0.0),
                        ("LLR + 2", 1.0, 2.0), ("LLR − 2", 1.0, -2.0))
 
 
 @dataclass(frozen=True)
 class TeachingSpec:
-    """Parameters of the synthetic Gaussian data of teaching mode (seed 000 figure 1)."""
+    """Parameters of the synthetic Gaussian data of teaching mode (Brümmer & de Villiers 2011, fig. 1)."""
 
     mu_tar: float = 3.0
     sigma_tar: float = 2.0

@@ -20,6 +20,8 @@ import panel as pn
 import param
 from panel.io.state import set_curdoc
 
+from llrlab.core import opposite_verdicts, p_value_text
+
 from ..safe import MAX_SHOWN, html_text, md_text
 from ..state import DashboardState, user_message
 from .compare_plots import (
@@ -40,6 +42,8 @@ TEST_DELAY_MS = 350
 
 _CSS = """
 <style>
+div.llrlab-scroll { max-width: 100%%; overflow-x: auto; }
+table.llrlab-compare .why { color: #6a1b4d; }
 table.llrlab-compare { border-collapse: collapse; font-size: %(size)s; width: 100%%; }
 table.llrlab-compare th, table.llrlab-compare td { padding: 4px 10px;
     border-bottom: 1px solid #e3e3e3; vertical-align: top; }
@@ -67,13 +71,13 @@ def _sentence(text):
 
 
 def _p(p):
-    return "nan" if p != p else f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+    return p_value_text(p)  # "< 1e-300" when the p-value underflows, as the CLI writes it
 
 
 def table_html(rows, *, presentation=False, pending=False):
     """HTML of the comparison table (``rows`` from ``CompareState.table_rows()``)."""
     out = [_CSS % {"size": "18px" if presentation else "13.5px"},
-           '<table class="llrlab-compare"><thead><tr>']
+           '<div class="llrlab-scroll"><table class="llrlab-compare"><thead><tr>']
     out += [f'<th class="{"l" if c == "system" else ""}">{c}</th>' for c in _COLUMNS]
     out.append("</tr></thead><tbody>")
     for r in rows:
@@ -105,11 +109,14 @@ def table_html(rows, *, presentation=False, pending=False):
                       f'<td data-key="mcnemar_p" class="{"sig" if m.significant else ""}">'
                       f"{_p(m.p_value)}</td>"]
             verdict = f"{html_text(_sentence(z.verdict))} {html_text(_sentence(m.verdict))}"
+            why = opposite_verdicts(m, z)
+            if why:
+                verdict += f' <span class="why">{html_text(_sentence(why))}</span>'
         out.append(f'<tr data-system="{name}">' + "".join(cells) + "</tr>")
         if verdict:
             out.append(f'<tr class="v"><td></td><td class="l verdict" colspan="'
                        f'{len(_COLUMNS) - 1}" data-system="{name}">{verdict}</td></tr>')
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -210,7 +217,7 @@ class CompareView(pn.viewable.Viewer):
             f"**{cs.role}** sets at effective prior {pt.effective_prior:.4g} (prior log-odds "
             f"**{pt.plo:.3f}**) · each system tested against **{md_text(ref, MAX_SHOWN)}** "
             f"at the {100 * cs.significance_level:g}% level: z-test of the DCF difference "
-            f"(seed 002) and McNemar on the paired decisions"
+            f"(Bengio & Mariéthoz 2004) and McNemar (1947) on the paired decisions"
             + ("" if st.conditions.spec().weights == "pooled" else
                " (the tests count every trial once: condition weights are not used)"))
 

@@ -1,6 +1,6 @@
 """Normalized Bayes error-rate (NBER) plot with a draggable operating point.
 
-x: prior log-odds, y: normalized DCF (seed 000 section 2.5.4, figures 1-3).  Actual DCF (red)
+x: prior log-odds, y: normalized DCF (Brümmer & de Villiers 2011, sec. 2.5.4, figs. 1-3).  Actual DCF (red)
 and minimum DCF (black) for dev (dashed) and eval (solid), optionally the contributions of
 misses and false alarms to the actual DCF, the default system at 1, DR30 triangles, and the
 regions outside DR30 shaded as unreliable.  The operating point is a vertical line: a drag (or

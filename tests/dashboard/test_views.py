@@ -196,3 +196,51 @@ def test_the_table_follows_the_operating_point_after_other_changes(state, views)
     assert f"{state.op['eval'].act_dcf:.4f}" in metrics.table.object
     assert "-3.000" in metrics.header.object
 
+
+
+def test_every_save_has_a_file_name_and_svg_output_saves_svg(state, views):
+    from bokeh.models import SaveTool
+
+    figs = {v.figure.name: v.figure for v in views.values() if hasattr(v, "figure")}
+    assert set(figs) == {"nber", "det", "histogram", "calibration"}
+
+    def names():
+        out = {}
+        for name, fig in figs.items():
+            (tool,) = fig.select({"type": SaveTool})
+            out[name] = (tool.filename, fig.output_backend)
+        return out
+
+    assert names() == {n: (f"llrlab-{n}.png", "canvas") for n in figs}
+    state.display.svg = True
+    assert names() == {n: (f"llrlab-{n}.svg", "svg") for n in figs}
+    state.display.svg = False
+    assert names() == {n: (f"llrlab-{n}.png", "canvas") for n in figs}
+
+
+def test_widget_tooltips_are_plain_sentences():
+    """The docs of the parameters shown as widgets are their tooltips: no ``markup``, no
+    internal names, no source-document numbers."""
+    import re
+
+    import param
+
+    from llrlab.dashboard.state import DashboardState
+
+    st, seen, shown = DashboardState(), set(), 0
+    for name in st.param:
+        part = getattr(st, name)
+        if not isinstance(part, param.Parameterized) or id(part) in seen:
+            continue
+        seen.add(id(part))
+        if type(part).__name__ in ("PresenterState", "LessonState"):
+            continue  # presenter mode and lessons: another branch's
+        for pname, p in part.param.objects().items():
+            if pname == "name" or (p.precedence is not None and p.precedence < 0):
+                continue
+            doc = " ".join((p.doc or "").split())
+            shown += bool(doc)
+            assert "``" not in doc and "seed" not in doc.lower(), (pname, doc)
+            assert "llrlab." not in doc and "/" not in doc.replace("/ fusion", ""), (pname, doc)
+            assert not re.search(r"\b[a-z]+_[a-z_]+\b", doc), (pname, doc)
+    assert shown >= 8
