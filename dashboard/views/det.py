@@ -5,7 +5,8 @@ al. 1997).  Ticks are fixed probabilities (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 40 % 
 their probits with ``FixedTicker`` and labelled with ``major_label_overrides``.  For each dataset
 the actual operating point (error rates at the Bayes threshold ``-plo``, circle) and the
 minimum-DCF point (square) are drawn; a click or drag on the plot moves the operating point to the
-plo whose minimum-DCF point is nearest (``DashboardState.pick_det``). """
+plo whose minimum-DCF point is nearest (``DashboardState.pick_det``).
+"""
 
 from __future__ import annotations
 
