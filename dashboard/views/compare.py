@@ -45,9 +45,10 @@ _CSS = """
 div.llrlab-scroll { max-width: 100%%; overflow-x: auto; }
 table.llrlab-compare .why { color: #6a1b4d; }
 table.llrlab-compare { border-collapse: collapse; font-size: %(size)s; width: 100%%; }
-table.llrlab-compare th, table.llrlab-compare td { padding: 4px 10px;
+table.llrlab-compare th, table.llrlab-compare td { padding: 4px 7px;
     border-bottom: 1px solid #e3e3e3; vertical-align: top; }
-table.llrlab-compare th { text-align: right; border-bottom: 2px solid #999; white-space: nowrap; }
+table.llrlab-compare th { text-align: right; border-bottom: 2px solid #999; vertical-align: bottom;
+    white-space: normal; min-width: 4.2em; }
 table.llrlab-compare td { text-align: right; font-variant-numeric: tabular-nums;
     white-space: nowrap; }
 table.llrlab-compare th.l, table.llrlab-compare td.l { text-align: left; }
@@ -60,6 +61,12 @@ table.llrlab-compare .sw { display: inline-block; width: 12px; height: 12px;
 table.llrlab-compare .sig { font-weight: bold; color: #1b5e20; }
 table.llrlab-compare .muted { color: #888; font-style: italic; }
 </style>
+"""
+
+#: The plots of the tab wrap (two per row from a main area of about 2 x 460 px).
+_ROW_CSS = """
+:host { flex-wrap: wrap; min-width: 0 !important; }
+.llrlab-cmp-plot { flex: 1 1 460px !important; min-width: 0 !important; }
 """
 
 _COLUMNS = ("system", "targets", "non-targets", "Cllr", "min Cllr", "cal. loss", "EER (%)",
@@ -150,9 +157,10 @@ class CompareView(pn.viewable.Viewer):
                                     sizing_mode="stretch_width")
         self.status = pn.pane.Markdown("", margin=(0, 10))
 
-        def row(*views):
-            return pn.Row(*[pn.Column(v, sizing_mode="stretch_width") for v in views],
-                          sizing_mode="stretch_width")
+        def row(*views):  # side by side when both fit, else one under the other
+            return pn.Row(*[pn.Column(v, sizing_mode="stretch_width",
+                                      css_classes=["llrlab-cmp-plot"]) for v in views],
+                          sizing_mode="stretch_width", stylesheets=[_ROW_CSS])
 
         self._layout = pn.Column(
             pn.Row(role, ref, run, self.download, self.status),
