@@ -45,7 +45,7 @@ _MEASURE = """(names) => {
       box: box(v.el), toolbar: box(tb.el), buttons: buttons.filter(b => b.offsetWidth > 0).length,
       title_w: ctx.measureText(m.title.text).width,
       buttons_w: buttons.reduce((s, b) => s + b.getBoundingClientRect().width, 0),
-      legend_below: m.below.some(x => x.type == 'Legend' || (x.constructor && x.constructor.__name__ == 'Legend')),
+      legend_below: m.below.some(x => x.items !== undefined && x.ncols !== undefined),
       frame_w: v.frame ? v.frame.bbox.width : null,
     };
   }
