@@ -244,3 +244,34 @@ def test_widget_tooltips_are_plain_sentences():
             assert "llrlab." not in doc and "/" not in doc.replace("/ fusion", ""), (pname, doc)
             assert not re.search(r"\b[a-z]+_[a-z_]+\b", doc), (pname, doc)
     assert shown >= 8
+
+
+def test_presentation_style_enlarges_every_text(state, views):
+    """Labels on the plots, the metrics header and alerts, the parameter table and its title,
+    the Compare table (issue 14.6); legend markers keep their fill (thin outlines)."""
+    from bokeh.models import Scatter
+
+    from llrlab.dashboard.views.compare import table_html
+
+    nber, det, metrics, cal = views["nber"], views["det"], views["metrics"], views["cal"]
+    small = (nber.op_label.text_font_size, nber.label_fa.text_font_size,
+             det.off_label.text_font_size)
+    state.display.presentation = True
+    big = (nber.op_label.text_font_size, nber.label_fa.text_font_size,
+           det.off_label.text_font_size)
+    assert all(float(b[:-2]) >= 1.4 * float(s[:-2]) for s, b in zip(small, big, strict=True))
+    assert nber.label_miss.text_font_size == nber.label_fa.text_font_size
+    for pane in (metrics.header, metrics.warning, metrics.calibration_note):
+        assert pane.styles["font-size"] == "140%"
+    for pane in (cal.params, cal.title):
+        assert pane.styles["font-size"] == "130%"
+    assert "18px" in table_html([], presentation=True)
+    for fig in (nber.figure, det.figure):
+        for r in fig.renderers:
+            g = getattr(r, "glyph", None)
+            if isinstance(g, Scatter) and g.line_color == "black":  # an outline framing a fill
+                assert g.line_width <= 1.5 and g.size >= 16, (fig.name, g.marker)
+    state.display.presentation = False
+    assert (nber.op_label.text_font_size, nber.label_fa.text_font_size,
+            det.off_label.text_font_size) == small
+    assert cal.title.styles["font-size"] == "100%"
