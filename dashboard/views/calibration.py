@@ -82,8 +82,10 @@ def describe(d):
         return "No calibration: the scores are read as LLRs."
     lines = ["| parameter | value |", "|---|---|"]
     for k, v in d.items():
-        label = LABELS.get(k, str(k).replace("_", " "))
-        lines.append(f"| {md_text(label, MAX_SHOWN)} | {md_text(_fmt(v), MAX_SHOWN)} |")
+        # our own labels as written; any other key, and the values (which may come from
+        # files), escaped
+        label = LABELS[k] if k in LABELS else md_text(str(k).replace("_", " "), MAX_SHOWN)
+        lines.append(f"| {label} | {md_text(_fmt(v), MAX_SHOWN)} |")
     return "\n".join(lines)
 
 

@@ -275,3 +275,48 @@ def test_presentation_style_enlarges_every_text(state, views):
     assert (nber.op_label.text_font_size, nber.label_fa.text_font_size,
             det.off_label.text_font_size) == small
     assert cal.title.styles["font-size"] == "100%"
+
+
+def test_trained_parameters_have_readable_names(state, views):
+    """No raw keys (train_cllr_before, pure_ends) in the parameter table (issue 14.7)."""
+    import re
+
+    for method in ("affine", "pav"):
+        state.calibration.method = method
+        text = views["cal"].params.object
+        assert "dev Cllr before (bits)" in text and "trained on" in text
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), text
+    assert "pure end blocks" in views["cal"].params.object
+
+
+def test_the_demo_says_why_act_dcf_is_1_and_how_to_calibrate():
+    """The demo's raw scores are not LLRs: act DCF is 1.0000 everywhere; the page says why
+    with core's sentence and where to calibrate, and says nothing once calibrated."""
+    from llrlab.core import miscalibration_warning
+    from llrlab.dashboard.app import demo_specs, load_specs
+    from llrlab.dashboard.state import DashboardState
+
+    st = DashboardState()
+    load_specs(st, demo_specs())
+    metrics = MetricsView(state=st)
+    assert f"{st.op['eval'].act_dcf:.4f}" == "1.0000"
+    ev = st.results.datasets["eval"]
+    core = miscalibration_warning(ev.llr, f"The eval scores of {st.data.system}")
+    assert core and metrics.calibration_note.visible
+    assert "choose **affine** or **pav**" in metrics.calibration_note.object
+    assert "Calibration / fusion" in metrics.calibration_note.object
+    st.calibration.method = "affine"
+    assert not metrics.calibration_note.visible
+
+
+def test_metrics_csv_names_system_and_calibration(state, views):
+    import csv
+    import io
+
+    state.calibration.method = "affine"
+    rows = list(csv.DictReader(io.StringIO(state.export.metrics_csv())))
+    assert [r["role"] for r in rows] == ["dev", "eval"]
+    assert {r["system"] for r in rows} == {state.data.system}
+    assert {r["calibration"] for r in rows} == {"affine, prior 0.5"}
+    header = list(rows[0])
+    assert header.index("system") < header.index("role") < header.index("cllr")
