@@ -24,7 +24,8 @@ from panel.reactive import ReactiveHTML
 from .safe import md_text
 from .state import DashboardState
 
-__all__ = ["PAIR_MIN_WIDTH", "PAIR_MIN_WIDTH_PRESENTATION", "SHRINK_CSS", "MainArea", "PageControl", "StageNav"]
+__all__ = ["PAIR_MIN_WIDTH", "PAIR_MIN_WIDTH_PRESENTATION", "SHRINK_CSS", "MainArea",
+           "PageControl", "StageNav"]
 
 #: Width of the panels' row (pixels; the main area less 36 px) from which two panels sit side
 #: by side on a screen (the flex bases of the panels in ``_ROW_CSS``: 600 + 420 px and the
