@@ -4,9 +4,11 @@
 serve dashboard/app.py`` works too (the module marks the page servable when Panel runs it).
 
 Layout (BootstrapTemplate, no external resources): the sidebar holds data loading,
-calibration, operating point, display options, exports and teaching mode; the main area shows
-the NBER and DET plots side by side, the metrics table next to the calibration parameters, and
-the score histograms next to the calibration map.
+calibration, operating point, display options, exports, teaching mode, lessons and presenter
+mode; the main area (``layout.py``) shows the NBER and DET plots side by side on a wide
+screen and one under the other on a narrow one (a projector's 1280 x 720), the metrics table
+and the calibration likewise, and the score histograms; in presenter mode or a lesson, the
+chosen plots fill the screen.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from llrlab.dashboard.controls import (
     condition_controls,
     display_controls,
     operating_point_controls,
+    presenter_controls,
     teaching_controls,
     uncertainty_controls,
 )
+from llrlab.dashboard.layout import SHRINK_CSS, MainArea, PageControl
 from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
@@ -66,6 +70,8 @@ URL_PARAMS = {
                    "show_curves": "cond_curves"},
     "uncertainty": {"ci_method": "ci", "ci_level": "level"},
     "compare": {"role": "cmp"},
+    "presenter": {"enabled": "presenter", "panels": "panels"},
+    "lesson": {"lesson": "lesson", "step": "step"},
 }
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-dashboard")
@@ -320,7 +326,7 @@ def _exception_handler(exc):
 
 
 def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True,
-               dask=False):
+               lessons=None, lesson=None, dask=False):
     """Build the dashboard page for one session.
 
     Parameters
@@ -334,6 +340,11 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         Largest file accepted by the upload widgets.
     threaded : bool
         Run heavy work in a worker thread (when served); False runs it inline.
+    lessons : dict of str to Lesson, optional
+        The lessons the page offers (default: the built-in ones).
+    lesson : str, optional
+        The id of a lesson to open at its first step (``llrlab serve --lesson``), unless the
+        link names a lesson.
     dask : bool
         Read ``specs`` as sets larger than memory and compute on Dask
         (``llrlab serve --dask``; :mod:`llrlab.dashboard.scaled`).
@@ -349,7 +360,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     doc = pn.state.curdoc
     runner = (ThreadRunner(doc) if threaded and doc is not None and doc.session_context
               else SyncRunner())
-    state = DashboardState(runner=runner)
+    state = DashboardState(runner=runner, lessons=lessons)
     if isinstance(runner, ThreadRunner):
         runner.on_failure = lambda exc: _show_failure(state, exc)
 
@@ -382,37 +393,41 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                 collapsed=False),
         pn.Card(teaching_controls(state), title="Teaching mode",
                 sizing_mode="stretch_width", collapsed=True),
+        pn.Card(presenter_controls(state), title="Lessons, presenter, saved views",
+                sizing_mode="stretch_width", collapsed=lesson is None),
         pn.Card(ExportView(state=state), title="Export", sizing_mode="stretch_width"),
     ]
-    main = [
-        _alerts(state),
-        pn.Row(pn.Column(nber, sizing_mode="stretch_width"),
-               pn.Column(det, width=480), sizing_mode="stretch_width"),
-        pn.Row(pn.Column(metrics, sizing_mode="stretch_width"),
-               pn.Column(calib, width=480), sizing_mode="stretch_width"),
-        pn.Row(pn.Column(hist, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
-    ]
-    # tabs below the alerts (main[0]): the views above, then the comparison of all systems
-    # and the forensic views (each computed only while its tab is shown)
+    # the "Operating point" tab: its panels laid out for the screen, or a stage (layout.py)
+    page = PageControl(name="page_control")
+    area = MainArea(state=state, page=page,
+                    views={"nber": nber, "det": det, "metrics": metrics,
+                           "calibration": calib, "histogram": hist})
+    # tabs below the alerts: the views above, then the comparison of all systems and the
+    # forensic views (each computed only while its tab is shown)
     compare = CompareView(state=state)
     forensic = ForensicView(state=state)
     tabs = compare.follow_tab(forensic.follow_tab(pn.Tabs(
-        ("Operating point", pn.Column(*main[1:], sizing_mode="stretch_width")),
-        ("Compare systems", compare), ("Forensic", forensic), sizing_mode="stretch_width",
-        name="tabs"), 2), 1)
-    main = [main[0], tabs]
+        ("Operating point", area), ("Compare systems", compare), ("Forensic", forensic),
+        sizing_mode="stretch_width", name="tabs"), 2), 1)
+    area.attach_tabs(tabs)
+    main = [_alerts(state), page, tabs]
     # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(
         title="llrlab: detector scores, calibration and DCF",
         sidebar=[pn.Column(*sidebar, sizing_mode="stretch_width")],
-        main=[pn.Column(*main, sizing_mode="stretch_width")],
+        main=[pn.Column(*main, sizing_mode="stretch_width", stylesheets=[SHRINK_CSS])],
         sidebar_width=360, header_background="#2b4a6f")
 
     if pn.state.location is not None:
         with state.hold():  # a link's choices: one computation
             for part, names in URL_PARAMS.items():
                 pn.state.location.sync(getattr(state, part), names)
+            if lesson and not state.lesson.lesson and "lesson" not in (
+                    pn.state.session_args or {}):
+                state.lesson.open(lesson)
         pn.state.location.sync(tabs, {"active": "tab"})
+    elif lesson:
+        state.lesson.open(lesson)
     initial = specs or (demo_specs() if demo else None)
     if initial:
         if isinstance(runner, ThreadRunner):
@@ -423,6 +438,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
             load_specs(state, initial, dask=dask and bool(specs))
     template.state = state  # for tests and notebooks
     template.uploads = uploads
+    template.page_control = page
+    template.main_area = area
     return template
 
 

@@ -1,7 +1,7 @@
 """``llrlab serve``: the dashboard's command line, and the ``llrlab`` console script.
 
-``llrlab serve [FILES...] [--port N] [--address HOST] [--no-show]`` serves the dashboard on
-127.0.0.1 by default.  Each FILE is ``[ROLE[:SYSTEM]=]SCORES[,KEY]``:
+``llrlab serve [FILES...] [--port N] [--address HOST] [--no-show] [--lesson FILE]`` serves the
+dashboard on 127.0.0.1 by default.  Each FILE is ``[ROLE[:SYSTEM]=]SCORES[,KEY]``:
 
 * ``ROLE`` is ``dev`` (trains the calibration) or ``eval``; ``SYSTEM`` names the system
   (several systems can be fused);
@@ -41,8 +41,12 @@ Files without a role are taken in pairs (dev, then eval) per system; a single su
 an eval set.  These are the only server-side files the page can read; in the browser, files
 are uploaded.  Without FILE the built-in demo data are shown.
 
+--lesson FILE opens a guided lesson (Markdown or JSON; see docs/lessons.md) at its first
+step in every new page; the built-in lessons are offered too.
+
 examples:
   llrlab serve
+  llrlab serve --lesson my_lesson.md
   llrlab serve dev.h5,dev_key.h5 eval.h5,eval_key.h5
   llrlab serve dev:A=a_dev.txt eval:A=a_eval.txt dev:B=b_dev.txt eval:B=b_eval.txt
 """
@@ -120,6 +124,9 @@ def add_serve_parser(subparsers):
                         "value of the environment variable LLRLAB_TOKEN")
     p.add_argument("--no-demo", action="store_true",
                    help="start with no data instead of the demo when no FILE is given")
+    p.add_argument("--lesson", metavar="FILE", default=None,
+                   help="open this guided lesson (Markdown or JSON, see docs/lessons.md) in "
+                        "every new page")
     p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
                    help="sets larger than memory: read FILEs (Parquet, or HDF5 SCORES,KEY) "
                         "lazily and compute on Dask, 'local' (default) or a dask.distributed "
@@ -139,6 +146,9 @@ def run_serve(args):
         specs = parse_file_specs(args.files, dirs=getattr(args, "dask", None) is not None)
     except SpecError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
+        return 2
+    lessons, lesson = _lessons(getattr(args, "lesson", None))
+    if lessons is None:
         return 2
     from panel.io.server import get_server
 
@@ -173,7 +183,7 @@ def run_serve(args):
 
     def app():  # Panel calls only plain functions as page factories (not a partial)
         return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb,
-                          dask=dask is not None)
+                          lessons=lessons, lesson=lesson, dask=dask is not None)
 
     try:
         server = get_server(app, port=args.port, address=args.address, show=False,
@@ -198,6 +208,24 @@ def run_serve(args):
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _lessons(path):
+    """``(lessons, id of the lesson to open)``: the built-in lessons plus the file of
+    ``--lesson`` (which replaces a built-in one of the same name); ``(None, None)`` after
+    printing one line when the file is not a valid lesson."""
+    from .lessons import LessonError, builtin_lessons, load_lesson
+
+    lessons = builtin_lessons()
+    if path is None:
+        return lessons, None
+    try:
+        lesson = load_lesson(path)
+    except LessonError as exc:
+        sys.stderr.write(f"llrlab serve: error: {exc}\n")
+        return None, None
+    lessons[lesson.id] = lesson
+    return lessons, lesson.id
 
 
 def _listen_error(exc, args):

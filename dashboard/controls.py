@@ -7,7 +7,11 @@ The upload widgets are in :mod:`.uploads` (re-exported here).
 
 from __future__ import annotations
 
+import io
+
 import panel as pn
+
+from llrlab.core import LlrlabError
 
 from .state import DashboardState
 from .uploads import DEFAULT_MAX_UPLOAD_MB, UploadPanel
@@ -19,6 +23,7 @@ __all__ = [
     "condition_controls",
     "display_controls",
     "operating_point_controls",
+    "presenter_controls",
     "teaching_controls",
     "uncertainty_controls",
 ]
@@ -78,7 +83,7 @@ def display_controls(state: DashboardState):
 
 
 def condition_controls(state: DashboardState):
-    """Condition weighting (seed 001): weighting, custom weights, selection, per-condition
+    """Condition weighting (van Leeuwen 2008): weighting, custom weights, selection, per-condition
     curves; disabled with a short explanation when the data carry no conditions."""
     fit = {"sizing_mode": "stretch_width"}
     cond, teaching = state.conditions, state.teaching
@@ -151,11 +156,85 @@ def teaching_controls(state: DashboardState):
         pn.widgets.Switch.from_param(teaching.param.enabled, name="Teaching mode"),
         pn.pane.Markdown(
             "Targets and non-targets are Gaussian; the system outputs "
-            "`scale × true LLR + shift` (seed 000, figure 1). The green curve is the "
-            "true LLR; calibrating on dev repairs the miscalibration.", margin=(0, 5)),
+            "`scale × true LLR + shift` (Brümmer & de Villiers 2011, fig. 1). The green curve "
+            "is the true LLR; calibrating on dev repairs the miscalibration.", margin=(0, 5)),
         pn.Param(teaching.param, parameters=["mu_tar", "sigma_tar", "mu_non", "sigma_non",
                                              "n_tar", "n_non", "seed", "scale", "shift",
                                              "references"],
                  widgets=widgets, show_name=False, sizing_mode="stretch_width"),
         sizing_mode="stretch_width",
     )
+
+
+def presenter_controls(state: DashboardState):
+    """Guided lessons, presenter mode and saved views (snapshots of the dashboard)."""
+    fit = {"sizing_mode": "stretch_width"}
+    lessons = state.lesson
+    options = {lesson.title: lid for lid, lesson in lessons.library.items()}
+    pick = pn.widgets.Select(name="Lesson", options=options, **fit)
+    if lessons.lesson in options.values():
+        pick.value = lessons.lesson
+    start = pn.widgets.Button(name="Start lesson", button_type="primary", **fit)
+    start.on_click(lambda _e: lessons.open(pick.value, 1) if pick.value else None)
+    start.disabled = not options
+
+    present = pn.widgets.Switch.from_param(state.presenter.param.enabled)
+    panels = pn.widgets.CheckButtonGroup.from_param(
+        state.presenter.param.panels, button_type="primary", button_style="outline", **fit)
+
+    name = pn.widgets.TextInput(name="View name", placeholder="e.g. 'after affine calibration'",
+                                max_length=120, **fit)
+    save = pn.widgets.Button(name="Save view", button_type="primary", width=110)
+    views = pn.widgets.Select(name="Saved views", options={}, **fit)
+    show = pn.widgets.Button(name="Show", button_type="light", width=80)
+    delete = pn.widgets.Button(name="Delete", button_type="light", width=80)
+    export = pn.widgets.FileDownload(callback=lambda: io.StringIO(state.views_file()),
+                                     filename="llrlab_views.json", label="Export views",
+                                     button_type="light", width=140)
+    upload = pn.widgets.FileInput(accept=".json", multiple=False, name="Import views", **fit)
+
+    def list_views(*_):
+        opts = {f"{i + 1}. {v['name']}": i for i, v in enumerate(state.presenter.views)}
+        views.options = opts
+        if opts:
+            cur = state.presenter.current
+            views.value = cur if 0 <= cur < len(opts) else 0
+        for w in (show, delete, export):
+            w.disabled = not opts
+
+    def on_save(_e):
+        try:
+            state.save_view(name.value)
+        except LlrlabError as exc:
+            state.status.error = str(exc)
+        name.value = ""
+
+    def on_import(event):
+        data = event.new
+        if not data:
+            return
+        try:
+            n = state.import_views(data, source=upload.filename or "views file")
+        except LlrlabError as exc:
+            state.status.error = str(exc)
+        else:
+            state.status.notice = f"{n} saved views imported."
+
+    save.on_click(on_save)
+    show.on_click(lambda _e: state.show_view(views.value) if views.value is not None else None)
+    delete.on_click(lambda _e: state.presenter.remove_view(views.value)
+                    if views.value is not None else None)
+    upload.param.watch(on_import, ["value"])
+    state.presenter.param.watch(list_views, ["views", "current"])
+    list_views()
+    note = pn.pane.Markdown(
+        "The arrow keys ← → step through the lesson, or the saved views in presenter mode. "
+        "A lesson's step is part of the page's link.", margin=(0, 5),
+        styles={"color": "#555555", "font-size": "90%"})
+    return pn.Column(
+        pick, start,
+        pn.Row(pn.pane.Markdown("Presenter mode", margin=(4, 5)), present, **fit),
+        pn.pane.Markdown("Shown in presenter mode", margin=(5, 5, 0, 5)), panels,
+        pn.Row(name, save, **fit), views, pn.Row(show, delete, export, **fit),
+        pn.pane.Markdown("Import views (a file from 'Export views')", margin=(5, 5, 0, 5)),
+        upload, note, **fit)

@@ -35,7 +35,8 @@ _MEMO_LOCK = threading.Lock()
 
 @dataclass(frozen=True)
 class ConditionSpec:
-    """How the conditions of the trials are pooled (seed 001; part of the cache key).
+    """How the conditions of the trials are pooled (van Leeuwen 2008, eq. 12-13; part of the
+    cache key).
 
     ``weights``: ``"pooled"`` (every trial counts once), ``"equal"`` (every condition counts
     ``1/C``) or ``"custom"`` with ``text`` such as ``"tel=2, mic=1"`` (read by

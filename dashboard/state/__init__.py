@@ -11,6 +11,9 @@ One ``param.Parameterized`` per card or concern, and one class that wires them t
 * :class:`UncertaintyState` (``uncertainty.py``) -- binomial and bootstrap intervals;
 * :class:`DisplayState` (``display.py``) -- what the plots show and how;
 * :class:`TeachingState` (``teaching.py``) -- teaching mode's synthetic data;
+* :class:`PresenterState` (``presenter.py``) -- presenter mode, its panels and highlights,
+  the saved views;
+* :class:`LessonState` (``lesson.py``) -- the open guided lesson and its step;
 * :class:`CompareState` (``compare.py``) -- the comparison of all systems;
 * :class:`ExportState` (``export.py``) -- tables and downloads;
 * :class:`StatusState` (``status.py``) -- background work, errors and notices;
@@ -23,12 +26,14 @@ Jobs, runners and small caches are in ``jobs.py``.
 from .calibration import CalibrationState
 from .compare import FUSION, FUSION_COLOR, PALETTE, CompareState
 from .conditions import WEIGHTINGS, ConditionsState
-from .dashboard import NBER_POINTS, PARTS, DashboardState, NBERData
+from .dashboard import NBER_POINTS, PARTS, DashboardState, NBERData, check_snapshot
 from .data import DataState
 from .display import DisplayState
 from .export import ExportState
 from .jobs import Jobs, SyncRunner, user_message
+from .lesson import LessonState
 from .operating_point import PLO_LIMIT, OperatingPointState
+from .presenter import HIGHLIGHTS, MAX_PANELS, PANELS, PresenterState
 from .status import StatusState
 from .teaching import TeachingState
 from .uncertainty import CI_CHOICES, UncertaintyState
@@ -37,8 +42,11 @@ __all__ = [
     "CI_CHOICES",
     "FUSION",
     "FUSION_COLOR",
+    "HIGHLIGHTS",
+    "MAX_PANELS",
     "NBER_POINTS",
     "PALETTE",
+    "PANELS",
     "PARTS",
     "PLO_LIMIT",
     "WEIGHTINGS",
@@ -50,11 +58,14 @@ __all__ = [
     "DisplayState",
     "ExportState",
     "Jobs",
+    "LessonState",
     "NBERData",
     "OperatingPointState",
+    "PresenterState",
     "StatusState",
     "SyncRunner",
     "TeachingState",
     "UncertaintyState",
+    "check_snapshot",
     "user_message",
 ]

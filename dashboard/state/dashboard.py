@@ -2,8 +2,8 @@
 
 :class:`DashboardState` holds one small ``param.Parameterized`` per concern -- ``data``,
 ``point`` (operating point), ``calibration``, ``conditions``, ``uncertainty``, ``display``,
-``teaching``, ``compare``, ``export`` and ``status`` -- and derives from their choices what
-the views draw:
+``teaching``, ``presenter``, ``lesson``, ``compare``, ``export`` and ``status`` -- and derives
+from their choices what the views draw:
 
 * ``results`` -- the heavy part (:class:`~llrlab.dashboard.compute.Results`), recomputed only
   when the data or a choice that changes them changes (each part lists those in
@@ -44,12 +44,15 @@ from .data import DataState
 from .display import DisplayState
 from .export import ExportState
 from .jobs import LRU, Jobs, SyncRunner, with_notes
+from .lesson import LessonState
 from .operating_point import OperatingPointState
+from .presenter import PresenterState, parse_views, views_json
 from .status import StatusState
 from .teaching import TeachingState
 from .uncertainty import UncertaintyState
 
-__all__ = ["CACHE_SIZE", "NBER_POINTS", "PARTS", "DashboardState", "NBERData"]
+__all__ = ["CACHE_SIZE", "NBER_POINTS", "PARTS", "DashboardState", "NBERData",
+           "check_snapshot"]
 
 #: Number of prior log-odds at which the NBER curves are drawn.
 NBER_POINTS = 601
@@ -57,7 +60,7 @@ NBER_POINTS = 601
 CACHE_SIZE = 6
 #: The parts holding user choices, in the order a snapshot restores them.
 PARTS = ("data", "teaching", "calibration", "conditions", "point", "uncertainty", "display",
-         "compare")
+         "presenter", "compare")
 #: The parts whose ``result_params`` change the heavy results.
 _RESULT_PARTS = ("data", "teaching", "calibration", "conditions")
 _SHORT = 60
@@ -95,6 +98,51 @@ def _short(value):
     return text if len(text) <= _SHORT else text[:_SHORT] + "…"
 
 
+def check_snapshot(snapshot, where="snapshot"):
+    """Check a (partial) snapshot without applying it: its parts and settings exist and each
+    value is accepted by a fresh part (the data's system and the comparison's reference
+    depend on what is loaded: they are checked when the snapshot is restored).
+
+    Raises
+    ------
+    llrlab.core.DataError
+        One line naming ``where``, the part and the setting.
+    """
+    if not isinstance(snapshot, dict):
+        raise DataError(f"{where}: a dashboard state is a mapping of parts, got "
+                        f"{type(snapshot).__name__}")
+    fresh = {"teaching": TeachingState, "calibration": CalibrationState,
+             "conditions": ConditionsState, "point": OperatingPointState,
+             "uncertainty": UncertaintyState, "display": DisplayState,
+             "presenter": PresenterState}
+    for name, values in snapshot.items():
+        if name not in PARTS:
+            raise DataError(f"{where}: unknown part {_short(name)} (known: {', '.join(PARTS)})")
+        if not isinstance(values, dict):
+            raise DataError(f"{where}: part {name!r} takes a mapping of settings")
+        if name in fresh:
+            part = fresh[name]()
+            settable = set(_choice_names(part)) | set(getattr(part, "derived", ()))
+            for p, v in values.items():
+                if p not in settable:
+                    raise DataError(f"{where}: unknown setting {name}.{_short(p)} (known: "
+                                    f"{', '.join(sorted(settable))})")
+                try:
+                    part.param.update(**{p: part.param[p].deserialize(v)})
+                except (ValueError, TypeError) as exc:
+                    raise DataError(f"{where}, setting {name}.{p}: "
+                                    f"{_short(str(exc))}") from None
+        else:
+            known = {"data": ("system",),
+                     "compare": ("role", "reference", "significance_level")}[name]
+            for p, v in values.items():
+                if p not in known:
+                    raise DataError(f"{where}: unknown setting {name}.{_short(p)} (known: "
+                                    f"{', '.join(known)})")
+                if v is not None and not isinstance(v, (str, int, float)):
+                    raise DataError(f"{where}, setting {name}.{p}: a text or a number")
+
+
 class DashboardState(param.Parameterized):
     """Everything the dashboard shows: its parts and what they derive (see the module
     docstring)."""
@@ -107,6 +155,8 @@ class DashboardState(param.Parameterized):
     uncertainty = _part(UncertaintyState, "Confidence and bootstrap intervals.")
     display = _part(DisplayState, "Display options of the plots.")
     teaching = _part(TeachingState, "Teaching mode's synthetic data.")
+    presenter = _part(PresenterState, "Presenter mode, its panels and the saved views.")
+    lesson = _part(LessonState, "The open guided lesson and its step.")
     status = _part(StatusState, "Background work, errors and notices.")
     export = _part(ExportState, "Tables and downloads.")
     compare = _part(CompareState, "The comparison of all systems.")
@@ -121,8 +171,9 @@ class DashboardState(param.Parameterized):
         role -> list of OperatingPoint, one per drawn condition (when their curves are
         shown).""")
 
-    def __init__(self, runner=None, *, snapshot=None, **params):
+    def __init__(self, runner=None, *, snapshot=None, lessons=None, **params):
         self._holding = 0
+        self._style_before = False
         self._applied = 0
         self._pending = None
         self._gen = 0
@@ -135,7 +186,8 @@ class DashboardState(param.Parameterized):
             status=status, data=DataState(jobs=self.jobs), point=OperatingPointState(),
             calibration=CalibrationState(), conditions=ConditionsState(),
             uncertainty=UncertaintyState(jobs=self.jobs), display=DisplayState(),
-            teaching=TeachingState(), **params)
+            teaching=TeachingState(), presenter=PresenterState(),
+            lesson=LessonState(library=lessons), **params)
         self._version = self.data.version
         # every failure is shown, the same one again too
         self.point.param.watch(self._point_error, ["error"], onlychanged=False)
@@ -213,6 +265,81 @@ class DashboardState(param.Parameterized):
         if self._applied == applied and res is not None:  # pending or unchanged
             self.param.update(nber=self._nber_data(res), op=self._measures(res),
                               **self._extras(res))
+
+    # ------------------------------------------------------------------ lessons, presenter
+
+    @param.depends("lesson.lesson", "lesson.step", watch=True)
+    def _lesson_moved(self):
+        """A lesson step sets the dashboard: its snapshot on top of the lesson's starting
+        point (the same state however the step is reached)."""
+        step = self.lesson.current_step()
+        if step is None:
+            if self.presenter.highlight:
+                self.presenter.highlight = []
+            return
+        try:
+            self.restore(step.snapshot())
+        except DataError as exc:
+            lesson = self.lesson.current()
+            self.status.error = (f"lesson {lesson.source}, step {self.lesson.step}: "
+                                 f"{_short(str(exc))}")
+
+    @param.depends("presenter.enabled", watch=True)
+    def _presenter_toggled(self):
+        """Presenter mode shows the plots in presentation style; leaving it restores the
+        style chosen before."""
+        if self.presenter.enabled:
+            self._style_before = self.display.presentation
+            self.display.presentation = True
+        else:
+            self.display.presentation = self._style_before
+
+    @property
+    def staged(self):
+        """True when the main area shows a stage (presenter mode or an open lesson): the
+        chosen panels side by side, filling the screen."""
+        return bool(self.presenter.enabled or self.lesson.lesson)
+
+    def navigate(self, delta):
+        """The arrow keys and the stage's buttons: ``delta`` steps through the open lesson,
+        else (in presenter mode) through the saved views."""
+        if self.lesson.lesson:
+            self.lesson.go(delta)
+        elif self.presenter.views:
+            i = self.presenter.step_index(delta if self.presenter.current >= 0 else 0)
+            self.show_view(i)
+
+    def save_view(self, name=""):
+        """Save the current choices as a named view (returns its name)."""
+        return self.presenter.add_view(name, self.snapshot())
+
+    def show_view(self, index):
+        """Restore saved view ``index``; an error names the view."""
+        views = self.presenter.views
+        if not 0 <= index < len(views):
+            return
+        view = views[index]
+        self.presenter.current = index
+        try:
+            self.restore(view["state"])
+        except DataError as exc:
+            self.status.error = f"saved view {_short(view['name'])}: {_short(str(exc))}"
+
+    def views_file(self):
+        """The text of the saved-views file (``Export views``)."""
+        return views_json(self.presenter.views)
+
+    def import_views(self, data, source="views file"):
+        """Append the views of a saved-views file (checked; nothing is applied).
+
+        Raises
+        ------
+        llrlab.core.DataError
+            One line naming the file (and the view) when it is not a valid views file.
+        """
+        views = parse_views(data, source, check_snapshot)
+        self.presenter.views = [*self.presenter.views, *views][:200]
+        return len(views)
 
     # ------------------------------------------------------------------ snapshots
 

@@ -12,7 +12,9 @@ import io
 
 import param
 
-from llrlab.core import Trials
+from llrlab.core import Trials, miscalibration_warning
+
+from ..safe import md_text
 
 __all__ = ["ExportState", "csv_with_operating_point"]
 
@@ -49,12 +51,15 @@ class ExportState(param.Parameterized):
         if res is None:
             return []
         plo = st.point.plo
+        system, calibration = self.system_name(), self.calibration_name()
         rows = []
         for role, d in res.datasets.items():
             a, o = d.llr, op.get(role)
             if o is None:
                 continue
             row = {
+                "system": system,
+                "calibration": calibration,
                 "role": role,
                 "dataset": d.label,
                 "n_tar": a.n_tar,
@@ -89,6 +94,46 @@ class ExportState(param.Parameterized):
                     "min_dcf_hi": b.min_dcf.upper if fresh else None})
             rows.append(row)
         return rows
+
+    def system_name(self):
+        """The name of the shown system (its results' source): a loaded system, the fusion
+        of all, or teaching mode's synthetic data."""
+        st = self.state
+        res = st.results
+        if res is not None and res.teaching:
+            return "synthetic (teaching mode)"
+        if res is not None and res.key and res.key[0] == "fusion":
+            return "fusion"
+        return st.data.system or ""
+
+    def calibration_name(self):
+        """How the shown LLRs were made: ``none``, or the trained calibration's kind and
+        training prior (e.g. ``affine, prior 0.5``; ``pav``)."""
+        res = self.state.results
+        cal = None if res is None else res.calibration
+        if cal is None:
+            return "none"
+        prior = cal.report().get("prior")
+        return cal.kind if prior is None else f"{cal.kind}, prior {float(prior):g}"
+
+    def calibration_warning(self):
+        """Why act DCF and Cllr are poor when uncalibrated scores do not look like LLRs (the
+        sentence ``llrlab eval`` prints, :func:`llrlab.core.miscalibration_warning`), and
+        what to do in the page; '' otherwise (also in teaching mode, where the
+        miscalibration is chosen)."""
+        st = self.state
+        res = st.results
+        if res is None or res.calibration is not None or res.teaching or not res.datasets:
+            return ""
+        d = res.datasets.get("eval") or res.primary
+        if d is None:
+            return ""
+        text = miscalibration_warning(d.llr, f"The {d.role} scores of {self.system_name()}")
+        if not text:
+            return ""
+        # the sentence names the system (user text): escaped for the Markdown pane
+        return (f"{md_text(text)}. In this page: choose **affine** or **pav** under "
+                f"Calibration / fusion (trained on the dev set).")
 
     def metrics_csv(self):
         """The metrics table as CSV text (with the operating point in the first columns)."""

@@ -1,4 +1,10 @@
-"""Shared look of the dashboard's Bokeh figures: colours, fonts, presentation style."""
+"""Shared look of the dashboard's Bokeh figures: colours, fonts, presentation style.
+
+The colours are those of Okabe & Ito's colour-blind-safe palette (Okabe & Ito 2008, "Color
+Universal Design"), one meaning per colour: every pair that must be told apart (actual vs
+minimum DCF, the two DR30 markers, steppy vs ROCCH, targets vs non-targets) stays distinct
+for the common forms of colour blindness, on a projector too.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +12,40 @@ from typing import ClassVar
 
 import numpy as np
 from bokeh import events
-from bokeh.models import BoxZoomTool, ColumnDataSource, CustomJS, GlyphRenderer
+from bokeh.models import (
+    BoxZoomTool,
+    ColumnDataSource,
+    CustomJS,
+    GlyphRenderer,
+    NoOverlap,
+    SaveTool,
+    Scatter,
+)
 from bokeh.plotting import figure
 
-__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "connect_drag", "finite", "new_figure"]
+__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "connect_drag", "finite", "fit_figure",
+           "new_figure", "save_name", "set_save_name"]
 
-#: One meaning per colour across the dashboard.
+#: One meaning per colour across the dashboard (Okabe-Ito palette, see the module docstring).
 COLORS = {
-    "act": "#d62728",        # actual DCF (NBER)
-    "min": "#222222",        # minimum DCF (NBER)
-    "miss": "#1f77b4",       # misses' contribution
-    "fa": "#ff7f0e",         # false alarms' contribution
-    "true": "#2ca02c",       # teaching mode: true LLR
-    "op": "#c51b8a",         # operating point (magenta, as in BOSARIS)
-    "dr30_fa": "#d62728",    # DR30 marker where false alarms run out
-    "dr30_miss": "#2ca02c",  # DR30 marker where misses run out
-    "steppy": "#1f77b4",     # DET steppy curve
-    "rocch": "#d62728",      # DET ROCCH curve
-    "tar": "#ff7f0e",        # histogram targets
-    "non": "#1f77b4",        # histogram non-targets
+    "act": "#D55E00",        # actual DCF (NBER): vermillion
+    "min": "#000000",        # minimum DCF (NBER): black
+    "miss": "#0072B2",       # misses' contribution: blue
+    "fa": "#E69F00",         # false alarms' contribution: orange
+    "true": "#009E73",       # teaching mode: true LLR, bluish green
+    "op": "#CC79A7",         # operating point: reddish purple (magenta in BOSARIS)
+    "dr30_fa": "#D55E00",    # DR30 marker where false alarms run out
+    "dr30_miss": "#56B4E9",  # DR30 marker where misses run out: sky blue
+    "steppy": "#0072B2",     # DET steppy curve
+    "rocch": "#D55E00",      # DET ROCCH curve
+    "tar": "#E69F00",        # histogram targets
+    "non": "#0072B2",        # histogram non-targets
     "default": "#7f7f7f",
     "unreliable": "#9e9e9e",
-    "map": "#6a3d9a",        # calibration map
+    "map": "#0072B2",        # calibration map
 }
-REF_COLORS = ("#9467bd", "#8c564b", "#17becf", "#bcbd22")
+#: Teaching mode's reference miscalibrations (dotted-dashed, behind the main curves).
+REF_COLORS = ("#56B4E9", "#E69F00", "#009E73", "#F0E442")
 #: Muted colours of per-condition curves (distinct from the act/min/op colours above).
 CONDITION_COLORS = ("#4e79a7", "#59a14f", "#b07aa1", "#e6a23c", "#76b7b2", "#9c755f",
                     "#ff9da7", "#8cd17d", "#a0cbe8", "#bab0ac")
@@ -55,8 +71,49 @@ def new_figure(name, **kw):
     fig.toolbar.logo = None
     for ax in fig.axis:
         ax.axis_label_text_font_style = "normal"
+        ax.major_label_policy = NoOverlap()  # narrow plots and large fonts: no collisions
     fig.title.text_font_style = "bold"
+    set_save_name(fig, svg=False)
     return fig
+
+
+def save_name(fig, svg):
+    """The file name the save tool of ``fig`` gives its image: ``llrlab-<figure name>.png``
+    (or ``.svg`` with SVG output), so a save neither asks for a name nor offers
+    ``bokeh_plot``."""
+    return f"llrlab-{fig.name or 'plot'}.{'svg' if svg else 'png'}"
+
+
+def set_save_name(fig, svg):
+    """Set the save tool's file name of ``fig`` (see :func:`save_name`)."""
+    name = save_name(fig, svg)
+    for tool in fig.select({"type": SaveTool}):
+        if tool.filename != name:
+            tool.filename = name
+
+
+def _label_text(label):
+    """The text of a legend item's label (a string or a ``value(...)``)."""
+    if isinstance(label, str):
+        return label
+    if isinstance(label, dict):
+        return str(label.get("value", ""))
+    return str(getattr(label, "value", "") or "")
+
+
+def fit_figure(fig, styler, width=None, height=None, *, default_height):
+    """Give ``fig`` a fixed ``width`` x ``height`` (a stage), or let it stretch across the
+    page at its default height (``height`` None; ``width`` is then the layout's estimate,
+    used for the legend's columns)."""
+    styler.width = width
+    if styler.min_width is None:
+        styler.min_width = fig.min_width
+    if height is None:
+        fig.update(sizing_mode="stretch_width", height=default_height,
+                   min_width=styler.min_width)
+    else:
+        fig.update(sizing_mode="fixed", width=max(int(width), 200),
+                   height=max(int(height), 200), min_width=200)
 
 
 def connect_drag(fig, callback, *, js_code="", js_args=None):
@@ -94,15 +151,36 @@ class Styler:
     """Switches a figure between screen and presentation style, and canvas/SVG output.
 
     Line widths and marker sizes are remembered when the figure is finished (call
-    :meth:`capture`) and scaled from there, so switching back and forth is exact.
+    :meth:`capture`) and scaled from there, so switching back and forth is exact.  In
+    presentation style fonts are larger, lines twice as thick and markers 1.6 times larger
+    (their outlines stay thin, so that a marker keeps its fill colour), legends have larger
+    samples and fewer columns.  Text annotations (labels) registered with :meth:`add_text`
+    follow the font sizes too.  Highlighted renderers (a lesson step's ``highlight``) are
+    drawn thicker still.
     """
 
     FONTS: ClassVar[dict] = {False: ("13pt", "11pt", "9pt", "9pt"),
                              True: ("20pt", "17pt", "14pt", "14pt")}
+    #: Legend sample (glyph) width and height in pixels.
+    GLYPH: ClassVar[dict] = {False: (20, 20), True: (34, 28)}
+    #: Extra factor of highlighted lines and markers.
+    HIGHLIGHT = 1.8
 
-    def __init__(self, fig):
+    #: Font size in pixels of legend labels, and a label character's width relative to it.
+    _LEGEND_PX: ClassVar[dict] = {False: 12.0, True: 18.7}
+    _CHAR = 0.56
+
+    def __init__(self, fig, *, legend_cols=None):
         self.fig = fig
         self.base = []
+        self.texts = []
+        #: Most columns of a legend placed below the plot (None: its ``ncols`` is left as is);
+        #: the columns actually used are as many as fit in :attr:`width`.
+        self.legend_cols = legend_cols
+        #: The figure's width in pixels when known (set by the layout), else None.
+        self.width = None
+        #: The figure's own minimum width (kept while it is on a stage).
+        self.min_width = None
 
     def capture(self):
         for r in self.fig.renderers:
@@ -111,26 +189,58 @@ class Styler:
             g = r.glyph
             lw = getattr(g, "line_width", None)
             size = getattr(g, "size", None)
-            self.base.append((g, lw if isinstance(lw, (int, float)) else None,
-                              size if isinstance(size, (int, float)) else None))
+            self.base.append((r, g, lw if isinstance(lw, (int, float)) else None,
+                              size if isinstance(size, (int, float)) else None,
+                              isinstance(g, Scatter)))
 
-    def apply(self, presentation, svg):
+    def _columns(self, legend, big):
+        """As many legend columns as fit in the figure's width (at most ``legend_cols``),
+        from the longest shown label."""
+        labels = [_label_text(i.label) for i in legend.items if i.visible] or [""]
+        px = self._LEGEND_PX[big]
+        text = int(self._CHAR * px * max(len(t) for t in labels)) + 4
+        # every column as wide as the longest label (Bokeh sizes columns from measured
+        # text, which let long labels run into the next column)
+        legend.label_width = text
+        col = self.GLYPH[big][0] + legend.label_standoff + legend.spacing + 12 + text
+        width = self.width or 560  # the narrowest width the page gives a plot
+        avail = width - 2 * (legend.padding + legend.margin) - 16
+        return int(max(1, min(self.legend_cols, avail // col)))
+
+    def add_text(self, model, screen="9pt", presentation="14pt", prop="text_font_size"):
+        """Let ``model.<prop>`` (a label's font size) follow the style."""
+        self.texts.append((model, prop, screen, presentation))
+
+    def apply(self, presentation, svg, highlight=()):
         fig = self.fig
-        title, label, ticks, legend = self.FONTS[bool(presentation)]
+        big = bool(presentation)
+        title, label, ticks, legend = self.FONTS[big]
         fig.title.text_font_size = title
         for ax in fig.axis:
             ax.axis_label_text_font_size = label
             ax.major_label_text_font_size = ticks
+        gw, gh = self.GLYPH[big]
         for leg in fig.legend:
             leg.label_text_font_size = legend
-            leg.glyph_width = 30 if presentation else 20
-        k = 2.0 if presentation else 1.0
-        for g, lw, size in self.base:
+            leg.glyph_width, leg.glyph_height = gw, gh
+            leg.label_height = gh
+            if self.legend_cols is not None:
+                leg.ncols = self._columns(leg, big)
+        for model, prop, screen, large in self.texts:
+            setattr(model, prop, large if big else screen)
+        k = 2.0 if big else 1.0
+        lit = set(highlight)
+        for r, g, lw, size, marker in self.base:
+            h = self.HIGHLIGHT if r in lit else 1.0
             if lw is not None:
-                g.line_width = lw * k
+                # marker outlines stay thin (a thick outline hides a small marker's fill)
+                g.line_width = lw * (1.25 if big else 1.0) * min(h, 1.5) if marker \
+                    else lw * k * h
             if size is not None:
-                g.size = size * (1.6 if presentation else 1.0)
-        fig.toolbar.autohide = bool(presentation)
+                g.size = size * (1.6 if big else 1.0) * h
+        fig.toolbar.autohide = False
+        # the save tool exports what the figure draws: an SVG file needs the SVG backend
         backend = "svg" if svg else "canvas"
         if fig.output_backend != backend:
             fig.output_backend = backend
+        set_save_name(fig, svg)

@@ -23,14 +23,42 @@ from llrlab.core import llr_label, llr_to_unit
 
 from ..safe import MAX_SHOWN, md_text
 from ..state import DashboardState
-from ._common import COLORS, Styler, finite, new_figure
+from ._common import COLORS, Styler, finite, fit_figure, new_figure
 
 __all__ = ["CalibrationView", "describe"]
+
+#: Height of the figure in the page.
+HEIGHT = 340
+
+
+#: Readable labels of the keys of a calibrator's ``report()`` (unknown keys are shown with
+#: their underscores as spaces).
+LABELS = {
+    "method": "method",
+    "scale": "scale a  (LLR = a·score + b)",
+    "offset": "offset b",
+    "weights": "weights a_k  (LLR = Σ a_k·s_k + b)",
+    "systems": "fused systems",
+    "prior": "training prior",
+    "objective": "cross-entropy at the training prior (nats)",
+    "regularised": "regularised",
+    "n_blocks": "PAV blocks",
+    "pure_ends": "pure end blocks (lowest, highest)",
+    "pseudo_count": "pseudo-count added to pure end blocks",
+    "llr_range": "LLR range",
+    "train_source": "trained on",
+    "train_n_tar": "dev targets",
+    "train_n_non": "dev non-targets",
+    "train_cllr_before": "dev Cllr before (bits)",
+    "train_cllr_after": "dev Cllr after (bits)",
+    "train_min_cllr": "dev min Cllr (bits)",
+    "notes": "notes",
+}
 
 
 def _fmt(v):
     if isinstance(v, bool) or v is None:
-        return str(v)
+        return {True: "yes", False: "no", None: "—"}[v]
     if isinstance(v, (int, np.integer)):
         return f"{int(v):,}"
     if isinstance(v, (float, np.floating)):
@@ -40,7 +68,7 @@ def _fmt(v):
     if isinstance(v, (list, tuple, np.ndarray)):
         seq = list(v)
         if len(seq) <= 6 and all(not isinstance(x, (list, tuple, dict)) for x in seq):
-            return "[" + ", ".join(_fmt(x) for x in seq) + "]"
+            return ", ".join(_fmt(x) for x in seq)
         return f"[{len(seq)} values]"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k}: {_fmt(x)}" for k, x in list(v.items())[:6]) + "}"
@@ -48,12 +76,16 @@ def _fmt(v):
 
 
 def describe(d):
-    """A Markdown table of a calibration's ``to_dict()``."""
+    """A Markdown table of a calibration's ``report()`` with readable labels (values from
+    files, e.g. the training source, shown literally)."""
     if not d:
         return "No calibration: the scores are read as LLRs."
     lines = ["| parameter | value |", "|---|---|"]
     for k, v in d.items():
-        lines.append(f"| {md_text(k, MAX_SHOWN)} | {md_text(_fmt(v), MAX_SHOWN)} |")
+        # our own labels as written; any other key, and the values (which may come from
+        # files), escaped
+        label = LABELS[k] if k in LABELS else md_text(str(k).replace("_", " "), MAX_SHOWN)
+        lines.append(f"| {label} | {md_text(_fmt(v), MAX_SHOWN)} |")
     return "\n".join(lines)
 
 
@@ -66,7 +98,7 @@ class CalibrationView(pn.viewable.Viewer):
         super().__init__(**params)
         fig = new_figure("calibration", x_range=Range1d(-1, 1), y_range=Range1d(-1, 1),
                          title="Calibration (trained on dev)", x_axis_label="score",
-                         y_axis_label="LLR", min_width=320, height=330)
+                         y_axis_label="LLR", min_width=320, height=HEIGHT)
         self.figure = fig
         self.source = ColumnDataSource({"score": np.empty(0), "llr": np.empty(0)},
                                        name="calibration_map")
@@ -91,13 +123,20 @@ class CalibrationView(pn.viewable.Viewer):
             label="Calibrated eval scores", button_type="light",
             width=200, disabled=True)
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
-        self._layout = pn.Column(
-            self._pane,
-            pn.pane.Markdown("### Trained parameters", margin=(0, 10)),
+        self.title = pn.pane.Markdown("### Trained parameters", margin=(0, 10))
+        self.details = pn.Column(
+            self.title,
             self.note, self.params,
             pn.Row(self.download_params, self.download_scores),
             sizing_mode="stretch_width")
+        self._layout = pn.Column(self._pane, self.details, sizing_mode="stretch_width")
         self._on_results()
+
+    def resize(self, width=None, height=None):
+        """On the stage the map alone fills the panel (the parameters are in the page)."""
+        fit_figure(self.figure, self.styler, width, height, default_height=HEIGHT)
+        self.details.visible = height is None
+        self._on_style()
 
     def __panel__(self):
         return self._layout
@@ -164,7 +203,7 @@ class CalibrationView(pn.viewable.Viewer):
             self.download_params.disabled = d is None
             self.download_scores.disabled = d is None or st.teaching.enabled
             self._on_op()
-            self.styler.apply(st.display.presentation, st.display.svg)
+            self._on_style()
 
     @param.depends("state.op", watch=True)
     def _on_op(self):
@@ -174,7 +213,17 @@ class CalibrationView(pn.viewable.Viewer):
         if res is not None:
             self.vline.location = res.threshold_score(st.point.plo)
 
-    @param.depends("state.display.presentation", "state.display.svg", watch=True)
+    @param.depends("state.display.presentation", "state.display.svg",
+                   "state.presenter.highlight", watch=True)
     def _on_style(self):
-        self.styler.apply(self.state.display.presentation, self.state.display.svg)
+        st = self.state
+        lit = st.presenter.highlight or ()
+        self.styler.apply(st.display.presentation, st.display.svg,
+                          [self.map_renderer] if "calibration.map" in lit else [])
+        k = (2.0 if st.display.presentation else 1.0) * (
+            Styler.HIGHLIGHT if "calibration.threshold" in lit else 1.0)
+        self.hline.line_width = self.vline.line_width = 2 * k
+        size = "130%" if st.display.presentation else "100%"
+        for pane in (self.params, self.note, self.title):
+            pane.styles = {"font-size": size}
 

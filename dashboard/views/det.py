@@ -1,11 +1,11 @@
 """DET plot: probit axes labelled in percent, steppy and ROCCH curves, EER, DR30, operating point.
 
-Coordinates are ``probit(Pfa)``, ``probit(Pmiss)`` (seed 000 section 2.6).  Ticks are fixed
-probabilities (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 40 % ...) placed at their probits with
-``FixedTicker`` and labelled with ``major_label_overrides``.  For each dataset the actual
-operating point (error rates at the Bayes threshold ``-plo``, circle) and the minimum-DCF point
-(square) are drawn; a click or drag on the plot moves the operating point to the plo whose
-minimum-DCF point is nearest (``DashboardState.pick_det``).
+Coordinates are ``probit(Pfa)``, ``probit(Pmiss)`` (Brümmer & de Villiers 2011, sec. 2.6; Martin et
+al. 1997).  Ticks are fixed probabilities (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 40 % ...) placed at
+their probits with ``FixedTicker`` and labelled with ``major_label_overrides``.  For each dataset
+the actual operating point (error rates at the Bayes threshold ``-plo``, circle) and the
+minimum-DCF point (square) are drawn; a click or drag on the plot moves the operating point to the
+plo whose minimum-DCF point is nearest (``DashboardState.pick_det``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from bokeh.models import (
     ColumnDataSource,
     CustomJSTickFormatter,
     FixedTicker,
+    Label,
     Legend,
     LegendItem,
     Range1d,
@@ -29,7 +30,16 @@ from llrlab.core import probit
 
 from ..compute import MAX_CONDITIONS
 from ..state import DashboardState
-from ._common import COLORS, CONDITION_COLORS, DASH, Styler, connect_drag, finite, new_figure
+from ._common import (
+    COLORS,
+    CONDITION_COLORS,
+    DASH,
+    Styler,
+    connect_drag,
+    finite,
+    fit_figure,
+    new_figure,
+)
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
 
@@ -105,6 +115,37 @@ def _empty_ci():
     return {"x": [], "y": [], "x_lo": [], "x_hi": [], "y_lo": [], "y_hi": [], "alpha": []}
 
 
+#: Height of the figure in the page.
+HEIGHT = 560
+
+
+def _clamp_point(x, y, xr, yr):
+    """``(x, y, angle, off)``: a point moved onto the plot's edge when it lies outside the
+    ranges (or at an infinite probit: an error rate of 0 or 1), with the angle of a triangle
+    pointing towards where it really is; ``off`` says whether it was moved."""
+    inset = 0.015
+    dx = dy = 0
+    cx, cy = x, y
+    for v, rng, axis in ((x, xr, "x"), (y, yr, "y")):
+        lo, hi = rng
+        pad = inset * (hi - lo)
+        if v != v:  # NaN: not drawn
+            return x, y, 0.0, False
+        if v < lo:
+            c, d = lo + pad, -1
+        elif v > hi:
+            c, d = hi - pad, 1
+        else:
+            continue
+        if axis == "x":
+            cx, dx = c, d
+        else:
+            cy, dy = c, d
+    if dx == 0 and dy == 0:
+        return x, y, 0.0, False
+    return cx, cy, float(np.arctan2(dy, dx) - np.pi / 2), True
+
+
 def _empty_xy():
     return {"x": np.empty(0), "y": np.empty(0)}
 
@@ -119,7 +160,7 @@ class DETView(pn.viewable.Viewer):
         lo, hi = float(probit(0.001)), float(probit(_P_HI))
         fig = new_figure("det", x_range=Range1d(lo, hi), y_range=Range1d(lo, hi),
                          title="DET", x_axis_label="false-alarm probability (%)",
-                         y_axis_label="miss probability (%)", min_width=360, height=540)
+                         y_axis_label="miss probability (%)", min_width=360, height=HEIGHT)
         self.figure = fig
         fig.min_border_left = 56
         fig.min_border_bottom = 40
@@ -154,14 +195,11 @@ class DETView(pn.viewable.Viewer):
             r["dr30"] = fig.scatter("x", "y", source=src, marker="triangle", size=12,
                                     fill_color="color", line_color="black",
                                     fill_alpha=1.0 if role == "eval" else 0.35)
-            src = ColumnDataSource({"x": [np.nan, np.nan], "y": [np.nan, np.nan],
-                                    "marker": ["circle", "square"],
-                                    "color": [COLORS["op"], COLORS["min"]]},
-                                   name=f"det_op_{role}")
+            src = ColumnDataSource(self._op_data(), name=f"det_op_{role}")
             self.op_sources[role] = src
             r["op"] = fig.scatter("x", "y", source=src, marker="marker", size=11,
                                   fill_color="color" if role == "eval" else "white",
-                                  line_color="color", line_width=2)
+                                  line_color="color", line_width=2, angle="angle")
             self.renderers[role] = r
             if role == "eval":
                 items += [LegendItem(label="EER", renderers=[r["eer"]]),
@@ -207,16 +245,43 @@ class DETView(pn.viewable.Viewer):
 
         self.legend = Legend(items=items, click_policy="hide", ncols=3,
                              label_text_font_size="9pt", spacing=0, padding=4, margin=4,
-                             border_line_alpha=0)
+                             border_line_alpha=0, name="det_legend")
         fig.add_layout(self.legend, "below")
+
+        # an actual operating point off the plot (an error rate of 0 or 1, or beyond the
+        # axes) is drawn on the edge as a triangle pointing towards it, and named here
+        self.off_label = Label(x=lo, y=lo, x_offset=6, y_offset=6, text="", visible=False,
+                               text_font_size="9pt", text_color=COLORS["op"],
+                               background_fill_color="white", background_fill_alpha=0.85,
+                               name="det_off_label")
+        fig.add_layout(self.off_label)
 
         self.drag = connect_drag(fig, self._on_drag)
 
-        self.styler = Styler(fig)
+        self.styler = Styler(fig, legend_cols=3)
         self.styler.capture()
+        self.styler.add_text(self.off_label, "9pt", "13pt")
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         self._on_results()
         self._on_op()
+
+    @staticmethod
+    def _op_data(x=(np.nan, np.nan), y=(np.nan, np.nan), angle=(0.0, 0.0), off=(False, False)):
+        return {"x": list(x), "y": list(y),
+                "marker": ["triangle" if off[0] else "circle",
+                           "triangle" if off[1] else "square"],
+                "color": [COLORS["op"], COLORS["min"]], "angle": list(angle)}
+
+    def resize(self, width=None, height=None):
+        """A fixed size on the stage, or the page's width (see ``fit_figure``)."""
+        fit_figure(self.figure, self.styler, width, height, default_height=HEIGHT)
+        self._on_options()
+
+    def _lit(self):
+        names = {h.split(".", 1)[1] for h in self.state.presenter.highlight or ()
+                 if h.startswith("det.")}
+        return [r[k] for r in self.renderers.values() for k in ("steppy", "rocch", "eer",
+                                                                  "dr30", "op") if k in names]
 
     def __panel__(self):
         return self._pane
@@ -251,6 +316,7 @@ class DETView(pn.viewable.Viewer):
                     p = min(max(1.0 / max(n, 1), 1e-4), 0.01)
                     rng.start, rng.end = float(probit(_snap_down(p))), hi
             self._on_options()
+            self._on_op()  # placed again within the new ranges
 
     def _update_dr30(self):
         res = self.state.results
@@ -306,18 +372,36 @@ class DETView(pn.viewable.Viewer):
 
     @param.depends("state.op", "state.op_ci", watch=True)
     def _on_op(self):
-        op = self.state.op or {}
+        st = self.state
+        op = st.op or {}
+        xr, yr = self.figure.x_range, self.figure.y_range
+        ranges = ((xr.start, xr.end), (yr.start, yr.end))
+        off_text = []
         with pn.io.hold():
             self.ci_source.data = self._ci_data()
-            self.ci_x.visible = self.ci_y.visible = bool(self.state.op_ci)
+            self.ci_x.visible = self.ci_y.visible = bool(st.op_ci)
             for role, src in self.op_sources.items():
                 o = op.get(role)
                 if o is None:
-                    x = y = np.array([np.nan, np.nan])
-                else:
-                    x, y = _xy([o.act.p_fa, o.min.p_fa], [o.act.p_miss, o.min.p_miss])
-                src.data = {"x": x, "y": y, "marker": ["circle", "square"],
-                            "color": [COLORS["op"], COLORS["min"]]}
+                    src.data = self._op_data()
+                    continue
+                pts = [(float(probit(o.act.p_fa)), float(probit(o.act.p_miss))),
+                       (float(probit(o.min.p_fa)), float(probit(o.min.p_miss)))]
+                placed = [_clamp_point(px, py, *ranges) for px, py in pts]
+                src.data = self._op_data([p[0] for p in placed], [p[1] for p in placed],
+                                         [p[2] for p in placed], [p[3] for p in placed])
+                shown = role == "eval" or st.display.show_dev
+                if placed[0][3] and shown:
+                    off_text.append(f"{role}: Pmiss {100 * o.act.p_miss:.3g} %, "
+                                    f"Pfa {100 * o.act.p_fa:.3g} %")
+            self.off_label.update(
+                x=xr.start, y=yr.start, visible=bool(off_text),
+                text=("actual operating point off the plot (▲ on the edge)\n"
+                      + "\n".join(off_text)) if off_text else "")
+
+    @param.depends("state.presenter.highlight", watch=True)
+    def _on_highlight(self):  # (separate: see MetricsView._on_op)
+        self._on_options()
 
     @param.depends("state.display.det_kind", "state.display.show_dev",
                    "state.display.presentation", "state.display.svg",
@@ -345,7 +429,7 @@ class DETView(pn.viewable.Viewer):
                     r[k].visible = shown
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(st.display.presentation, st.display.svg)
+            self.styler.apply(st.display.presentation, st.display.svg, self._lit())
             xr, yr = self.figure.x_range, self.figure.y_range
             gap = 0.42 if st.display.presentation else 0.26
             self.ticker.ticks = choose_ticks(min(xr.start, yr.start), max(xr.end, yr.end), gap)

@@ -15,9 +15,12 @@ import param
 from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from ..state import DashboardState
-from ._common import COLORS, Styler, connect_drag, new_figure
+from ._common import COLORS, Styler, connect_drag, fit_figure, new_figure
 
-__all__ = ["HistogramView"]
+__all__ = ["HistogramView", "outside_note"]
+
+#: Height of the figure in the page (the legend is below the plot).
+HEIGHT = 380
 
 
 def _empty_bars():
@@ -30,6 +33,28 @@ def _empty_steps():
     return {"x": e, "tar": e, "non": e}
 
 
+#: Share of a class outside the histogram's range from which the page says so (the default
+#: range leaves out 0.1 % per tail; teaching mode's 2 %).
+NOTE_FROM = 0.005
+
+
+def outside_note(d):
+    """'' or a sentence: how many scores of the dataset result ``d`` lie outside the
+    histogram's range (when a class has :data:`NOTE_FROM` or more outside)."""
+    if d is None or d.hist is None:
+        return ""
+    s = d.raw.sorted
+    totals = (s.tar_below(np.array([np.inf]))[0], s.non_below(np.array([np.inf]))[0])
+    shares = [(k / total, what) for k, total, what in
+              zip(d.hist.outside, totals, ("targets", "non-targets"), strict=True) if total > 0]
+    if not any(f >= NOTE_FROM for f, _ in shares):
+        return ""
+    e = d.hist.edges
+    out = " and ".join(f"{100 * f:.1f} % of the {what}" for f, what in shares if f > 0)
+    return (f"Shown: scores from {e[0]:.3g} to {e[-1]:.3g}; {out} ({d.role}) lie outside "
+            f"(zoom out with the wheel to see them).")
+
+
 class HistogramView(pn.viewable.Viewer):
     """Histograms of a :class:`DashboardState` (figure and sources built once)."""
 
@@ -39,7 +64,7 @@ class HistogramView(pn.viewable.Viewer):
         super().__init__(**params)
         fig = new_figure("histogram", x_range=Range1d(-1, 1), y_range=Range1d(0, 1),
                          title="Score distributions", x_axis_label="score",
-                         y_axis_label="density (per class)", min_width=360, height=330)
+                         y_axis_label="density (per class)", min_width=360, height=HEIGHT)
         self.figure = fig
         self.bars = ColumnDataSource(_empty_bars(), name="hist_eval")
         self.steps = ColumnDataSource(_empty_steps(), name="hist_dev")
@@ -62,23 +87,32 @@ class HistogramView(pn.viewable.Viewer):
         self.threshold = Span(location=0.0, dimension="height", line_color=COLORS["op"],
                               line_dash="dashed", line_width=2.5, name="hist_threshold")
         fig.add_layout(self.threshold)
-        self.legend = Legend(items=items, click_policy="hide", location="top_right",
-                             background_fill_alpha=0.75, label_text_font_size="9pt",
-                             spacing=0, padding=6)
-        fig.add_layout(self.legend)
+        self.legend = Legend(items=items, click_policy="hide", ncols=4,
+                             label_text_font_size="9pt", spacing=0, padding=4, margin=4,
+                             border_line_alpha=0, name="hist_legend")
+        fig.add_layout(self.legend, "below")
         self.drag = connect_drag(fig, self._on_drag, js_args=dict(span=self.threshold),
                                  js_code="span.location = cb_obj.x;")
-        self.styler = Styler(fig)
+        self.styler = Styler(fig, legend_cols=4)
         self.styler.capture()
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+        # what the range leaves out (teaching mode shows the central 96 % of each class)
+        self.note = pn.pane.Markdown("", name="hist_note", margin=(0, 10), visible=False,
+                                     styles={"color": "#555555", "font-size": "90%"})
+        self._layout = pn.Column(self._pane, self.note, sizing_mode="stretch_width")
         self._on_results()
         self._on_op()
 
     def __panel__(self):
-        return self._pane
+        return self._layout
 
     def _on_drag(self, x, _y):
         self.state.set_threshold_score(x)
+
+    def resize(self, width=None, height=None):
+        """A fixed size on the stage, or the page's width (see ``fit_figure``)."""
+        fit_figure(self.figure, self.styler, width, height, default_height=HEIGHT)
+        self._on_options()
 
     @param.depends("state.results", watch=True)
     def _on_results(self):
@@ -108,6 +142,8 @@ class HistogramView(pn.viewable.Viewer):
                 self.figure.x_range.start, self.figure.x_range.end = float(e[0]), float(e[-1])
                 self.figure.y_range.start, self.figure.y_range.end = 0.0, 1.08 * (ymax or 1.0)
             self.figure.xaxis[0].axis_label = res.score_label if res is not None else "score"
+            self.note.object = outside_note(ev if ev is not None else dv)
+            self.note.visible = bool(self.note.object)
             self._on_op()
             self._on_options()
 
@@ -117,6 +153,10 @@ class HistogramView(pn.viewable.Viewer):
         if res is None:
             return
         self.threshold.location = res.threshold_score(self.state.point.plo)
+
+    @param.depends("state.presenter.highlight", watch=True)
+    def _on_highlight(self):  # (separate: see MetricsView._on_op)
+        self._on_options()
 
     @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
                    watch=True)
@@ -132,3 +172,6 @@ class HistogramView(pn.viewable.Viewer):
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.display.presentation, st.display.svg)
+            lit = "histogram.threshold" in (st.presenter.highlight or ())
+            self.threshold.line_width = (2.5 * (2.0 if st.display.presentation else 1.0)
+                                         * (Styler.HIGHLIGHT if lit else 1.0))

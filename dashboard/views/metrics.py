@@ -33,11 +33,13 @@ MEASURES = (
     ("eer", "EER (%)", lambda v: f"{100 * v:.3f}"),
     ("act_dcf", "act DCF", "{:.4f}".format),
     ("min_dcf", "min DCF", "{:.4f}".format),
+    # judged at the minimum-DCF threshold (both of its error counts >= 30), so it sits under
+    # min DCF, not among the rows of the actual threshold below
+    ("dr30_safe", "DR30-safe (min DCF)", lambda v: "yes" if v else "NO"),
     ("misses", "misses (act)", "{:,}".format),
     ("false_alarms", "false alarms (act)", "{:,}".format),
     ("p_miss", "Pmiss (act, %)", lambda v: f"{100 * v:.3f}"),
     ("p_fa", "Pfa (act, %)", lambda v: f"{100 * v:.3f}"),
-    ("dr30_safe", "DR30-safe", lambda v: "yes" if v else "NO"),
 )
 _ROLES = ("dev", "eval", "true")
 #: Measures with an interval: key -> display scale (percent rows are multiplied by 100).
@@ -89,7 +91,10 @@ def table_data(state: DashboardState):
 
 _CSS = """
 <style>
-table.llrlab-metrics { border-collapse: collapse; font-size: %(size)s; min-width: 420px; }
+div.llrlab-scroll { max-width: 100%%; overflow-x: auto; }
+table.llrlab-metrics { border-collapse: collapse; font-size: %(size)s; }
+table.llrlab-metrics tr.lit td { background: #f9e3ef; }
+table.llrlab-metrics tr.lit td:first-child { box-shadow: inset 5px 0 0 #CC79A7; }
 table.llrlab-metrics th, table.llrlab-metrics td { padding: 3px 12px;
     border-bottom: 1px solid #e3e3e3; }
 table.llrlab-metrics th { text-align: right; border-bottom: 2px solid #999; }
@@ -105,15 +110,18 @@ table.llrlab-metrics .llrlab-swatch { display: inline-block; width: 18px; height
 """
 
 
-def table_html(data, roles, presentation=False):
-    """The HTML of the table for the given dataset columns (see :func:`table_data`)."""
+def table_html(data, roles, presentation=False, highlight=()):
+    """The HTML of the table for the given dataset columns (see :func:`table_data`);
+    the rows of the measures in ``highlight`` (keys of MEASURES) are marked."""
     titles = {"dev": "dev", "eval": "eval", "true": "true LLR"}
     out = [_CSS % {"size": "19px" if presentation else "14px"},
-           '<table class="llrlab-metrics"><thead><tr><th>measure</th>']
+           '<div class="llrlab-scroll"><table class="llrlab-metrics"><thead><tr>'
+           '<th>measure</th>']
     out += [f"<th>{titles[r]}</th>" for r in roles]
     out.append("</tr></thead><tbody>")
     for i, (key, label, _) in enumerate(MEASURES):
-        out.append(f"<tr><td>{html.escape(label)}</td>")
+        lit = ' class="lit"' if key in highlight else ""
+        out.append(f'<tr data-key="{key}"{lit}><td>{html.escape(label)}</td>')
         for r in roles:
             style = (f"color:{data[f'{r}_color'][i]};"
                      f"font-weight:{data[f'{r}_style'][i]}")
@@ -122,7 +130,7 @@ def table_html(data, roles, presentation=False):
             out.append(f'<td data-role="{r}" data-key="{key}" style="{style}">'
                        f"{html.escape(data[r][i])}{extra}</td>")
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -146,7 +154,8 @@ def condition_table_html(rows, presentation=False):
     if not rows:
         return ""
     out = [_CSS % {"size": "19px" if presentation else "14px"},
-           '<table class="llrlab-metrics llrlab-conditions"><thead><tr><th>condition</th>']
+           '<div class="llrlab-scroll"><table class="llrlab-metrics llrlab-conditions"><thead>'
+           '<tr><th>condition</th>']
     out += [f"<th>{html.escape(t)}</th>" for _, t, _ in CONDITION_COLUMNS]
     out.append("</tr></thead><tbody>")
     for k, row in enumerate(rows):
@@ -165,7 +174,7 @@ def condition_table_html(rows, presentation=False):
             out.append(f'<td data-condition="{html_text(row["condition"], MAX_SHOWN)}" '
                        f'data-key="{key}"{style}>{html.escape(text)}</td>')
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -181,6 +190,10 @@ class MetricsView(pn.viewable.Viewer):
         self.header = pn.pane.Markdown("", margin=(0, 10), name="op_summary")
         self.warning = pn.pane.Alert("", alert_type="warning", visible=False,
                                      name="dr30_warning", margin=(5, 10))
+        # why act DCF and Cllr are poor when the scores are not LLRs (e.g. the demo's raw
+        # scores): the sentence llrlab eval prints, and where to calibrate in this page
+        self.calibration_note = pn.pane.Alert("", alert_type="info", visible=False,
+                                              name="calibration_note", margin=(5, 10))
         self.download = pn.widgets.FileDownload(
             callback=self._csv, filename="llrlab_metrics.csv", label="Metrics (CSV)",
             button_type="light", width=180)
@@ -189,12 +202,20 @@ class MetricsView(pn.viewable.Viewer):
         self.condition_title = pn.pane.Markdown("", margin=(10, 10, 0, 10),
                                                 name="condition_title")
         self.condition_table = pn.pane.HTML("", name="condition_table", margin=(0, 10))
+        self.title = pn.pane.Markdown("### Metrics at the operating point", margin=(0, 10))
         self._layout = pn.Column(
-            pn.pane.Markdown("### Metrics at the operating point", margin=(0, 10)),
-            self.header, self.table, self.ci_note, self.warning,
-            self.condition_title, self.condition_table, self.download,
-            sizing_mode="stretch_width")
+            self.title, self.header, self.table, self.ci_note, self.calibration_note,
+            self.warning, self.condition_title, self.condition_table, self.download,
+            sizing_mode="stretch_width", name="metrics")
         self._on_op()
+
+    def resize(self, width=None, height=None):
+        """On the stage: a fixed panel that scrolls when the table is taller."""
+        if height is None:
+            self._layout.param.update(sizing_mode="stretch_width", height=None, scroll=False)
+        else:
+            self._layout.param.update(sizing_mode="fixed", width=int(width),
+                                      height=int(height), scroll=True)
 
     def __panel__(self):
         return self._layout
@@ -204,7 +225,7 @@ class MetricsView(pn.viewable.Viewer):
         parts = []
         ci = next(iter((st.op_ci or {}).values()), None)
         if ci is not None:
-            name = {"normal": "normal (seed 002)", "wilson": "Wilson",
+            name = {"normal": "normal (Bengio & Mariéthoz 2004)", "wilson": "Wilson",
                     "clopper-pearson": "Clopper-Pearson"}.get(ci.method, ci.method)
             parts.append(f"Grey: {100 * ci.confidence:g} % {name} intervals of Pmiss, Pfa and "
                          f"act DCF at this threshold (independent trials).")
@@ -226,7 +247,8 @@ class MetricsView(pn.viewable.Viewer):
         have = [] if res is None else list(res.datasets)
         return have or ["dev", "eval"]
 
-    @param.depends("state.uncertainty.boot", "state.display.presentation", watch=True)
+    @param.depends("state.uncertainty.boot", "state.display.presentation",
+                   "state.presenter.highlight", watch=True)
     def _on_boot_or_style(self):
         self._on_op()
 
@@ -236,8 +258,16 @@ class MetricsView(pn.viewable.Viewer):
     @param.depends("state.op", "state.op_ci", "state.cond_op", watch=True)
     def _on_op(self):
         st, pt = self.state, self.state.point
+        big = st.display.presentation
         self.data = table_data(st)
-        self.table.object = table_html(self.data, self.roles(), st.display.presentation)
+        lit = {h.split(".", 1)[1] for h in st.presenter.highlight or ()
+               if h.startswith("metrics.")}
+        self.table.object = table_html(self.data, self.roles(), big, lit)
+        size = {"font-size": "140%" if big else "100%"}
+        for pane in (self.header, self.condition_title, self.calibration_note, self.warning):
+            pane.styles = size
+        self.ci_note.styles = {"color": "#555555", "font-size": "125%" if big else "90%"}
+        self.title.styles = {"font-size": "130%" if big else "100%"}
         header = (
             f"P(target) = {pt.p_target:.4g}, C(miss) = {pt.c_miss:g}, C(fa) = {pt.c_fa:g} "
             f"→ effective prior {pt.effective_prior:.4g}, prior log-odds **{pt.plo:.3f}**, "
@@ -255,3 +285,6 @@ class MetricsView(pn.viewable.Viewer):
         text = st.export.dr30_warning()
         self.warning.object = md_text(text)
         self.warning.visible = bool(text)
+        note = st.export.calibration_warning()
+        self.calibration_note.object = note
+        self.calibration_note.visible = bool(note)

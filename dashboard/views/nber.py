@@ -1,12 +1,12 @@
 """Normalized Bayes error-rate (NBER) plot with a draggable operating point.
 
-x: prior log-odds, y: normalized DCF (seed 000 section 2.5.4, figures 1-3).  Actual DCF (red)
-and minimum DCF (black) for dev (dashed) and eval (solid), optionally the contributions of
-misses and false alarms to the actual DCF, the default system at 1, DR30 triangles, and the
-regions outside DR30 shaded as unreliable.  The operating point is a vertical line: a drag (or
-a click) anywhere on the plot moves it.  The drag uses Bokeh's ``PanStart``/``Pan``/``Tap``
-UI events with no active drag tool: a CustomJS callback moves the line in the browser at once,
-and a Python callback sets ``state.point.plo``, which updates every other view.
+x: prior log-odds, y: normalized DCF (Brümmer & de Villiers 2011, sec. 2.5.4, figs. 1-3). Actual
+DCF (red) and minimum DCF (black) for dev (dashed) and eval (solid), optionally the contributions
+of misses and false alarms to the actual DCF, the default system at 1, DR30 triangles, and the
+regions outside DR30 shaded as unreliable.  The operating point is a vertical line: a drag (or a
+click) anywhere on the plot moves it.  The drag uses Bokeh's ``PanStart``/``Pan``/``Tap`` UI events
+with no active drag tool: a CustomJS callback moves the line in the browser at once, and a Python
+callback sets ``state.point.plo``, which updates every other view.
 """
 
 from __future__ import annotations
@@ -37,12 +37,18 @@ from ._common import (
     Styler,
     connect_drag,
     finite,
+    fit_figure,
     new_figure,
 )
 
 __all__ = ["NBERView"]
 
 _Y_MAX = 2.0
+#: Height of the figure in the page (the legend is below the plot).
+HEIGHT = 580
+#: What ``presenter.highlight`` can name in this plot -> the renderers' keys (see
+#: ``NBERView._lit``).
+_HIGHLIGHT = ("act", "min", "op", "dr30", "unreliable", "true", "references", "contributions")
 
 
 def _empty_curves():
@@ -71,7 +77,7 @@ class NBERView(pn.viewable.Viewer):
         fig = new_figure("nber", x_range=Range1d(lo, hi), y_range=Range1d(0, 1.2),
                          title="Normalized Bayes error rate",
                          x_axis_label="prior log-odds  logit(P̃)",
-                         y_axis_label="normalized DCF", min_width=420, height=520)
+                         y_axis_label="normalized DCF", min_width=380, height=HEIGHT)
         self.figure = fig
 
         # unreliable regions (outside DR30), behind everything
@@ -79,11 +85,14 @@ class NBERView(pn.viewable.Viewer):
                      level="underlay")
         self.box_fa = BoxAnnotation(right=0.0, visible=False, **style)
         self.box_miss = BoxAnnotation(left=0.0, visible=False, **style)
+        # the labels sit in the plot's corners (inside the frame whatever the width),
+        # on the side of their shaded region
         lab = dict(text_font_size="9pt", text_color="#555555", y=6, y_units="screen",
-                   visible=False, text_line_height=1.1)
-        self.label_fa = Label(x=0.0, text="unreliable:\n< 30 false alarms",
-                              text_align="right", x_offset=-4, **lab)
-        self.label_miss = Label(x=0.0, text="unreliable:\n< 30 misses", x_offset=4, **lab)
+                   visible=False, text_line_height=1.1, name="nber_unreliable_label")
+        self.label_fa = Label(x=lo, text="unreliable:\n< 30 false alarms",
+                              text_align="left", x_offset=4, **lab)
+        self.label_miss = Label(x=hi, text="unreliable:\n< 30 misses", text_align="right",
+                                x_offset=-4, **lab)
         for m in (self.box_fa, self.box_miss, self.label_fa, self.label_miss):
             fig.add_layout(m)
 
@@ -194,10 +203,10 @@ class NBERView(pn.viewable.Viewer):
                                      size=8, fill_color="white", line_color=COLORS["op"],
                                      line_width=2, line_alpha="alpha", visible=False)
 
-        self.legend = Legend(items=items, click_policy="hide", location="top_left",
-                             background_fill_alpha=0.7, label_text_font_size="9pt",
-                             spacing=0, padding=6)
-        fig.add_layout(self.legend, "right")
+        self.legend = Legend(items=items, click_policy="hide", ncols=4,
+                             label_text_font_size="9pt", spacing=0, padding=4, margin=4,
+                             border_line_alpha=0, name="nber_legend")
+        fig.add_layout(self.legend, "below")
 
         # dragging / clicking moves the operating point
         args = dict(span=self.op_span, label=self.op_label, xr=fig.x_range)
@@ -209,12 +218,40 @@ class NBERView(pn.viewable.Viewer):
             label.x_offset = right ? -4 : 4;
         """)
 
-        self.styler = Styler(fig)
+        self.styler = Styler(fig, legend_cols=4)
         self.styler.capture()
+        self.styler.add_text(self.op_label, "10pt", "15pt")
+        self.styler.add_text(self.label_fa, "9pt", "13pt")
+        self.styler.add_text(self.label_miss, "9pt", "13pt")
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         self._on_options()
         self._on_curves()
         self._on_op()
+
+    def resize(self, width=None, height=None):
+        """A fixed size on the stage, or the page's width (see ``fit_figure``)."""
+        fit_figure(self.figure, self.styler, width, height, default_height=HEIGHT)
+        self._on_options()
+
+    def _lit(self):
+        """The renderers to draw thicker for the highlighted elements of this plot."""
+        names = {h.split(".", 1)[1] for h in self.state.presenter.highlight or ()
+                 if h.startswith("nber.")}
+        out = []
+        for r in self.renderers.values():
+            if "act" in names:
+                out.append(r["act"])
+            if "min" in names:
+                out.append(r["min"])
+            if "dr30" in names:
+                out.append(r["dr30"])
+            if "contributions" in names:
+                out += [r["miss"], r["fa"]]
+        if "true" in names:
+            out.append(self.true_renderer)
+        if "references" in names:
+            out += self.ref_renderers
+        return out, names
 
     @staticmethod
     def _empty_refs():
@@ -301,16 +338,19 @@ class NBERView(pn.viewable.Viewer):
 
     def _shade(self, res):
         d = None if res is None or res.primary is None else res.primary.llr.dr30
+        lo, hi = self.state.display.nber_range
         fa_ok = d is not None and np.isfinite(d.plo_fa)
         miss_ok = d is not None and np.isfinite(d.plo_miss)
         if fa_ok:
             self.box_fa.right = float(d.plo_fa)
-            self.label_fa.x = float(d.plo_fa)
         if miss_ok:
             self.box_miss.left = float(d.plo_miss)
-            self.label_miss.x = float(d.plo_miss)
-        self.box_fa.visible = self.label_fa.visible = fa_ok
-        self.box_miss.visible = self.label_miss.visible = miss_ok
+        self.label_fa.x, self.label_miss.x = lo, hi
+        self.box_fa.visible = fa_ok
+        self.box_miss.visible = miss_ok
+        # a label only where its region is in view (the label itself is in the corner)
+        self.label_fa.visible = fa_ok and d.plo_fa > lo
+        self.label_miss.visible = miss_ok and d.plo_miss < hi
 
     @param.depends("state.op", "state.op_ci", watch=True)
     def _on_op(self):
@@ -343,6 +383,10 @@ class NBERView(pn.viewable.Viewer):
                 "upper": [float(ci[r].dcf.upper) for r in roles],
                 "alpha": [1.0 if r == "eval" else 0.5 for r in roles]}
 
+    @param.depends("state.presenter.highlight", watch=True)
+    def _on_highlight(self):  # (separate: see MetricsView._on_op)
+        self._on_options()
+
     @param.depends("state.display.show_contributions", "state.display.show_dev",
                    "state.display.presentation", "state.display.svg", "state.display.nber_range",
                    "state.teaching.enabled", "state.teaching.references",
@@ -372,6 +416,12 @@ class NBERView(pn.viewable.Viewer):
                 rr.visible = teach and st.teaching.references
             lo, hi = st.display.nber_range
             self.figure.x_range.start, self.figure.x_range.end = lo, hi
+            self._shade(res)
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(st.display.presentation, st.display.svg)
+            lit, names = self._lit()
+            self.styler.apply(st.display.presentation, st.display.svg, lit)
+            big = 2.0 if st.display.presentation else 1.0
+            self.op_span.line_width = 2.5 * big * (Styler.HIGHLIGHT if "op" in names else 1.0)
+            shade = 0.3 if "unreliable" in names else 0.15
+            self.box_fa.fill_alpha = self.box_miss.fill_alpha = shade

@@ -135,10 +135,12 @@ def test_url_parameters_keep_their_names():
         "p_target", "c_miss", "c_fa", "cal", "prior", "fusion", "system", "range", "det",
         "parts", "dev", "present", "svg", "teach", "mu_tar", "sd_tar", "mu_non", "sd_non",
         "n_tar", "n_non", "seed", "scale", "shift", "refs", "weights", "custom",
-        "cond_curves", "ci", "level", "cmp"}
+        "cond_curves", "ci", "level", "cmp",
+        # presenter mode and lessons (the step is part of the link)
+        "presenter", "panels", "lesson", "step"}
     st = DashboardState()
     for part, params in URL_PARAMS.items():
-        assert part in PARTS
+        assert part in (*PARTS, "lesson")
         for p in params:
             assert p in getattr(st, part).param, f"{part}.{p}"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 
 import numpy as np
@@ -215,8 +217,22 @@ def test_nber_range_recomputes_curves_only(state, monkeypatch):
 
 def test_metrics_csv_has_one_row_per_dataset(state):
     text = state.export.metrics_csv().splitlines()
-    assert text[0].startswith("p_target,c_miss,c_fa,effective_prior,plo,role,dataset")
+    assert text[0].startswith("p_target,c_miss,c_fa,effective_prior,plo,system,calibration,"
+                              "role,dataset")
     assert len(text) == 3
+    # which system and which calibration the numbers are of
+    rows = list(csv.DictReader(io.StringIO(state.export.metrics_csv())))
+    assert [(r["system"], r["calibration"], r["role"]) for r in rows] == [
+        ("A", "none", "dev"), ("A", "none", "eval")]
+    state.calibration.method = "affine"
+    rows = list(csv.DictReader(io.StringIO(state.export.metrics_csv())))
+    assert {r["calibration"] for r in rows} == {"affine, prior 0.5"}
+    state.calibration.method = "pav"
+    rows = list(csv.DictReader(io.StringIO(state.export.metrics_csv())))
+    assert {r["calibration"] for r in rows} == {"pav"}
+    state.teaching.enabled = True
+    rows = list(csv.DictReader(io.StringIO(state.export.metrics_csv())))
+    assert {r["system"] for r in rows} == {"synthetic (teaching mode)"}
 
 
 def test_stale_results_are_not_applied():
