@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 import uuid
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -149,18 +150,22 @@ class Server:
 # ------------------------------------------------------------------------------------ client
 
 
-def _walk_models(obj, found):
-    """Record ``name -> id`` of every model definition inside a decoded message."""
+def _walk_models(obj, found, texts):
+    """Record ``name -> id`` of every model definition inside a decoded message, and the
+    ``text`` attributes of the models defined there."""
     if isinstance(obj, dict):
         if obj.get("type") == "object" and "id" in obj:
-            name = (obj.get("attributes") or {}).get("name")
+            attrs = obj.get("attributes") or {}
+            name = attrs.get("name")
             if isinstance(name, str):
                 found[name] = obj["id"]
+            if isinstance(attrs.get("text"), str):
+                texts.append(attrs["text"])
         for v in obj.values():
-            _walk_models(v, found)
+            _walk_models(v, found, texts)
     elif isinstance(obj, list):
         for v in obj:
-            _walk_models(v, found)
+            _walk_models(v, found, texts)
 
 
 class Message:
@@ -186,10 +191,10 @@ class LightClient:
         self._reader = None
         self._changed = asyncio.Event()
 
-    async def open(self, *, timeout=120):
+    async def open(self, *, timeout=300):
         """GET the page, connect, pull the document and send "document ready"; returns the
         seconds the ``GET /`` took."""
-        from tornado.httpclient import AsyncHTTPClient
+        from tornado.httpclient import AsyncHTTPClient, HTTPRequest
         from tornado.websocket import websocket_connect
 
         t0 = time.perf_counter()
@@ -199,8 +204,10 @@ class LightClient:
         m = re.search(r'"token":\s*"([^"]+)"', html)
         if not m:
             raise RuntimeError("no session token in the page")
-        ws_url = self.url.replace("http://", "ws://").rstrip("/") + "/ws"
-        self.ws = await websocket_connect(ws_url, subprotocols=["bokeh", m.group(1)],
+        parts = urlsplit(self.url)  # the page's query is in its session token
+        ws_url = f"ws://{parts.netloc}{parts.path.rstrip('/')}/ws"
+        request = HTTPRequest(ws_url, connect_timeout=timeout, request_timeout=timeout)
+        self.ws = await websocket_connect(request, subprotocols=["bokeh", m.group(1)],
                                           max_message_size=256 * 1024 * 1024)
         self._reader = asyncio.ensure_future(self._read())
         # the server reads messages only after its ACK
@@ -236,14 +243,17 @@ class LightClient:
                 nbytes += len(bh) + len(payload)
             now = time.perf_counter()
             c = json.loads(content)
-            _walk_models(c, self.models)
+            texts = []
+            _walk_models(c, self.models, texts)
             self.messages.append(Message(h, c, nbytes, now))
-            if h["msgtype"] == "PATCH-DOC" and self.TABLE_MARK in content:
+            if self.TABLE_MARK in content:
                 for ev in c.get("events", []):
                     new = ev.get("new")
-                    if ev.get("attr") == "text" and isinstance(new, str) \
-                            and self.TABLE_MARK in new:
-                        self.table_text = new
+                    if ev.get("attr") == "text" and isinstance(new, str):
+                        texts.append(new)
+                for text in texts:  # a changed table, or a table defined here
+                    if self.TABLE_MARK in text:
+                        self.table_text = text
                         self.table_updates.append(now)
             self._changed.set()
 

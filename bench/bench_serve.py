@@ -139,13 +139,16 @@ def main(argv=None):
     ap.add_argument("--first-page", type=int, default=5)
     ap.add_argument("--dir", default="/tmp/llrlab-bench-serve")
     ap.add_argument("--log", default=None, help="write the server's output here")
+    ap.add_argument("--llrlab", default=None,
+                    help="the llrlab console script to serve with (e.g. of an older checkout's "
+                         "venv, for a before/after comparison); default: the one on PATH")
     args = ap.parse_args(argv)
     n_eval, n_dev = int(args.n_eval), int(args.n_dev)
     files = data_files(n_eval, n_dev, args.dir) if n_eval else []
     what = f"dev {n_dev:,} / eval {n_eval:,} trials" if n_eval else "the demo"
     print(f"serving {what}; {args.sessions} session(s), {args.steps} steps each ...",
           flush=True)
-    with Server(files, log=args.log) as server:
+    with Server(files, log=args.log, llrlab=args.llrlab) as server:
         server.wait()
         rows = asyncio.run(run(args, server))
     width = max(len(r[0]) for r in rows)

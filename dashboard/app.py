@@ -31,6 +31,7 @@ from llrlab.dashboard.controls import (
     teaching_controls,
     uncertainty_controls,
 )
+from llrlab.dashboard.session import end_with_session
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.views import (
     CalibrationView,
@@ -312,6 +313,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     runner = (ThreadRunner(doc) if threaded and doc is not None and doc.session_context
               else SyncRunner())
     state = DashboardState(runner=runner)
+    if isinstance(runner, ThreadRunner):
+        end_with_session(doc, state)  # a closed page frees its memory
 
     nber, det = NBERView(state=state), DETView(state=state)
     hist, metrics = HistogramView(state=state), MetricsView(state=state)
