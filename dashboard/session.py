@@ -28,13 +28,24 @@ def served_doc():
     return doc if doc is not None and doc.session_context is not None else None
 
 
-def forget_dead_links():
-    """Drop the JavaScript links whose source is rendered in no live document."""
+def forget_dead_links(doc=None):
+    """Drop the JavaScript links whose source is rendered in no live document: no model at
+    all, or (``doc`` given: that session is ending) only models of ``doc`` or of none.
+
+    Bokeh calls a session's destroy callbacks in no fixed order (they are kept in a set), so
+    Panel may not yet have removed the ending page's models from its widgets when this runs:
+    the models' document, not their presence, tells which links belong to the ending page.
+    """
     from panel.links import Callback
+
+    def dead(source):
+        models = getattr(source, "_models", None) or {}
+        return all(getattr(model, "document", None) in (None, doc)
+                   for model, _parent in list(models.values()))
 
     registry = Callback.registry
     for source in list(registry.keys()):
-        if not getattr(source, "_models", None):
+        if dead(source):
             registry.pop(source, None)
 
 
@@ -44,7 +55,7 @@ def end_with_session(doc, state):
     def ended(_context):
         try:
             state.close()
-            forget_dead_links()
+            forget_dead_links(doc)
         except Exception:  # never let the clean-up of one session disturb the server
             log.exception("could not free a closed session")
 
