@@ -17,7 +17,7 @@ import logging
 import panel as pn
 from panel.io.state import set_curdoc
 
-__all__ = ["Debounce", "end_with_session", "forget_dead_links"]
+__all__ = ["Debounce", "end_with_session", "forget_dead_links", "quiet_closed_connections"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,46 @@ def forget_dead_links(doc=None):
     for source in list(registry.keys()):
         if dead(source):
             registry.pop(source, None)
+
+
+def _closed_connection(context):
+    """True when an event-loop error is only a write to a page that has gone."""
+    from tornado.iostream import StreamClosedError
+    from tornado.websocket import WebSocketClosedError
+
+    return isinstance(context.get("exception"), (WebSocketClosedError, StreamClosedError))
+
+
+def quiet_closed_connections(loop=None):
+    """Make the server's event loop drop, instead of logging as "Task exception was never
+    retrieved", the failure of a message sent to a page that has just closed.
+
+    Panel sends a session's updates as tasks it does not await; when the browser closes the
+    page (or the tab) in the middle of an update, each of them fails with
+    ``WebSocketClosedError``.  Nothing is lost (the page is gone); any other error keeps the
+    loop's previous handling.  Idempotent.
+    """
+    import asyncio
+
+    if loop is None:
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:
+            return
+    previous = loop.get_exception_handler()
+    if getattr(previous, "llrlab_quiet", False):
+        return
+
+    def handler(lp, context):
+        if _closed_connection(context):
+            log.debug("a message to a closed page was dropped")
+        elif previous is not None:
+            previous(lp, context)
+        else:
+            lp.default_exception_handler(context)
+
+    handler.llrlab_quiet = True
+    loop.set_exception_handler(handler)
 
 
 def end_with_session(doc, state):
