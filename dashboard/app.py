@@ -31,8 +31,8 @@ from llrlab.dashboard.controls import (
     teaching_controls,
     uncertainty_controls,
 )
-from llrlab.dashboard.session import end_with_session, quiet_closed_connections
 from llrlab.dashboard.safe import html_text, md_text
+from llrlab.dashboard.session import end_with_session, quiet_closed_connections
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
 from llrlab.dashboard.views import (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import logging
 from typing import ClassVar
 
 import numpy as np
@@ -9,7 +11,37 @@ from bokeh import events
 from bokeh.models import BoxZoomTool, ColumnDataSource, CustomJS, GlyphRenderer
 from bokeh.plotting import figure
 
-__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "connect_drag", "finite", "new_figure"]
+__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "connect_drag", "finite", "isolated",
+           "new_figure"]
+
+log = logging.getLogger(__name__)
+
+
+def isolated(method):
+    """Run a view's update method so that its failure stays its own.
+
+    The state's changes reach the views through ``param`` watchers called one after the other
+    in one batch: an exception in one would stop the batch and leave every later view showing
+    the previous numbers (e.g. the metrics table keeping one system's numbers after the
+    fusion).  Here the error is logged with its traceback and shown in the page's status
+    line instead (``state.jobs.report``), and the other views are updated.
+    """
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:  # one view must not leave the others stale
+            what = f"updating the {type(self).__name__} ({method.__name__})"
+            state = getattr(self, "state", None)
+            jobs = getattr(state, "jobs", None)
+            if jobs is not None:
+                jobs.report(exc, what)
+            else:
+                log.error("%s failed", what, exc_info=exc)
+            return None
+
+    return run
 
 #: One meaning per colour across the dashboard.
 COLORS = {

@@ -29,7 +29,16 @@ from llrlab.core import probit
 
 from ..compute import MAX_CONDITIONS
 from ..state import DashboardState
-from ._common import COLORS, CONDITION_COLORS, DASH, Styler, connect_drag, finite, new_figure
+from ._common import (
+    COLORS,
+    CONDITION_COLORS,
+    DASH,
+    Styler,
+    connect_drag,
+    finite,
+    isolated,
+    new_figure,
+)
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
 
@@ -225,6 +234,7 @@ class DETView(pn.viewable.Viewer):
         self.state.pick_det(x, y)
 
     @param.depends("state.results", watch=True)
+    @isolated
     def _on_results(self):
         res = self.state.results
         datasets = {} if res is None else res.datasets
@@ -305,6 +315,7 @@ class DETView(pn.viewable.Viewer):
         return out
 
     @param.depends("state.op", "state.op_ci", watch=True)
+    @isolated
     def _on_op(self):
         op = self.state.op or {}
         with pn.io.hold():
@@ -322,6 +333,7 @@ class DETView(pn.viewable.Viewer):
     @param.depends("state.display.det_kind", "state.display.show_dev",
                    "state.display.presentation", "state.display.svg",
                    "state.conditions.show_curves", watch=True)
+    @isolated
     def _on_options(self):
         st = self.state
         res = st.results

@@ -15,7 +15,7 @@ import param
 from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from ..state import DashboardState
-from ._common import COLORS, Styler, connect_drag, new_figure
+from ._common import COLORS, Styler, connect_drag, isolated, new_figure
 
 __all__ = ["HistogramView"]
 
@@ -81,6 +81,7 @@ class HistogramView(pn.viewable.Viewer):
         self.state.set_threshold_score(x)
 
     @param.depends("state.results", watch=True)
+    @isolated
     def _on_results(self):
         res = self.state.results
         ds = {} if res is None else res.datasets
@@ -112,6 +113,7 @@ class HistogramView(pn.viewable.Viewer):
             self._on_options()
 
     @param.depends("state.op", watch=True)
+    @isolated
     def _on_op(self):
         res = self.state.results
         if res is None:
@@ -120,6 +122,7 @@ class HistogramView(pn.viewable.Viewer):
 
     @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
                    watch=True)
+    @isolated
     def _on_options(self):
         st = self.state
         res = st.results

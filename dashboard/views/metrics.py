@@ -21,6 +21,7 @@ import param
 
 from ..safe import MAX_SHOWN, html_text, md_text
 from ..state import DashboardState
+from ._common import isolated
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
 
@@ -227,6 +228,7 @@ class MetricsView(pn.viewable.Viewer):
         return have or ["dev", "eval"]
 
     @param.depends("state.uncertainty.boot", "state.display.presentation", watch=True)
+    @isolated
     def _on_boot_or_style(self):
         self._on_op()
 
@@ -234,6 +236,7 @@ class MetricsView(pn.viewable.Viewer):
     # param 2.4 may skip a change of "state.op" whose old and new values have equal
     # attributes "x")
     @param.depends("state.op", "state.op_ci", "state.cond_op", watch=True)
+    @isolated
     def _on_op(self):
         st, pt = self.state, self.state.point
         self.data = table_data(st)

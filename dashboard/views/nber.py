@@ -37,6 +37,7 @@ from ._common import (
     Styler,
     connect_drag,
     finite,
+    isolated,
     new_figure,
 )
 
@@ -232,6 +233,7 @@ class NBERView(pn.viewable.Viewer):
         self.state.point.set_plo(x)
 
     @param.depends("state.nber", "state.results", watch=True)
+    @isolated
     def _on_curves(self):
         st = self.state
         nb, res = st.nber, st.results
@@ -313,6 +315,7 @@ class NBERView(pn.viewable.Viewer):
         self.box_miss.visible = self.label_miss.visible = miss_ok
 
     @param.depends("state.op", "state.op_ci", watch=True)
+    @isolated
     def _on_op(self):
         st = self.state
         plo = st.point.plo
@@ -347,6 +350,7 @@ class NBERView(pn.viewable.Viewer):
                    "state.display.presentation", "state.display.svg", "state.display.nber_range",
                    "state.teaching.enabled", "state.teaching.references",
                    "state.conditions.show_curves", watch=True)
+    @isolated
     def _on_options(self):
         st = self.state
         res = st.results
