@@ -36,7 +36,7 @@ def isolated(method):
             state = getattr(self, "state", None)
             jobs = getattr(state, "jobs", None)
             if jobs is not None:
-                jobs.report(exc, what)
+                jobs.report(exc, what, lambda text: f"the page could not be updated: {text}")
             else:
                 log.error("%s failed", what, exc_info=exc)
             return None

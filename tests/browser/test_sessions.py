@@ -2,9 +2,9 @@
 
 The server runs in this process (so that the test can hold weak references to each session's
 state) with a short unused-session lifetime, so that Bokeh destroys a closed session within
-seconds instead of after half a minute.  Sessions are opened either by the light websocket client of the
-benchmarks (``bench/_served.py``: a browser stand-in that builds no Bokeh model) or by
-chromium.
+seconds instead of after half a minute.  Sessions are opened either by the light websocket
+client of the benchmarks (``bench/_served.py``: a browser stand-in that builds no Bokeh
+model) or by chromium.
 """
 
 from __future__ import annotations
@@ -116,8 +116,8 @@ def test_sessions_end_cleanly(browser, serve, caplog):
             ctx.close()
             continue
         state = sessions[n].state
-        wait_until(page, lambda s=state: s.results is not None and not s.status.busy
-                   and page.locator(".bk-Canvas").count() >= 4, what="the demo")
+        wait_until(page, lambda s=state, p=page: s.results is not None and not s.status.busy
+                   and p.locator(".bk-Canvas").count() >= 4, what="the demo")
         if i >= 2:  # closed in the middle of a drag
             box = page.locator(".bk-Canvas").nth(0).bounding_box()
             x, y = box["x"] + 0.3 * box["width"], box["y"] + 0.5 * box["height"]
