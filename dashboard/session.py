@@ -1,4 +1,4 @@
-"""One served session's lifecycle: its end, and work deferred on its event loop.
+"""One served session's end: its memory freed, its closing kept out of the server's log.
 
 * :func:`end_with_session` frees a session's memory when Bokeh destroys it: the state drops
   its caches and running jobs (:meth:`DashboardState.close`), and Panel's registry of
@@ -6,26 +6,17 @@
   (``panel.links.Callback.registry``) is a weak-key dictionary whose values refer back to
   their keys (a link's arguments reach the widget that owns it), so an entry is never freed by
   itself: one such widget kept every closed session's state alive.
-* :class:`Debounce` runs a function once calls have stopped for a while (a timeout on the
-  session's event loop, restarted by every call); at once outside a served session.
+* :func:`quiet_closed_connections` keeps the failed writes to a page that has just closed
+  out of the server's log.
 """
 
 from __future__ import annotations
 
 import logging
 
-import panel as pn
-from panel.io.state import set_curdoc
-
-__all__ = ["Debounce", "end_with_session", "forget_dead_links", "quiet_closed_connections"]
+__all__ = ["end_with_session", "forget_dead_links", "quiet_closed_connections"]
 
 log = logging.getLogger(__name__)
-
-
-def served_doc():
-    """The current Bokeh document when it belongs to a served session, else None."""
-    doc = pn.state.curdoc
-    return doc if doc is not None and doc.session_context is not None else None
 
 
 def forget_dead_links(doc=None):
@@ -100,34 +91,3 @@ def end_with_session(doc, state):
             log.exception("could not free a closed session")
 
     doc.on_session_destroyed(ended)
-
-
-class Debounce:
-    """``Debounce(fn, ms)()`` runs ``fn()`` once ``ms`` milliseconds have passed without
-    another call (e.g. the end or a pause of a drag); at once without a served session."""
-
-    def __init__(self, fn, ms):
-        self.fn = fn
-        self.ms = ms
-        self.doc = served_doc()
-        self._timeout = None
-
-    def __call__(self):
-        doc = self.doc
-        if doc is None:
-            self.fn()
-            return
-        if self._timeout is not None:
-            try:
-                doc.remove_timeout_callback(self._timeout)
-            except ValueError:  # already run
-                pass
-        self._timeout = doc.add_timeout_callback(self._run, self.ms)
-
-    def _run(self):
-        self._timeout = None
-        with set_curdoc(self.doc):
-            try:
-                self.fn()
-            except Exception:  # never let a deferred callback kill the session
-                log.exception("deferred dashboard callback failed")

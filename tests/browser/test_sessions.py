@@ -132,3 +132,53 @@ def test_sessions_end_cleanly(browser, serve, caplog):
     bad = [m for m in noise if any(k in m for k in NOISE)]
     assert bad == [], bad[:3]
     assert not any("allowHTML" in w for w in warnings), warnings[:3]
+
+
+def test_llrlab_serve_ends_sessions_and_stops_cleanly(browser):
+    """``llrlab serve`` as a process: pages closed at once and in the middle of a drag, then
+    the server stopped with Ctrl-C (SIGINT): its stderr has none of the errors of a session
+    that ends badly, and no traceback."""
+    import os
+    import re
+    import signal
+    import subprocess
+
+    from .test_entry_points import LLRLAB, START_TIMEOUT, _free_port
+
+    port = _free_port()
+    proc = subprocess.Popen([str(LLRLAB), "serve", "--no-show", "--port", str(port)],
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        url = None
+        deadline = time.monotonic() + START_TIMEOUT
+        while url is None and time.monotonic() < deadline and proc.poll() is None:
+            line = proc.stdout.readline()
+            m = re.search(r"http://\S+", line) if "the dashboard is at" in line else None
+            url = m.group(0) if m else None
+        assert url, "the server printed no link"
+        for i in range(3):
+            ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
+            page = ctx.new_page()
+            page.goto(url)
+            if i:
+                wait_until(page, lambda p=page: p.locator(".bk-Canvas").count() >= 4,
+                           what="the plots")
+            if i == 2:  # closed in the middle of a drag
+                box = page.locator(".bk-Canvas").nth(0).bounding_box()
+                x, y = box["x"] + 0.3 * box["width"], box["y"] + 0.5 * box["height"]
+                page.mouse.move(x, y)
+                page.mouse.down()
+                for dx in range(0, 200, 8):
+                    page.mouse.move(x + dx, y)
+            ctx.close()
+        time.sleep(2.0)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate(timeout=20)
+    bad = [k for k in NOISE if k in err]
+    assert bad == [], err[-3000:]
