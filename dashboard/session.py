@@ -78,6 +78,16 @@ def quiet_closed_connections(loop=None):
 
     handler.llrlab_quiet = True
     loop.set_exception_handler(handler)
+    ws_log = logging.getLogger("bokeh.server.views.ws")
+    if not any(isinstance(f, _ClosedPageFilter) for f in ws_log.filters):
+        ws_log.addFilter(_ClosedPageFilter())
+
+
+class _ClosedPageFilter(logging.Filter):
+    """Bokeh's warning for each message sent to a page that has just closed."""
+
+    def filter(self, record):
+        return not record.getMessage().startswith("Failed sending message as connection")
 
 
 def end_with_session(doc, state):

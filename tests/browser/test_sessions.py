@@ -36,7 +36,7 @@ QUICK_CLEANUP = {"check_unused_sessions_milliseconds": 200,
                  "unused_session_lifetime_milliseconds": 8000}
 #: Log lines that mean a session did not end cleanly (issue 14 item 9).
 NOISE = ("WebSocketClosedError", "Task exception was never retrieved", "AssertionError",
-         "StreamClosedError", "Traceback")
+         "StreamClosedError", "Traceback", "Failed sending message as connection was closed")
 
 
 def _served_module():
