@@ -36,6 +36,7 @@ from llrlab.dashboard.controls import (
 )
 from llrlab.dashboard.layout import SHRINK_CSS, MainArea, PageControl
 from llrlab.dashboard.safe import html_text, md_text
+from llrlab.dashboard.session import end_with_session, quiet_closed_connections
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
 from llrlab.dashboard.views import (
@@ -362,6 +363,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
               else SyncRunner())
     state = DashboardState(runner=runner, lessons=lessons)
     if isinstance(runner, ThreadRunner):
+        end_with_session(doc, state)  # a closed page frees its memory
+        quiet_closed_connections()  # ... and ends without noise in the server's log
         runner.on_failure = lambda exc: _show_failure(state, exc)
 
     nber, det = NBERView(state=state), DETView(state=state)

@@ -13,7 +13,7 @@ import panel as pn
 
 from llrlab.core import LlrlabError
 
-from .state import DashboardState
+from .state import PLO_LIMIT, DashboardState
 from .uploads import DEFAULT_MAX_UPLOAD_MB, UploadPanel
 
 __all__ = [
@@ -40,10 +40,13 @@ def operating_point_controls(state: DashboardState):
                pn.widgets.FloatInput.from_param(point.c_fa, step=1.0, width=120)),
         pn.widgets.FloatInput.from_param(point.effective_prior, step=0.001,
                                          format="0.[000000]"),
-        pn.widgets.EditableFloatSlider.from_param(point.plo, start=-10.0, end=10.0,
-                                                  fixed_start=-20.0, fixed_end=20.0,
-                                                  step=0.01, format="0.000",
-                                                  name="Prior log-odds"),
+        pn.Row(pn.widgets.FloatSlider.from_param(point.plo, start=-PLO_LIMIT, end=PLO_LIMIT,
+                                                 step=0.01, format="0.00", show_value=False,
+                                                 name="Prior log-odds",
+                                                 sizing_mode="stretch_width"),
+               pn.widgets.FloatInput.from_param(point.plo, step=0.01, format="0.000", name="",
+                                                width=90, align="end"),
+               sizing_mode="stretch_width"),
         sizing_mode="stretch_width",
     )
 

@@ -100,6 +100,12 @@ class CompareState(param.Parameterized):
     def jobs(self):
         return self.state.jobs
 
+    def close(self):
+        """Drop the cached comparisons and tests (the session has ended)."""
+        for cache in (self._systems_cache, self._cache, self._tests_cache, self._paired):
+            cache.clear()
+        self.defer = None
+
     # ------------------------------------------------------------------ names and colours
 
     def systems(self):

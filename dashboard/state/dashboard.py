@@ -205,6 +205,17 @@ class DashboardState(param.Parameterized):
         """The runner of the session's heavy jobs."""
         return self.jobs.runner
 
+    def close(self):
+        """The session has ended (its page is gone): results of running jobs are dropped,
+        and every cache is emptied, so that whatever may still refer to this state holds
+        little memory.  The state keeps what it shows; it is not to be used any more."""
+        self.jobs.close()
+        self._pending = None
+        self._cache.clear()
+        self._raw_cache.clear()
+        self.uncertainty.close()
+        self.compare.close()
+
     # ------------------------------------------------------------------ wiring
     # Every link between the parts is one of these ``param.depends`` watchers.  They are
     # registered when the state is made, before any view or the comparison subscribes,

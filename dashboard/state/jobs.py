@@ -82,6 +82,11 @@ class Jobs:
     def __init__(self, runner, status):
         self.runner = runner
         self.status = status
+        self.closed = False
+
+    def close(self):
+        """The session has ended: results of jobs still running are dropped, not applied."""
+        self.closed = True
 
     def run(self, what, job, on_done, on_error, *, track=True):
         """Run ``job(progress)``; then ``on_done(result)`` or ``on_error(exc)``.
@@ -89,20 +94,31 @@ class Jobs:
         ``what`` names the job in the status line.  ``track=False`` leaves the status alone
         (the caller shows its own progress).  The job is handed to the runner as it is.
         """
+        if self.closed:
+            return
         if not track:
-            self.runner.run(job, on_done, on_error, lambda *_: None)
+            self.runner.run(job, self._unless_closed(on_done), self._unless_closed(on_error),
+                            lambda *_: None)
             return
 
         def done(result):
-            self.status.end()
-            on_done(result)
+            if not self.closed:
+                self.status.end()
+                on_done(result)
 
         def fail(exc):
-            self.status.end()
-            on_error(exc)
+            if not self.closed:
+                self.status.end()
+                on_error(exc)
 
         self.status.begin(what)
         self.runner.run(job, done, fail, self.status.step)
+
+    def _unless_closed(self, fn):
+        def call(arg):
+            if not self.closed:
+                fn(arg)
+        return call
 
     def report(self, exc, what, shown=None, *, show=True):
         """Show ``exc`` in the page (``shown`` rewrites the text, e.g. temporary paths into

@@ -41,6 +41,11 @@ class UncertaintyState(param.Parameterized):
         self._results = None
         self._cache = LRU(BOOT_CACHE)
 
+    def close(self):
+        """Drop the cached bootstrap intervals (the session has ended)."""
+        self._results = None
+        self._cache.clear()
+
     # ------------------------------------------------------------------ binomial intervals
 
     def intervals(self, results, plo):

@@ -8,6 +8,8 @@ for the common forms of colour blindness, on a projector too.
 
 from __future__ import annotations
 
+import functools
+import logging
 from typing import ClassVar
 
 import numpy as np
@@ -24,7 +26,36 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 __all__ = ["COLORS", "CONDITION_COLORS", "Styler", "connect_drag", "finite", "fit_figure",
-           "new_figure", "save_name", "set_save_name"]
+           "isolated", "new_figure", "save_name", "set_save_name"]
+
+log = logging.getLogger(__name__)
+
+
+def isolated(method):
+    """Run a view's update method so that its failure stays its own.
+
+    The state's changes reach the views through ``param`` watchers called one after the other
+    in one batch: an exception in one would stop the batch and leave every later view showing
+    the previous numbers (e.g. the metrics table keeping one system's numbers after the
+    fusion).  Here the error is logged with its traceback and shown in the page's status
+    line instead (``state.jobs.report``), and the other views are updated.
+    """
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:  # one view must not leave the others stale
+            what = f"updating the {type(self).__name__} ({method.__name__})"
+            state = getattr(self, "state", None)
+            jobs = getattr(state, "jobs", None)
+            if jobs is not None:
+                jobs.report(exc, what, lambda text: f"the page could not be updated: {text}")
+            else:
+                log.error("%s failed", what, exc_info=exc)
+            return None
+
+    return run
 
 #: One meaning per colour across the dashboard (Okabe-Ito palette, see the module docstring).
 COLORS = {

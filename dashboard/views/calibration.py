@@ -23,7 +23,7 @@ from llrlab.core import llr_label, llr_to_unit
 
 from ..safe import MAX_SHOWN, md_text
 from ..state import DashboardState
-from ._common import COLORS, Styler, finite, fit_figure, new_figure
+from ._common import COLORS, Styler, finite, fit_figure, isolated, new_figure
 
 __all__ = ["CalibrationView", "describe"]
 
@@ -165,17 +165,21 @@ class CalibrationView(pn.viewable.Viewer):
     # ---------------------------------------------------------------- updates
 
     @param.depends("state.display.llr_unit", watch=True)
+    @isolated
     def _on_unit(self):  # (a watcher of both state.x and state.part.y misses changes)
         self._on_results()
 
     @param.depends("state.results", watch=True)
+    @isolated
     def _on_results(self):
         st = self.state
         res = st.results
         with pn.io.hold():
             cal = None if res is None else res.calibration
             fused = cal is not None and res.mapping is None
-            self._pane.visible = not fused
+            # the figure's own property: setting the Panel pane's ``visible`` made Panel
+            # re-apply the figure's stylesheets and fail (TypeError, ImportedStyleSheet)
+            self.figure.visible = not fused
             if res is not None and res.primary is not None and res.primary.hist is not None:
                 e = res.primary.hist.edges
                 lo, hi = float(e[0]), float(e[-1])
@@ -206,6 +210,7 @@ class CalibrationView(pn.viewable.Viewer):
             self._on_style()
 
     @param.depends("state.op", watch=True)
+    @isolated
     def _on_op(self):
         st = self.state
         res = st.results
@@ -215,6 +220,7 @@ class CalibrationView(pn.viewable.Viewer):
 
     @param.depends("state.display.presentation", "state.display.svg",
                    "state.presenter.highlight", watch=True)
+    @isolated
     def _on_style(self):
         st = self.state
         lit = st.presenter.highlight or ()

@@ -39,7 +39,7 @@ from llrlab.core import probit
 
 from ..compute import APE_PLO, EPC_ALPHA
 from ..state import CompareState
-from ._common import COLORS, Styler, connect_drag, finite, new_figure
+from ._common import COLORS, Styler, connect_drag, finite, isolated, new_figure
 from .det import choose_ticks, probit_axes
 
 __all__ = ["CllrBarsView", "CompareAPEView", "CompareDETView", "CompareECEView",
@@ -147,6 +147,7 @@ class CompareNBERView(_ComparePlot):
         self._on_op()
 
     @param.depends("cstate.nber", "cstate.role", watch=True)
+    @isolated
     def _on_curves(self):
         cs = self.cstate
         nb = cs.nber
@@ -172,6 +173,7 @@ class CompareNBERView(_ComparePlot):
             self._on_op()
 
     @param.depends("cstate.op", watch=True)
+    @isolated
     def _on_op(self):
         cs = self.cstate
         op = cs.op or {}
@@ -204,6 +206,7 @@ class CompareDETView(_ComparePlot):
         self._on_curves()
 
     @param.depends("cstate.comparison", "cstate.role", watch=True)
+    @isolated
     def _on_curves(self, *_):
         cs = self.cstate
         kind = cs.state.display.det_kind
@@ -244,6 +247,7 @@ class CompareDETView(_ComparePlot):
         self._ticks()
 
     @param.depends("cstate.op", watch=True)
+    @isolated
     def _on_op(self):
         cs = self.cstate
         rows = []
@@ -273,6 +277,7 @@ class CompareEPCView(_ComparePlot):
         self._on_curves()
 
     @param.depends("cstate.comparison", watch=True)
+    @isolated
     def _on_curves(self):
         cs = self.cstate
         rows = [(n, cs.color(n), EPC_ALPHA, 100.0 * sc.epc.hter)
@@ -310,6 +315,7 @@ class _PloCurvesView(_ComparePlot):
         self.cstate.param.watch(lambda *_: self._move_op(), ["op"])
 
     @param.depends("cstate.comparison", "cstate.role", watch=True)
+    @isolated
     def _on_curves(self):
         cs = self.cstate
         act, mn, default = [], [], None
@@ -402,6 +408,7 @@ class CllrBarsView(pn.viewable.Viewer):
         self.labels.text_font_size = "13pt" if st.display.presentation else "9pt"
 
     @param.depends("cstate.comparison", "cstate.role", watch=True)
+    @isolated
     def _on_results(self):
         cs = self.cstate
         comp = cs.comparison

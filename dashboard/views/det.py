@@ -38,6 +38,7 @@ from ._common import (
     connect_drag,
     finite,
     fit_figure,
+    isolated,
     new_figure,
 )
 
@@ -290,6 +291,7 @@ class DETView(pn.viewable.Viewer):
         self.state.pick_det(x, y)
 
     @param.depends("state.results", watch=True)
+    @isolated
     def _on_results(self):
         res = self.state.results
         datasets = {} if res is None else res.datasets
@@ -371,6 +373,7 @@ class DETView(pn.viewable.Viewer):
         return out
 
     @param.depends("state.op", "state.op_ci", watch=True)
+    @isolated
     def _on_op(self):
         st = self.state
         op = st.op or {}
@@ -400,12 +403,14 @@ class DETView(pn.viewable.Viewer):
                       + "\n".join(off_text)) if off_text else "")
 
     @param.depends("state.presenter.highlight", watch=True)
+    @isolated
     def _on_highlight(self):  # (separate: see MetricsView._on_op)
         self._on_options()
 
     @param.depends("state.display.det_kind", "state.display.show_dev",
                    "state.display.presentation", "state.display.svg",
                    "state.conditions.show_curves", watch=True)
+    @isolated
     def _on_options(self):
         st = self.state
         res = st.results

@@ -14,6 +14,7 @@ import panel as pn
 import param
 
 from ..state import DashboardState
+from ._common import isolated
 
 __all__ = ["ExportView"]
 
@@ -40,6 +41,7 @@ class ExportView(pn.viewable.Viewer):
         return self._layout
 
     @param.depends("state.results", watch=True)
+    @isolated
     def _on_results(self):
         res = self.state.results
         self.button.disabled = res is None or not res.datasets

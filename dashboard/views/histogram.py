@@ -15,7 +15,7 @@ import param
 from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from ..state import DashboardState
-from ._common import COLORS, Styler, connect_drag, fit_figure, new_figure
+from ._common import COLORS, Styler, connect_drag, fit_figure, isolated, new_figure
 
 __all__ = ["HistogramView", "outside_note"]
 
@@ -115,6 +115,7 @@ class HistogramView(pn.viewable.Viewer):
         self._on_options()
 
     @param.depends("state.results", watch=True)
+    @isolated
     def _on_results(self):
         res = self.state.results
         ds = {} if res is None else res.datasets
@@ -148,6 +149,7 @@ class HistogramView(pn.viewable.Viewer):
             self._on_options()
 
     @param.depends("state.op", watch=True)
+    @isolated
     def _on_op(self):
         res = self.state.results
         if res is None:
@@ -155,11 +157,13 @@ class HistogramView(pn.viewable.Viewer):
         self.threshold.location = res.threshold_score(self.state.point.plo)
 
     @param.depends("state.presenter.highlight", watch=True)
+    @isolated
     def _on_highlight(self):  # (separate: see MetricsView._on_op)
         self._on_options()
 
     @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
                    watch=True)
+    @isolated
     def _on_options(self):
         st = self.state
         res = st.results

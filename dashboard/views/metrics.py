@@ -21,6 +21,7 @@ import param
 
 from ..safe import MAX_SHOWN, html_text, md_text
 from ..state import DashboardState
+from ._common import isolated
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
 
@@ -249,6 +250,7 @@ class MetricsView(pn.viewable.Viewer):
 
     @param.depends("state.uncertainty.boot", "state.display.presentation",
                    "state.presenter.highlight", watch=True)
+    @isolated
     def _on_boot_or_style(self):
         self._on_op()
 
@@ -256,6 +258,7 @@ class MetricsView(pn.viewable.Viewer):
     # param 2.4 may skip a change of "state.op" whose old and new values have equal
     # attributes "x")
     @param.depends("state.op", "state.op_ci", "state.cond_op", watch=True)
+    @isolated
     def _on_op(self):
         st, pt = self.state, self.state.point
         big = st.display.presentation

@@ -38,6 +38,7 @@ from ._common import (
     connect_drag,
     finite,
     fit_figure,
+    isolated,
     new_figure,
 )
 
@@ -269,6 +270,7 @@ class NBERView(pn.viewable.Viewer):
         self.state.point.set_plo(x)
 
     @param.depends("state.nber", "state.results", watch=True)
+    @isolated
     def _on_curves(self):
         st = self.state
         nb, res = st.nber, st.results
@@ -353,6 +355,7 @@ class NBERView(pn.viewable.Viewer):
         self.label_miss.visible = miss_ok and d.plo_miss < hi
 
     @param.depends("state.op", "state.op_ci", watch=True)
+    @isolated
     def _on_op(self):
         st = self.state
         plo = st.point.plo
@@ -384,6 +387,7 @@ class NBERView(pn.viewable.Viewer):
                 "alpha": [1.0 if r == "eval" else 0.5 for r in roles]}
 
     @param.depends("state.presenter.highlight", watch=True)
+    @isolated
     def _on_highlight(self):  # (separate: see MetricsView._on_op)
         self._on_options()
 
@@ -391,6 +395,7 @@ class NBERView(pn.viewable.Viewer):
                    "state.display.presentation", "state.display.svg", "state.display.nber_range",
                    "state.teaching.enabled", "state.teaching.references",
                    "state.conditions.show_curves", watch=True)
+    @isolated
     def _on_options(self):
         st = self.state
         res = st.results

@@ -26,7 +26,7 @@ from scipy.special import expit
 from llrlab.core import reliability
 
 from ..state import DashboardState
-from ._common import COLORS, DASH, Styler, new_figure
+from ._common import COLORS, DASH, Styler, isolated, new_figure
 from ._shown import when_shown
 
 __all__ = ["RELIABILITY_POINTS", "ReliabilityView"]
@@ -89,6 +89,7 @@ class ReliabilityView(pn.viewable.Viewer):
         self._on_results()
 
     @param.depends("active", watch=True)
+    @isolated
     def _on_active(self):
         if self.active and getattr(self, "_stale", False):
             self._stale = False
@@ -110,6 +111,7 @@ class ReliabilityView(pn.viewable.Viewer):
                            bins=self.display.reliability_bins)
 
     @param.depends("state.results", watch=True)
+    @isolated
     @when_shown
     def _on_results(self):
         res = self.state.results
@@ -122,10 +124,12 @@ class ReliabilityView(pn.viewable.Viewer):
         self._on_op()
 
     @param.depends("state.display.reliability", "state.display.reliability_bins", watch=True)
+    @isolated
     def _on_method(self):  # (a watcher of both state.x and state.part.y misses changes)
         self._on_op()
 
     @param.depends("state.op", watch=True)
+    @isolated
     @when_shown
     def _on_op(self):
         plo = self.point.plo
@@ -152,6 +156,7 @@ class ReliabilityView(pn.viewable.Viewer):
 
     @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
                    watch=True)
+    @isolated
     @when_shown
     def _on_options(self):
         d = self.display

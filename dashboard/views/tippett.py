@@ -23,7 +23,7 @@ from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 from llrlab.core import llr_from_unit, llr_label, llr_to_unit, tippett
 
 from ..state import DashboardState
-from ._common import COLORS, DASH, Styler, connect_drag, new_figure
+from ._common import COLORS, DASH, Styler, connect_drag, isolated, new_figure
 from ._shown import when_shown
 
 __all__ = ["TIPPETT_POINTS", "TippettView"]
@@ -90,6 +90,7 @@ class TippettView(pn.viewable.Viewer):
         self._on_results()
 
     @param.depends("active", watch=True)
+    @isolated
     def _on_active(self):
         if self.active and getattr(self, "_stale", False):
             self._stale = False
@@ -110,6 +111,7 @@ class TippettView(pn.viewable.Viewer):
         return self._curves.get(role)
 
     @param.depends("state.results", watch=True)
+    @isolated
     @when_shown
     def _on_results(self):
         res = self.state.results
@@ -121,6 +123,7 @@ class TippettView(pn.viewable.Viewer):
         self._on_unit()
 
     @param.depends("state.display.llr_unit", watch=True)
+    @isolated
     @when_shown
     def _on_unit(self):
         """(Re)draw the curves in the display unit, with an x range holding every finite
@@ -156,6 +159,7 @@ class TippettView(pn.viewable.Viewer):
                 + "; ".join(parts) + ".")
 
     @param.depends("state.op", watch=True)
+    @isolated
     @when_shown
     def _on_op(self):
         st = self.state
@@ -174,6 +178,7 @@ class TippettView(pn.viewable.Viewer):
 
     @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
                    watch=True)
+    @isolated
     @when_shown
     def _on_options(self):
         d = self.display

@@ -68,21 +68,23 @@ def _free_port():
 
 @pytest.fixture
 def serve():
-    """``serve(factory) -> (url, sessions)``: serve ``factory`` on a free localhost port;
-    ``sessions`` collects the page object of every browser session."""
+    """``serve(factory, keep=True, **server_options) -> (url, sessions)``: serve ``factory``
+    on a free localhost port; ``sessions`` collects the page object of every browser session
+    (unless ``keep`` is False: a test of session clean-up must not hold them)."""
     import panel as pn
 
-    def start(factory):
+    def start(factory, keep=True, **options):
         sessions = []
 
         def app():
             page = factory()
-            sessions.append(page)
+            if keep:
+                sessions.append(page)
             return page
 
         port = _free_port()
         pn.serve(app, port=port, address="127.0.0.1", threaded=True, show=False,
-                 websocket_max_message_size=64_000_000)
+                 websocket_max_message_size=64_000_000, **options)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             with socket.socket() as s:

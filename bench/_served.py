@@ -1,0 +1,299 @@
+"""Helpers of the served-dashboard benchmarks: data files, a server process, a light client.
+
+* :func:`data_files` writes BOSARIS HDF5 score and key files of synthetic trials (a grid of
+  models x 10^4 segments, 2 % targets) once into a directory and returns ``llrlab serve``
+  FILE arguments for them.
+* :class:`Server` runs ``llrlab serve --no-show`` as a separate process (so that its CPU time
+  is its own) and reads that CPU time with ``psutil``.
+* :class:`LightClient` is a browser stand-in that speaks Bokeh's websocket protocol with
+  tornado alone: it opens a session (``GET /``, then the websocket with the page's token),
+  pulls the document, says "document ready" as BokehJS does (which runs the page's
+  ``onload`` work), and can move the operating point as a drag on the NBER plot does (a
+  change of the plot's drag channel, ``nber_drag``).  It keeps every model definition it
+  receives (id and name) and counts the messages and bytes the server sends.  Building no
+  Bokeh model, it costs little CPU, so that ten of them measure the server rather than the
+  clients.
+
+Bokeh's protocol: each message is three text frames (header, metadata, content) followed by
+``num_buffers`` pairs of frames (a buffer header and its binary payload).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from urllib.parse import urlsplit
+
+import numpy as np
+
+N_SEG = 10_000
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ------------------------------------------------------------------------------------ files
+
+
+def _write_pair(scores_path, key_path, n, seed, shift):
+    import h5py
+
+    n_model = max(n // N_SEG, 1)
+    n_seg = min(n, N_SEG)
+    rng = np.random.default_rng(seed)
+    lab = rng.random((n_model, n_seg)) < 0.02
+    x = np.where(lab, rng.normal(2.0, 1.3, lab.shape), rng.normal(-2.0, 1.3, lab.shape))
+    x = 0.2 * (x + shift)
+    row_ids = np.array([f"spk{i:05d}".encode() for i in range(n_model)])
+    col_ids = np.array([f"seg{j:07d}.sph".encode() for j in range(n_seg)])
+    with h5py.File(scores_path, "w") as h:
+        h["scores"] = x
+        h["score_mask"] = np.ones(lab.shape, np.uint8)
+        h["ID/row_ids"] = row_ids
+        h["ID/column_ids"] = col_ids
+    with h5py.File(key_path, "w") as h:
+        h["trial_mask"] = np.where(lab, 1, -1).astype(np.int8)
+        h["file_format"] = np.bytes_(b"2.0")
+        h["ID/row_ids"] = row_ids
+        h["ID/column_ids"] = col_ids
+
+
+def data_files(n_eval, n_dev, directory):
+    """``llrlab serve`` FILE arguments of one system with ``n_dev`` dev and ``n_eval`` eval
+    trials (HDF5, written into ``directory`` unless already there)."""
+    os.makedirs(directory, exist_ok=True)
+    out = []
+    for role, n, seed, shift in (("dev", n_dev, 1, 0.0), ("eval", n_eval, 2, 0.4)):
+        scores = os.path.join(directory, f"{role}-{n}-scores.h5")
+        key = os.path.join(directory, f"{role}-{n}-key.h5")
+        if not (os.path.exists(scores) and os.path.exists(key)):
+            _write_pair(scores + ".tmp", key + ".tmp", n, seed, shift)
+            os.replace(scores + ".tmp", scores)
+            os.replace(key + ".tmp", key)
+        out.append(f"{role}:A={scores},{key}")
+    return out
+
+
+# ------------------------------------------------------------------------------------ server
+
+
+class Server:
+    """``llrlab serve --no-show --port P FILES...`` in its own process group."""
+
+    def __init__(self, files=(), *, llrlab=None, env=None, log=None):
+        self.port = free_port()
+        exe = llrlab or shutil.which("llrlab") or os.path.join(os.path.dirname(sys.executable),
+                                                               "llrlab")
+        self.log_path = log
+        self._log = open(log, "w") if log else subprocess.DEVNULL
+        self.proc = subprocess.Popen(
+            [exe, "serve", "--no-show", "--port", str(self.port), *files],
+            stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, **(env or {})})
+        import psutil
+
+        self.ps = psutil.Process(self.proc.pid)
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def wait(self, timeout=180):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llrlab serve exited with {self.proc.returncode}")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            time.sleep(0.1)
+        raise RuntimeError("llrlab serve did not start")
+
+    def cpu(self):
+        """CPU seconds (user + system) used by the server process so far."""
+        t = self.ps.cpu_times()
+        return t.user + t.system
+
+    def rss_mb(self):
+        return self.ps.memory_info().rss / 1e6
+
+    def stop(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(timeout=20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait(timeout=20)
+        if self._log is not subprocess.DEVNULL:
+            self._log.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+# ------------------------------------------------------------------------------------ client
+
+
+def _walk_models(obj, found, texts):
+    """Record ``name -> id`` of every model definition inside a decoded message, and the
+    ``text`` attributes of the models defined there."""
+    if isinstance(obj, dict):
+        if obj.get("type") == "object" and "id" in obj:
+            attrs = obj.get("attributes") or {}
+            name = attrs.get("name")
+            if isinstance(name, str):
+                found[name] = obj["id"]
+            if isinstance(attrs.get("text"), str):
+                texts.append(attrs["text"])
+        for v in obj.values():
+            _walk_models(v, found, texts)
+    elif isinstance(obj, list):
+        for v in obj:
+            _walk_models(v, found, texts)
+
+
+class Message:
+    __slots__ = ("arrived", "content", "header", "nbytes")
+
+    def __init__(self, header, content, nbytes, arrived):
+        self.header, self.content, self.nbytes, self.arrived = header, content, nbytes, arrived
+
+
+class LightClient:
+    """A browser stand-in on Bokeh's websocket protocol (see the module docstring)."""
+
+    #: A text change whose value contains this is the metrics table (``views/metrics.py``).
+    TABLE_MARK = "llrlab-metrics"
+
+    def __init__(self, url):
+        self.url = url
+        self.models = {}
+        self.messages = []
+        self.table_updates = []  # arrival times of metrics-table updates
+        self.table_text = ""
+        self.ws = None
+        self._reader = None
+        self._changed = asyncio.Event()
+
+    async def open(self, *, timeout=300):
+        """GET the page, connect, pull the document and send "document ready"; returns the
+        seconds the ``GET /`` took."""
+        from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        t0 = time.perf_counter()
+        resp = await AsyncHTTPClient().fetch(self.url, request_timeout=timeout)
+        self.get_seconds = time.perf_counter() - t0
+        html = resp.body.decode()
+        m = re.search(r'"token":\s*"([^"]+)"', html)
+        if not m:
+            raise RuntimeError("no session token in the page")
+        parts = urlsplit(self.url)  # the page's query is in its session token
+        ws_url = f"ws://{parts.netloc}{parts.path.rstrip('/')}/ws"
+        request = HTTPRequest(ws_url, connect_timeout=timeout, request_timeout=timeout)
+        self.ws = await websocket_connect(request, subprotocols=["bokeh", m.group(1)],
+                                          max_message_size=256 * 1024 * 1024)
+        self._reader = asyncio.ensure_future(self._read())
+        # the server reads messages only after its ACK
+        await self.wait_for(lambda: any(x.header["msgtype"] == "ACK" for x in self.messages),
+                            timeout)
+        await self.send("PULL-DOC-REQ", {})
+        await self.wait_for(lambda: any(x.header["msgtype"] == "PULL-DOC-REPLY"
+                                        for x in self.messages), timeout)
+        await self.send("PATCH-DOC", {"events": [{
+            "kind": "MessageSent", "msg_type": "bokeh_event",
+            "msg_data": {"type": "event", "name": "document_ready",
+                         "values": {"type": "map"}}}]})
+        return self.get_seconds
+
+    async def send(self, msgtype, content):
+        header = {"msgid": uuid.uuid4().hex, "msgtype": msgtype}
+        await self.ws.write_message(json.dumps(header))
+        await self.ws.write_message("{}")
+        await self.ws.write_message(json.dumps(content))
+
+    async def _read(self):
+        while True:
+            header = await self.ws.read_message()
+            if header is None:
+                return
+            metadata = await self.ws.read_message()
+            content = await self.ws.read_message()
+            nbytes = len(header) + len(metadata) + len(content)
+            h = json.loads(header)
+            for _ in range(h.get("num_buffers", 0) or 0):
+                bh = await self.ws.read_message()
+                payload = await self.ws.read_message()
+                nbytes += len(bh) + len(payload)
+            now = time.perf_counter()
+            c = json.loads(content)
+            texts = []
+            _walk_models(c, self.models, texts)
+            self.messages.append(Message(h, c, nbytes, now))
+            if self.TABLE_MARK in content:
+                for ev in c.get("events", []):
+                    new = ev.get("new")
+                    if ev.get("attr") == "text" and isinstance(new, str):
+                        texts.append(new)
+                for text in texts:  # a changed table, or a table defined here
+                    if self.TABLE_MARK in text:
+                        self.table_text = text
+                        self.table_updates.append(now)
+            self._changed.set()
+
+    async def wait_for(self, condition, timeout):
+        deadline = time.perf_counter() + timeout
+        while not condition():
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError("timed out waiting for the server")
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), min(left, 0.5))
+            except asyncio.TimeoutError:
+                pass
+
+    def table_has_numbers(self):
+        text = html.unescape(self.table_text)  # Panel sends the HTML pane's text escaped
+        return bool(re.search(r'data-key="act_dcf"[^>]*>\s*\d', text))
+
+    async def drag_to(self, x, y=0.5, *, channel="nber_drag"):
+        """One drag step on the NBER plot to prior log-odds ``x`` (as BokehJS sends it)."""
+        cid = self.models[channel]
+        await self.send("PATCH-DOC", {"events": [{
+            "kind": "ModelChanged", "model": {"id": cid}, "attr": "data",
+            "new": {"type": "map", "entries": [["x", [float(x)]], ["y", [float(y)]]]}}]})
+
+    async def quiet(self, seconds):
+        """Wait until no message has arrived for ``seconds``."""
+        while True:
+            last = self.messages[-1].arrived if self.messages else 0.0
+            wait = last + seconds - time.perf_counter()
+            if wait <= 0:
+                return
+            await asyncio.sleep(wait)
+
+    async def close(self):
+        if self.ws is not None:
+            self.ws.close()
+        if self._reader is not None:
+            try:
+                await asyncio.wait_for(self._reader, 5)
+            except (asyncio.TimeoutError, Exception):
+                self._reader.cancel()

@@ -1,0 +1,184 @@
+"""The lifecycle of served sessions: a closed session is freed, and ends without noise.
+
+The server runs in this process (so that the test can hold weak references to each session's
+state) with a short unused-session lifetime, so that Bokeh destroys a closed session within
+seconds instead of after half a minute.  Sessions are opened either by the light websocket
+client of the benchmarks (``bench/_served.py``: a browser stand-in that builds no Bokeh
+model) or by chromium.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib.util
+import logging
+import sys
+import time
+import weakref
+from pathlib import Path
+
+import psutil
+import pytest
+
+from llrlab.dashboard.app import create_app
+from llrlab.dashboard.compute import SystemData
+
+from ..dashboard.conftest import make_trials
+from .conftest import wait_until
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Bokeh server options: destroy a closed session after 8 s (a session made by ``GET /`` is
+#: "unused" until its websocket connects), checked every 200 ms (default 15 s and 17 s).
+QUICK_CLEANUP = {"check_unused_sessions_milliseconds": 200,
+                 "unused_session_lifetime_milliseconds": 8000}
+#: Log lines that mean a session did not end cleanly (issue 14 item 9).
+NOISE = ("WebSocketClosedError", "Task exception was never retrieved", "AssertionError",
+         "StreamClosedError", "Traceback", "Failed sending message as connection was closed")
+
+
+def _served_module():
+    name = "llrlab_bench_served"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "_served.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
+
+
+def _collected(refs, timeout=30.0):
+    """Wait until every weak reference is dead (collecting garbage meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        gc.collect()
+        if all(r() is None for r in refs):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_closed_sessions_are_freed(serve):
+    """Sessions with 10^6 eval trials and a calibration are opened and closed one after the
+    other: each one's state is collected once it is closed, and the server's memory does not
+    grow with the number of sessions it has served."""
+    data = {"A": SystemData(make_trials(200_000, seed=1, scale=0.5, shift=1.0),
+                            make_trials(1_000_000, seed=2, scale=0.5, shift=1.3))}
+    refs = []
+
+    def factory():
+        page = create_app(demo=False)
+        page.state.data.set_systems(data)
+        refs.append(weakref.ref(page.state))
+        return page
+
+    url, _ = serve(factory, keep=False, **QUICK_CLEANUP)
+    client_cls = _served_module().LightClient
+    proc = psutil.Process()
+
+    async def one_session():
+        c = client_cls(url + "?cal=affine")
+        await c.open()
+        await c.wait_for(lambda: refs and refs[-1]() is not None
+                         and refs[-1]().results is not None
+                         and refs[-1]().results.calibration is not None
+                         and not refs[-1]().status.busy, 120)
+        await c.wait_for(c.table_has_numbers, 120)
+        await c.close()
+
+    rss = []
+    for _ in range(5):
+        asyncio.run(one_session())
+        assert _collected(refs), (f"{sum(r() is not None for r in refs)} of {len(refs)} "
+                                  "closed sessions' states are still alive")
+        rss.append(proc.memory_info().rss / 1e6)
+    # every session held ~100 MB of analyses; after the first, the memory stays put
+    assert rss[-1] - rss[0] < 60, f"RSS after each closed session (MB): {rss}"
+
+
+def test_sessions_end_cleanly(browser, serve, caplog):
+    """Pages closed at once, during the data loading and in the middle of a drag: the server
+    logs none of the errors of a session that ends badly, and chromium warns of nothing."""
+    url, sessions = serve(create_app, **QUICK_CLEANUP)
+    warnings = []
+    caplog.set_level(logging.WARNING)
+    for i in range(4):
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
+        page = ctx.new_page()
+        page.on("console", lambda m: warnings.append(m.text)
+                if m.type in ("warning", "error") else None)
+        n = len(sessions)
+        page.goto(url)
+        if i == 0:  # closed while the demo loads
+            wait_until(page, lambda n=n: len(sessions) > n, what="the session")
+            ctx.close()
+            continue
+        state = sessions[n].state
+        wait_until(page, lambda s=state, p=page: s.results is not None and not s.status.busy
+                   and p.locator(".bk-Canvas").count() >= 4, what="the demo")
+        if i >= 2:  # closed in the middle of a drag
+            box = page.locator(".bk-Canvas").nth(0).bounding_box()
+            x, y = box["x"] + 0.3 * box["width"], box["y"] + 0.5 * box["height"]
+            page.mouse.move(x, y)
+            page.mouse.down()
+            for dx in range(0, 200, 8):
+                page.mouse.move(x + dx, y)
+        ctx.close()
+    time.sleep(2.0)  # the server destroys the closed sessions
+    noise = [r.getMessage() + (str(r.exc_info) if r.exc_info else "")
+             for r in caplog.records]
+    bad = [m for m in noise if any(k in m for k in NOISE)]
+    assert bad == [], bad[:3]
+    assert not any("allowHTML" in w for w in warnings), warnings[:3]
+
+
+def test_llrlab_serve_ends_sessions_and_stops_cleanly(browser):
+    """``llrlab serve`` as a process: pages closed at once and in the middle of a drag, then
+    the server stopped with Ctrl-C (SIGINT): its stderr has none of the errors of a session
+    that ends badly, and no traceback."""
+    import os
+    import re
+    import signal
+    import subprocess
+
+    from .test_entry_points import LLRLAB, START_TIMEOUT, _free_port
+
+    port = _free_port()
+    proc = subprocess.Popen([str(LLRLAB), "serve", "--no-show", "--port", str(port)],
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        url = None
+        deadline = time.monotonic() + START_TIMEOUT
+        while url is None and time.monotonic() < deadline and proc.poll() is None:
+            line = proc.stdout.readline()
+            m = re.search(r"http://\S+", line) if "the dashboard is at" in line else None
+            url = m.group(0) if m else None
+        assert url, "the server printed no link"
+        for i in range(4):
+            ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
+            page = ctx.new_page()
+            page.goto(url)
+            if i:
+                wait_until(page, lambda p=page: p.locator(".bk-Canvas").count() >= 4,
+                           what="the plots")
+            if i >= 2:  # closed in the middle of a drag
+                box = page.locator(".bk-Canvas").nth(0).bounding_box()
+                x, y = box["x"] + 0.3 * box["width"], box["y"] + 0.5 * box["height"]
+                page.mouse.move(x, y)
+                page.mouse.down()
+                for dx in range(0, 300, 4):
+                    page.mouse.move(x + dx, y)
+            ctx.close()
+        time.sleep(2.0)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate(timeout=20)
+    bad = [k for k in NOISE if k in err]
+    assert bad == [], err[-3000:]
