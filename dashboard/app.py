@@ -35,6 +35,7 @@ from llrlab.dashboard.session import end_with_session
 from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
+from llrlab.dashboard.url import sync_url
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
@@ -412,8 +413,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
 
     if pn.state.location is not None:
         with state.hold():  # a link's choices: one computation
-            for part, names in URL_PARAMS.items():
-                pn.state.location.sync(getattr(state, part), names)
+            # the operating point reaches the address only when a drag pauses or ends
+            template.url_mirrors = sync_url(pn.state.location, state, URL_PARAMS, doc=doc)
         pn.state.location.sync(tabs, {"active": "tab"})
     initial = specs or (demo_specs() if demo else None)
     if initial:

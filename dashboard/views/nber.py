@@ -201,7 +201,9 @@ class NBERView(pn.viewable.Viewer):
 
         # dragging / clicking moves the operating point
         args = dict(span=self.op_span, label=self.op_label, xr=fig.x_range)
-        self.drag = connect_drag(fig, self._on_drag, js_args=args, js_code="""
+        echo = [(self.op_span, "location")] + [(self.op_label, a) for a in
+                                                ("x", "text_align", "x_offset")]
+        self.drag = connect_drag(fig, self._on_drag, js_args=args, echo=echo, js_code="""
             span.location = cb_obj.x;
             label.x = cb_obj.x;
             const right = cb_obj.x > 0.5 * (xr.start + xr.end);

@@ -1,0 +1,86 @@
+"""The page's address follows the view: ``pn.state.location.sync`` of the state's parts.
+
+A drag moves the operating point tens of times a second; rewriting the address (a message to
+the browser and a history change) on every step costs time and fills nothing useful, so the
+operating point reaches the address through a :class:`Debounced` mirror: its values are copied
+from the state only once the point has stayed still for ``delay`` seconds (the drag paused or
+ended).  The other way round (a link opened) the mirror sets the state at once.
+"""
+
+from __future__ import annotations
+
+import param
+
+__all__ = ["Debounced", "sync_url"]
+
+
+class Debounced(param.Parameterized):
+    """A copy of some parameters of ``part`` that follows it ``delay`` seconds late.
+
+    Changes of the copy (the address of a link being opened) are set on ``part`` at once;
+    changes of ``part`` are copied after it has been still for ``delay`` seconds, with the
+    timer of the session's document ``doc`` (without a document: at once).
+    """
+
+    def __init__(self, part, names, doc=None, delay=0.3):
+        super().__init__()
+        self._part, self._names, self._doc = part, tuple(names), doc
+        self._delay_ms = int(1000 * delay)
+        self._generation = 0
+        self._copying = False
+        for name in self._names:
+            p = part.param[name]
+            self.param.add_parameter(name, param.Number(
+                default=getattr(part, name), bounds=p.bounds,
+                inclusive_bounds=p.inclusive_bounds, label=p.label))
+        part.param.watch(self._part_changed, list(self._names))
+        self.param.watch(self._copy_changed, list(self._names))
+
+    def _part_changed(self, _event):
+        if self._doc is None or self._doc.session_context is None:
+            self._copy()
+            return
+        self._generation += 1
+        gen = self._generation
+
+        def later():
+            if gen == self._generation:  # still since then
+                from panel.io.state import set_curdoc
+
+                with set_curdoc(self._doc):
+                    self._copy()
+
+        try:
+            self._doc.add_timeout_callback(later, self._delay_ms)
+        except Exception:  # the session has ended
+            pass
+
+    def _copy(self):
+        values = {n: getattr(self._part, n) for n in self._names}
+        changed = {n: v for n, v in values.items() if getattr(self, n) != v}
+        if changed:
+            self._copying = True
+            try:
+                self.param.update(**changed)
+            finally:
+                self._copying = False
+
+    def _copy_changed(self, _event):
+        if self._copying:
+            return
+        values = {n: getattr(self, n) for n in self._names}
+        self._part.param.update(**{n: v for n, v in values.items()
+                                   if getattr(self._part, n) != v})
+
+
+def sync_url(location, state, params, *, doc=None, debounced=("point",), delay=0.3):
+    """Sync ``state``'s parts with the page address ``location``: ``params`` maps a part's
+    name to ``{parameter: query parameter}``; the parts named in ``debounced`` go through a
+    :class:`Debounced` mirror.  Returns the mirrors (keep them alive with the page)."""
+    mirrors = {}
+    for part_name, names in params.items():
+        part = getattr(state, part_name)
+        if part_name in debounced:
+            part = mirrors[part_name] = Debounced(part, names, doc=doc, delay=delay)
+        location.sync(part, names)
+    return mirrors
