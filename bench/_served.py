@@ -209,6 +209,7 @@ class LightClient:
         request = HTTPRequest(ws_url, connect_timeout=timeout, request_timeout=timeout)
         self.ws = await websocket_connect(request, subprotocols=["bokeh", m.group(1)],
                                           max_message_size=256 * 1024 * 1024)
+        self.ws.protocol.set_nodelay(True)  # as browsers do (no Nagle delay on small frames)
         self._reader = asyncio.ensure_future(self._read())
         # the server reads messages only after its ACK
         await self.wait_for(lambda: any(x.header["msgtype"] == "ACK" for x in self.messages),
