@@ -135,8 +135,8 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
 
 def apply_held(doc, fn, *args):
     """Run ``fn(*args)`` on a served document as one batched change: Panel's document hold
-    (events on the same property combined, sent as one PATCH-DOC message) with the model
-    graph frozen until the end, so that it is recomputed once, not once per change."""
+    (events on the same property combined, sent as one PATCH-DOC message).  (Panel's
+    ``freeze=True`` was measured slower here: it recomputes the whole model graph on exit.)"""
     import panel as pn
     from panel.io.state import set_curdoc
 
@@ -171,7 +171,11 @@ class Styler:
         self.base = []
 
     def capture(self):
-        for r in self.fig.renderers:
+        self.add(self.fig.renderers)
+
+    def add(self, renderers):
+        """Remember the widths and sizes of ``renderers`` added after :meth:`capture`."""
+        for r in renderers:
             if not isinstance(r, GlyphRenderer):
                 continue
             g = r.glyph
