@@ -390,7 +390,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                 collapsed=True),
         pn.Card(calibration_controls(state), title="Calibration / fusion",
                 sizing_mode="stretch_width"),
-        pn.Card(operating_point_controls(state), title="Operating point",
+        pn.Card(operating_point_controls(state, doc if isinstance(runner, ThreadRunner)
+                                         else None), title="Operating point",
                 sizing_mode="stretch_width"),
         pn.Card(condition_controls(state), title="Conditions", sizing_mode="stretch_width",
                 collapsed=False),

@@ -4,7 +4,8 @@ A drag moves the operating point tens of times a second; rewriting the address (
 the browser and a history change) on every step costs time and fills nothing useful, so the
 operating point reaches the address through a :class:`Debounced` mirror: its values are copied
 from the state only once the point has stayed still for ``delay`` seconds (the drag paused or
-ended).  The other way round (a link opened) the mirror sets the state at once.
+ended).  The other way round (a link opened) the mirror sets the state at once.  The sidebar's
+operating-point widgets follow the state through such a mirror too (``controls.py``).
 """
 
 from __future__ import annotations
@@ -65,12 +66,12 @@ class Debounced(param.Parameterized):
             finally:
                 self._copying = False
 
-    def _copy_changed(self, _event):
+    def _copy_changed(self, *events):
         if self._copying:
             return
-        values = {n: getattr(self, n) for n in self._names}
-        self._part.param.update(**{n: v for n, v in values.items()
-                                   if getattr(self._part, n) != v})
+        # only what was set here: the other values of the copy may be late
+        self._part.param.update(**{e.name: e.new for e in events
+                                   if getattr(self._part, e.name) != e.new})
 
 
 def sync_url(location, state, params, *, doc=None, debounced=("point",), delay=0.3):
