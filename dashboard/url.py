@@ -37,7 +37,7 @@ class Debounced(param.Parameterized):
         part.param.watch(self._part_changed, list(self._names))
         self.param.watch(self._copy_changed, list(self._names))
 
-    def _part_changed(self, _event):
+    def _part_changed(self, *_events):
         if self._doc is None or self._doc.session_context is None:
             self._copy()
             return
