@@ -35,7 +35,7 @@ from llrlab.dashboard.session import end_with_session
 from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
-from llrlab.dashboard.url import sync_url
+from llrlab.dashboard.url import POINT_NAMES, Debounced, sync_url
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
@@ -69,6 +69,9 @@ URL_PARAMS = {
     "uncertainty": {"ci_method": "ci", "ci_level": "level"},
     "compare": {"role": "cmp"},
 }
+
+#: Seconds a drag must pause before the sidebar's operating point and the address follow.
+POINT_DELAY = 0.2
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-dashboard")
 
@@ -371,6 +374,10 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         pn.state.onload(lambda: no_delay(doc))
         runner.on_failure = lambda exc: _show_failure(state, exc)
 
+    # served: the sidebar's operating point and the address follow a drag when it pauses
+    point_view = (Debounced(state.point, POINT_NAMES, doc=doc, delay=POINT_DELAY)
+                  if isinstance(runner, ThreadRunner) else None)
+
     nber, det = NBERView(state=state), DETView(state=state)
     hist, metrics = HistogramView(state=state), MetricsView(state=state)
     calib = CalibrationView(state=state)
@@ -390,8 +397,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                 collapsed=True),
         pn.Card(calibration_controls(state), title="Calibration / fusion",
                 sizing_mode="stretch_width"),
-        pn.Card(operating_point_controls(state, doc if isinstance(runner, ThreadRunner)
-                                         else None), title="Operating point",
+        pn.Card(operating_point_controls(state, point_view), title="Operating point",
                 sizing_mode="stretch_width"),
         pn.Card(condition_controls(state), title="Conditions", sizing_mode="stretch_width",
                 collapsed=False),
@@ -430,7 +436,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     if pn.state.location is not None:
         with state.hold():  # a link's choices: one computation
             # the operating point reaches the address only when a drag pauses or ends
-            template.url_mirrors = sync_url(pn.state.location, state, URL_PARAMS, doc=doc)
+            sync_url(pn.state.location, state, URL_PARAMS,
+                     mirrors={"point": point_view} if point_view is not None else None)
         pn.state.location.sync(tabs, {"active": "tab"})
     initial = specs or (demo_specs() if demo else None)
     if initial:

@@ -24,23 +24,15 @@ __all__ = [
 ]
 
 
-#: The sidebar's operating-point widgets follow a drag once it has paused this long.
-WIDGET_DELAY = 0.2
-
-
-def operating_point_controls(state: DashboardState, doc=None):
+def operating_point_controls(state: DashboardState, point=None):
     """p_target, c_miss, c_fa, effective prior and prior log-odds, linked by the operating
     point part.
 
-    With a served document ``doc``, the widgets show a :class:`~.url.Debounced` copy of the
-    point that follows a drag once it pauses for :data:`WIDGET_DELAY` seconds (the plots and
+    ``point``, when given, is what the widgets show instead of ``state.point``: a served page
+    passes a :class:`~.url.Debounced` copy that follows a drag once it pauses (the plots and
     tables follow every step; updating five widgets per step cost a third of the server's
     time of a drag step); what is typed into them is set at once."""
-    from .url import Debounced
-
-    names = ("p_target", "c_miss", "c_fa", "effective_prior", "plo")
-    point = (Debounced(state.point, names, doc=doc, delay=WIDGET_DELAY).param
-             if doc is not None else state.point.param)
+    point = (point or state.point).param
     return pn.Column(
         pn.widgets.FloatInput.from_param(point.p_target, format="0.[000000]",
                                          step=0.001, name="P(target)"),

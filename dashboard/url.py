@@ -5,14 +5,17 @@ the browser and a history change) on every step costs time and fills nothing use
 operating point reaches the address through a :class:`Debounced` mirror: its values are copied
 from the state only once the point has stayed still for ``delay`` seconds (the drag paused or
 ended).  The other way round (a link opened) the mirror sets the state at once.  The sidebar's
-operating-point widgets follow the state through such a mirror too (``controls.py``).
+operating-point widgets show the same mirror (``controls.py``): when a drag pauses, the widgets
+and the address are updated together, in one message.
 """
 
 from __future__ import annotations
 
 import param
 
-__all__ = ["Debounced", "sync_url"]
+from .views._common import apply_held
+
+__all__ = ["POINT_NAMES", "Debounced", "sync_url"]
 
 
 class Debounced(param.Parameterized):
@@ -45,11 +48,8 @@ class Debounced(param.Parameterized):
         gen = self._generation
 
         def later():
-            if gen == self._generation:  # still since then
-                from panel.io.state import set_curdoc
-
-                with set_curdoc(self._doc):
-                    self._copy()
+            if gen == self._generation:  # still since then: one message for all widgets
+                apply_held(self._doc, self._copy)
 
         try:
             self._doc.add_timeout_callback(later, self._delay_ms)
@@ -74,14 +74,14 @@ class Debounced(param.Parameterized):
                                    if getattr(self._part, e.name) != e.new})
 
 
-def sync_url(location, state, params, *, doc=None, debounced=("point",), delay=0.3):
+#: The operating point's parameters shown by the sidebar and kept in the address.
+POINT_NAMES = ("p_target", "c_miss", "c_fa", "effective_prior", "plo")
+
+
+def sync_url(location, state, params, *, mirrors=None):
     """Sync ``state``'s parts with the page address ``location``: ``params`` maps a part's
-    name to ``{parameter: query parameter}``; the parts named in ``debounced`` go through a
-    :class:`Debounced` mirror.  Returns the mirrors (keep them alive with the page)."""
-    mirrors = {}
+    name to ``{parameter: query parameter}``; a part named in ``mirrors`` is synced through
+    that object (a :class:`Debounced` copy) instead."""
+    mirrors = mirrors or {}
     for part_name, names in params.items():
-        part = getattr(state, part_name)
-        if part_name in debounced:
-            part = mirrors[part_name] = Debounced(part, names, doc=doc, delay=delay)
-        location.sync(part, names)
-    return mirrors
+        location.sync(mirrors.get(part_name) or getattr(state, part_name), names)

@@ -107,13 +107,16 @@ def test_a_drag_step_costs_at_most_two_messages(server, page):
     page.mouse.move(box["x"] + 0.31 * box["width"], y)
     page.wait_for_timeout(1500)  # the drag's start has landed (and the debounced widgets)
     n0, moves = len(page.patches), 20
-    for k in range(moves):
-        before = _server_plo(page)
+    for k in range(moves):  # a steady drag: each move once the previous one has landed
+        before = _model(page, "op_label", "text")  # "plo = x.xx", written by the server
         page.mouse.move(box["x"] + (0.32 + 0.015 * k) * box["width"], y)
-        wait_until(page, lambda b=before: _server_plo(page) != b, what="a table update")
-        page.wait_for_timeout(30)
-    sent = len(page.patches) - n0
+        page.wait_for_function(
+            f"() => Bokeh.documents[0].get_model_by_name('op_label').text != "
+            f"{json.dumps(before)}", polling=5, timeout=10_000)
+        page.wait_for_timeout(20)
     page.mouse.up()
+    page.wait_for_timeout(1500)  # the pause: the widgets and the address follow once
+    sent = len(page.patches) - n0
     assert moves <= sent <= 2 * moves, sent
 
 
@@ -145,10 +148,10 @@ def test_a_fast_histogram_drag_ends_with_the_line_where_the_numbers_are(server, 
     hist.scroll_into_view_if_needed()
     page.wait_for_timeout(300)
     box = hist.bounding_box()
+    plo0 = _server_plo(page)
     fractions = [0.3 + 0.4 * abs(((k * 0.41) % 2) - 1) for k in range(60)] + [0.62]
     _fast_drag(page, box, fractions, y_frac=0.6)
     line = _model(page, "hist_threshold", "location")
-    plo0 = _server_plo(page)
     page.wait_for_timeout(2500)
     # the server applied the last position: its threshold is the line the mouse left
     assert _model(page, "hist_threshold", "location") == pytest.approx(line, abs=1e-6)
