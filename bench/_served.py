@@ -298,3 +298,32 @@ class LightClient:
                 await asyncio.wait_for(self._reader, 5)
             except (asyncio.TimeoutError, Exception):
                 self._reader.cancel()
+
+
+# ------------------------------------------------------------------------------------ table
+
+_FMT = {"ms": "{:8.1f} ms", "s": "{:8.2f} s ", "n": "{:8.0f}   ", "B": "{:8.0f} B ",
+        "MB": "{:8.0f} MB", "x": "{:8.2f}   "}
+
+
+def print_table(title, columns):
+    """Print rows ``(name, value, unit, target)`` of one or more runs side by side:
+    ``columns`` is a list of ``(label, rows)`` with the same row names in the same order;
+    the target and "ok" are judged on the last column."""
+    names = [r[0] for r in columns[-1][1]]
+    width = max(len(n) for n in names)
+    head = "".join(f"  {label:>11}" for label, _ in columns)
+    print(f"\n{title}")
+    print(f"{'measurement'.ljust(width)}{head}  {'target':>11}  ok")
+    for i, name in enumerate(names):
+        cells, last = [], None
+        for _, rows in columns:
+            _, v, unit, target = rows[i]
+            scale = 1000.0 if unit == "ms" else 1.0
+            cells.append(f"  {_FMT[unit].format(scale * v):>11}")
+            last = (v, unit, target)
+        v, unit, target = last
+        scale = 1000.0 if unit == "ms" else 1.0
+        tgt = "" if target is None else _FMT[unit].format(scale * target)
+        ok = "" if target is None else ("yes" if v <= target else "NO")
+        print(f"{name.ljust(width)}{''.join(cells)}  {tgt:>11}  {ok}")
