@@ -338,6 +338,25 @@ def no_delay(doc):
             log.debug("could not switch Nagle's algorithm off", exc_info=True)
 
 
+def _fill_when_ready(*areas):
+    """Empty stand-ins for the page's ``areas``, filled once the browser's websocket is
+    open (``pn.state.onload``, before any other load-time work): the first response then
+    builds only the frame of the page, so that it is fast even while the server is busy (a
+    browser or a health check waiting for it gives up after a few seconds), and the
+    page's ~900 models follow in one message."""
+    slots = [pn.Column(sizing_mode="stretch_width") for _ in areas]
+    slots[-1].append(pn.indicators.LoadingSpinner(value=True, size=40, name="Loading…",
+                                                  margin=20))
+
+    def fill():
+        with pn.io.hold():
+            for slot, area in zip(slots, areas, strict=True):
+                slot.objects = [area]
+
+    pn.state.onload(fill)
+    return slots
+
+
 def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True,
                dask=False):
     """Build the dashboard page for one session.
@@ -426,12 +445,14 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         ("Compare systems", compare), ("Forensic", forensic), sizing_mode="stretch_width",
         name="tabs"), 2), 1)
     main = [main[0], tabs]
+    side = pn.Column(*sidebar, sizing_mode="stretch_width")
+    body = pn.Column(*main, sizing_mode="stretch_width")
+    if isinstance(runner, ThreadRunner):
+        side, body = _fill_when_ready(side, body)
     # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(
         title="llrlab: detector scores, calibration and DCF",
-        sidebar=[pn.Column(*sidebar, sizing_mode="stretch_width")],
-        main=[pn.Column(*main, sizing_mode="stretch_width")],
-        sidebar_width=360, header_background="#2b4a6f")
+        sidebar=[side], main=[body], sidebar_width=360, header_background="#2b4a6f")
 
     if pn.state.location is not None:
         with state.hold():  # a link's choices: one computation
