@@ -198,3 +198,16 @@ def test_press_hold_then_move_drags(server, page):
     page.wait_for_timeout(800)
     assert _server_plo(page) == pytest.approx(expected, abs=6e-4)
 
+
+
+def test_served_page_names_no_cdn_even_when_the_environment_asks_for_one(tmp_path):
+    import urllib.request
+
+    served = _served()
+    llrlab = Path(sys.executable).with_name("llrlab")
+    with served.Server([], llrlab=str(llrlab), env={"BOKEH_RESOURCES": "cdn"}) as srv:
+        srv.wait(120)
+        html = urllib.request.urlopen(srv.url, timeout=60).read().decode()
+    urls = {u for u in re.findall(r"https?://[^\"'\s)]+", html) if "127.0.0.1" not in u}
+    assert urls == set()
+    assert "static/js/bokeh.min.js" in html
