@@ -10,7 +10,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from llrlab.core import DataError, analyze
-from llrlab.core.conditions import condition_weights, parse_condition_weights
+from llrlab.core.conditions import (
+    condition_subset,
+    condition_weights,
+    parse_condition_weights,
+    prepare_pooling,
+)
 
 from .datasets import raw_analysis, transformed
 from .results import ConditionCurve
@@ -149,7 +154,7 @@ def _pooled(cache, trials, spec: ConditionSpec, known):
     # names: sorted distinct conditions of the set (numpy strings); the selection is made
     # with numpy, never as a Python set or list of every name (10^6 of them hold the GIL,
     # and with it the event loop, for seconds)
-    names, inv = trials.condition_index()
+    names, _ = trials.condition_index()
     if spec.select is not None and not spec.select:
         raise DataError("select at least one condition to pool")
     if spec.select is None and spec.exclude:
@@ -181,6 +186,9 @@ def _pooled(cache, trials, spec: ConditionSpec, known):
             else tuple(select))
 
     def pool():
+        # one sort of (score, condition) pairs serves this pool, the plain pool, each
+        # condition and every later weighting of these trials (none sorts again)
+        prepare_pooling(trials)
         cw = condition_weights(trials, weights, select=select)
         a = raw_analysis(cache, trials) if cw.trials is trials else analyze(cw.trials)
         return cw, a
@@ -190,7 +198,7 @@ def _pooled(cache, trials, spec: ConditionSpec, known):
     for name in cw.conditions.tolist()[:MAX_CONDITIONS]:
         k = int(np.searchsorted(names, name))
         per.append((name, _memo(cache, trials, ("condition", name),
-                                lambda k=k: analyze(trials.subset(inv == k)))))
+                                lambda k=k: analyze(condition_subset(trials, k)))))
     return cw, a, per
 
 
