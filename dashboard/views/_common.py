@@ -10,7 +10,7 @@ from bokeh.models import BoxZoomTool, ColumnDataSource, CustomJS, GlyphRenderer
 from bokeh.plotting import figure
 
 __all__ = ["COLORS", "CONDITION_COLORS", "Styler", "apply_held", "connect_drag", "finite",
-           "new_figure", "resend"]
+           "new_figure", "resend", "set_data"]
 
 #: One meaning per colour across the dashboard.
 COLORS = {
@@ -154,6 +154,27 @@ def resend(model, attr):
     if model.document is not None:
         v = getattr(model, attr)
         model.trigger(attr, v, v)
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    try:
+        return bool(np.array_equal(a, b, equal_nan=True))
+    except TypeError:  # not numbers (e.g. colours, markers)
+        return bool(np.array_equal(a, b))
+
+
+def set_data(source, data):
+    """``source.data = data`` unless every column is already equal (NaN equal to NaN):
+    an unchanged source sends nothing to the browser (a plain assignment always does).
+    Returns True when the data changed."""
+    old = source.data
+    if old.keys() == data.keys() and all(_same(old[k], v) for k, v in data.items()):
+        return False
+    source.data = data
+    return True
 
 
 class Styler:

@@ -29,7 +29,16 @@ from llrlab.core import probit
 
 from ..compute import MAX_CONDITIONS
 from ..state import DashboardState
-from ._common import COLORS, CONDITION_COLORS, DASH, Styler, connect_drag, finite, new_figure
+from ._common import (
+    COLORS,
+    CONDITION_COLORS,
+    DASH,
+    Styler,
+    connect_drag,
+    finite,
+    new_figure,
+    set_data,
+)
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
 
@@ -321,7 +330,7 @@ class DETView(pn.viewable.Viewer):
     def _on_op(self):
         op = self.state.op or {}
         with pn.io.hold():
-            self.ci_source.data = self._ci_data()
+            set_data(self.ci_source, self._ci_data())
             self.ci_x.visible = self.ci_y.visible = bool(self.state.op_ci)
             for role, src in self.op_sources.items():
                 o = op.get(role)
@@ -329,8 +338,8 @@ class DETView(pn.viewable.Viewer):
                     x = y = np.array([np.nan, np.nan])
                 else:
                     x, y = _xy([o.act.p_fa, o.min.p_fa], [o.act.p_miss, o.min.p_miss])
-                src.data = {"x": x, "y": y, "marker": ["circle", "square"],
-                            "color": [COLORS["op"], COLORS["min"]]}
+                set_data(src, {"x": x, "y": y, "marker": ["circle", "square"],
+                               "color": [COLORS["op"], COLORS["min"]]})
 
     @param.depends("state.display.det_kind", "state.display.show_dev",
                    "state.display.presentation", "state.display.svg",

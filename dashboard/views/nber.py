@@ -38,6 +38,7 @@ from ._common import (
     connect_drag,
     finite,
     new_figure,
+    set_data,
 )
 
 __all__ = ["NBERView"]
@@ -346,7 +347,7 @@ class NBERView(pn.viewable.Viewer):
             self.op_label.update(x=plo, text=f"plo = {plo:.2f}",
                                  text_align="right" if right else "left",
                                  x_offset=-4 if right else 4)
-            self.ci_source.data = self._ci_data()
+            set_data(self.ci_source, self._ci_data())
             shown = bool(st.op_ci)
             self.ci_whisker.visible = self.ci_points.visible = shown
 

@@ -132,3 +132,21 @@ def test_debounced_copy_without_a_served_document_is_immediate():
     assert copy.plo == 1.25
     copy.plo = -0.5
     assert point.plo == -0.5
+
+
+def test_an_unchanged_source_is_not_sent_again():
+    from bokeh.models import ColumnDataSource
+
+    from llrlab.dashboard.views._common import set_data
+
+    src = ColumnDataSource({"x": [np.nan, 1.0], "c": ["a", "b"]})
+    doc = Document()
+    doc.add_root(src)
+    events = []
+    doc.on_change(lambda event: events.append(event))
+    assert not set_data(src, {"x": np.array([np.nan, 1.0]), "c": ["a", "b"]})
+    assert events == []
+    assert set_data(src, {"x": [np.nan, 2.0], "c": ["a", "b"]})
+    assert set_data(src, {"x": [np.nan], "c": ["a"]})  # another length
+    assert set_data(src, {"y": [1.0]})  # other columns
+    assert len(events) == 3 and list(src.data) == ["y"]
