@@ -452,7 +452,10 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(
         title="llrlab: detector scores, calibration and DCF",
-        sidebar=[side], main=[body], sidebar_width=360, header_background="#2b4a6f")
+        sidebar=[side], main=[body], sidebar_width=360, header_background="#2b4a6f",
+        # Panel's header spinner turns on and off around every browser event Panel handles
+        # (two messages each); the sidebar's progress bar shows the page's own work
+        busy_indicator=None)
 
     if pn.state.location is not None:
         with state.hold():  # a link's choices: one computation
