@@ -357,6 +357,10 @@ def _fill_when_ready(*areas):
     return slots
 
 
+def _no_delay_here():
+    no_delay(pn.state.curdoc)
+
+
 def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True,
                dask=False):
     """Build the dashboard page for one session.
@@ -390,7 +394,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     state = DashboardState(runner=runner)
     if isinstance(runner, ThreadRunner):
         end_with_session(doc, state)  # a closed page frees its memory
-        pn.state.onload(lambda: no_delay(doc))
+        pn.state.onload(_no_delay_here)  # (no reference to doc: Panel keys onload by it)
         runner.on_failure = lambda exc: _show_failure(state, exc)
 
     # served: the sidebar's operating point and the address follow a drag when it pauses

@@ -11,6 +11,8 @@ and the address are updated together, in one message.
 
 from __future__ import annotations
 
+import weakref
+
 import param
 
 from .views._common import apply_held
@@ -28,7 +30,10 @@ class Debounced(param.Parameterized):
 
     def __init__(self, part, names, doc=None, delay=0.3):
         super().__init__()
-        self._part, self._names, self._doc = part, tuple(names), doc
+        self._part, self._names = part, tuple(names)
+        # weakly: Panel keeps a closed page's objects in dictionaries keyed weakly by its
+        # document, so a strong reference back to the document would keep them forever
+        self._doc_ref = None if doc is None else weakref.ref(doc)
         self._delay_ms = int(1000 * delay)
         self._generation = 0
         self._copying = False
@@ -40,19 +45,25 @@ class Debounced(param.Parameterized):
         part.param.watch(self._part_changed, list(self._names))
         self.param.watch(self._copy_changed, list(self._names))
 
+    @property
+    def _doc(self):
+        return None if self._doc_ref is None else self._doc_ref()
+
     def _part_changed(self, *_events):
-        if self._doc is None or self._doc.session_context is None:
-            self._copy()
+        doc = self._doc
+        if doc is None or doc.session_context is None:
+            if self._doc_ref is None:  # not served: follow at once
+                self._copy()
             return
         self._generation += 1
         gen = self._generation
 
         def later():
             if gen == self._generation:  # still since then: one message for all widgets
-                apply_held(self._doc, self._copy)
+                apply_held(self._doc, self._copy)  # (a closed page's document: None)
 
         try:
-            self._doc.add_timeout_callback(later, self._delay_ms)
+            doc.add_timeout_callback(later, self._delay_ms)
         except Exception:  # the session has ended
             pass
 
