@@ -209,6 +209,7 @@ class LightClient:
         request = HTTPRequest(ws_url, connect_timeout=timeout, request_timeout=timeout)
         self.ws = await websocket_connect(request, subprotocols=["bokeh", m.group(1)],
                                           max_message_size=256 * 1024 * 1024)
+        self.ws.protocol.set_nodelay(True)  # as browsers do (no Nagle delay on small frames)
         self._reader = asyncio.ensure_future(self._read())
         # the server reads messages only after its ACK
         await self.wait_for(lambda: any(x.header["msgtype"] == "ACK" for x in self.messages),
@@ -266,7 +267,7 @@ class LightClient:
             self._changed.clear()
             try:
                 await asyncio.wait_for(self._changed.wait(), min(left, 0.5))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     def table_has_numbers(self):
@@ -295,5 +296,34 @@ class LightClient:
         if self._reader is not None:
             try:
                 await asyncio.wait_for(self._reader, 5)
-            except (asyncio.TimeoutError, Exception):
+            except (TimeoutError, Exception):
                 self._reader.cancel()
+
+
+# ------------------------------------------------------------------------------------ table
+
+_FMT = {"ms": "{:8.1f} ms", "s": "{:8.2f} s ", "n": "{:8.0f}   ", "B": "{:8.0f} B ",
+        "MB": "{:8.0f} MB", "x": "{:8.2f}   "}
+
+
+def print_table(title, columns):
+    """Print rows ``(name, value, unit, target)`` of one or more runs side by side:
+    ``columns`` is a list of ``(label, rows)`` with the same row names in the same order;
+    the target and "ok" are judged on the last column."""
+    names = [r[0] for r in columns[-1][1]]
+    width = max(len(n) for n in names)
+    head = "".join(f"  {label:>11}" for label, _ in columns)
+    print(f"\n{title}")
+    print(f"{'measurement'.ljust(width)}{head}  {'target':>11}  ok")
+    for i, name in enumerate(names):
+        cells, last = [], None
+        for _, rows in columns:
+            _, v, unit, target = rows[i]
+            scale = 1000.0 if unit == "ms" else 1.0
+            cells.append(f"  {_FMT[unit].format(scale * v):>11}")
+            last = (v, unit, target)
+        v, unit, target = last
+        scale = 1000.0 if unit == "ms" else 1.0
+        tgt = "" if target is None else _FMT[unit].format(scale * target)
+        ok = "" if target is None else ("yes" if v <= target else "NO")
+        print(f"{name.ljust(width)}{''.join(cells)}  {tgt:>11}  {ok}")

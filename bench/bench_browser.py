@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _served import Server, data_files  # noqa: E402
+from _served import Server, data_files, print_table
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -138,37 +138,37 @@ def main(argv=None):
     ap.add_argument("--llrlab", default=None,
                     help="the llrlab console script to serve with (e.g. of an older checkout's "
                          "venv, for a before/after comparison); default: the one on PATH")
+    ap.add_argument("--before", default=None,
+                    help="also measure this llrlab console script first (e.g. of a checkout "
+                         "of main in another venv) and print both columns")
     args = ap.parse_args(argv)
     n_eval, n_dev = int(args.n_eval), int(args.n_dev)
     files = data_files(n_eval, n_dev, args.dir) if n_eval else []
     what = f"dev {n_dev:,} / eval {n_eval:,} trials" if n_eval else "the demo"
     print(f"serving {what}; {args.moves} mouse moves in chromium ...", flush=True)
-    with Server(files, log=args.log, llrlab=args.llrlab) as server:
-        server.wait()
-        r = measure(server.url, args.moves)
-    lat = r["latencies"]
-    rows = [
-        ("page load to numbers", r["load"], "s", None),
-        (f"mouse move -> updated table, median of {len(lat)}", statistics.median(lat) / 1e3,
-         "ms", 0.050),
-        ("mouse move -> updated table, 90th percentile", float(np.quantile(lat, 0.9)) / 1e3,
-         "ms", None),
-        ("moves without a table update (5 s)", r["missed"], "n", 0),
-        ("browser main-thread time per move", r["busy"] / max(len(lat), 1), "ms", None),
-        ("requests leaving localhost", len(r["external"]), "n", 0),
-    ]
-    width = max(len(x[0]) for x in rows)
-    print(f"\nbrowser latency: {what}, chromium")
-    print(f"{'measurement'.ljust(width)}  {'value':>10}  {'target':>10}  ok")
-    for name, v, unit, target in rows:
-        scale = 1000.0 if unit == "ms" else 1.0
-        fmt = {"ms": "{:8.1f} ms", "s": "{:8.2f} s ", "n": "{:8.0f}   "}[unit]
-        tgt = "" if target is None else fmt.format(scale * target)
-        ok = "" if target is None else ("yes" if v <= target else "NO")
-        print(f"{name.ljust(width)}  {fmt.format(scale * v)}  {tgt:>10}  {ok}")
-    for u in r["external"][:5]:
+    runs = ([("before", args.before)] if args.before else []) + [("after" if args.before
+                                                                  else "value", args.llrlab)]
+    columns, external = [], []
+    for label, exe in runs:
+        with Server(files, log=args.log, llrlab=exe) as server:
+            server.wait()
+            r = measure(server.url, args.moves)
+        lat = r["latencies"]
+        external += r["external"]
+        columns.append((label, [
+            ("page load to numbers", r["load"], "s", None),
+            (f"mouse move -> updated table, median of {args.moves}",
+             statistics.median(lat) / 1e3, "ms", 0.050),
+            ("mouse move -> updated table, 90th percentile",
+             float(np.quantile(lat, 0.9)) / 1e3, "ms", None),
+            ("moves without a table update (5 s)", r["missed"], "n", 0),
+            ("browser main-thread time per move", r["busy"] / max(len(lat), 1), "ms",
+             None),
+            ("requests leaving localhost", len(r["external"]), "n", 0),
+        ]))
+    print_table(f"browser latency: {what}, chromium", columns)
+    for u in external[:5]:
         print("  external request:", u)
-
 
 if __name__ == "__main__":
     main()

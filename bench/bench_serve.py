@@ -26,6 +26,10 @@ Usage::
 
     python bench/bench_serve.py [--n-eval 1e7] [--n-dev 1e6] [--sessions 1] [--steps 100]
                                 [--interval 0] [--first-page 5] [--dir /tmp/llrlab-bench-serve]
+                                [--before OTHER/bin/llrlab]
+
+``--before`` measures another installation first (e.g. ``git worktree add /tmp/before main``
+installed in a second venv) and prints the two columns side by side.
 
 ``--n-eval 0`` serves the built-in demo (60,000 trials per set).
 """
@@ -42,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _served import LightClient, Server, data_files  # noqa: E402
+from _served import LightClient, Server, data_files, print_table
 
 
 def _q(values, q):
@@ -142,26 +146,23 @@ def main(argv=None):
     ap.add_argument("--llrlab", default=None,
                     help="the llrlab console script to serve with (e.g. of an older checkout's "
                          "venv, for a before/after comparison); default: the one on PATH")
+    ap.add_argument("--before", default=None,
+                    help="also measure this llrlab console script first (e.g. of a checkout "
+                         "of main in another venv) and print both columns")
     args = ap.parse_args(argv)
     n_eval, n_dev = int(args.n_eval), int(args.n_dev)
     files = data_files(n_eval, n_dev, args.dir) if n_eval else []
     what = f"dev {n_dev:,} / eval {n_eval:,} trials" if n_eval else "the demo"
     print(f"serving {what}; {args.sessions} session(s), {args.steps} steps each ...",
           flush=True)
-    with Server(files, log=args.log, llrlab=args.llrlab) as server:
-        server.wait()
-        rows = asyncio.run(run(args, server))
-    width = max(len(r[0]) for r in rows)
-    print(f"\nserved dashboard: {what}, {args.sessions} session(s)")
-    print(f"{'measurement'.ljust(width)}  {'value':>10}  {'target':>10}  ok")
-    for name, v, unit, target in rows:
-        scale = 1000.0 if unit == "ms" else 1.0
-        fmt = {"ms": "{:8.1f} ms", "s": "{:8.2f} s ", "n": "{:8.0f}   ", "B": "{:8.0f} B ",
-               "MB": "{:8.0f} MB", "x": "{:8.2f}   "}[unit]
-        tgt = "" if target is None else fmt.format(scale * target)
-        ok = "" if target is None else ("yes" if v <= target else "NO")
-        print(f"{name.ljust(width)}  {fmt.format(scale * v)}  {tgt:>10}  {ok}")
-
+    runs = ([("before", args.before)] if args.before else []) + [("after" if args.before
+                                                                  else "value", args.llrlab)]
+    columns = []
+    for label, exe in runs:
+        with Server(files, log=args.log, llrlab=exe) as server:
+            server.wait()
+            columns.append((label, asyncio.run(run(args, server))))
+    print_table(f"served dashboard: {what}, {args.sessions} session(s)", columns)
 
 if __name__ == "__main__":
     main()

@@ -39,6 +39,7 @@ from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.session import end_with_session, quiet_closed_connections
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
+from llrlab.dashboard.url import POINT_NAMES, Debounced, sync_url
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
@@ -74,6 +75,9 @@ URL_PARAMS = {
     "presenter": {"enabled": "presenter", "panels": "panels"},
     "lesson": {"lesson": "lesson", "step": "step"},
 }
+
+#: Seconds a drag must pause before the sidebar's operating point and the address follow.
+POINT_DELAY = 0.2
 
 _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-dashboard")
 
@@ -326,6 +330,43 @@ def _exception_handler(exc):
         pn.state.notifications.error(html_text(user_message(exc)), duration=8000)
 
 
+def no_delay(doc):
+    """Send the session's websocket messages at once: switch off Nagle's algorithm on its
+    connections (neither Bokeh nor Panel does).  A Bokeh message is three or more small
+    websocket frames; with Nagle the later frames wait for the browser's delayed
+    acknowledgement of the first (about 40 ms on Linux), on every update."""
+    session = getattr(doc.session_context, "_session", None)
+    for conn in list(getattr(session, "_subscribed_connections", ())):
+        sock = getattr(conn, "_socket", None)
+        try:
+            sock.set_nodelay(True)
+        except Exception:  # not a tornado websocket, or already closed
+            log.debug("could not switch Nagle's algorithm off", exc_info=True)
+
+
+def _fill_when_ready(*areas):
+    """Empty stand-ins for the page's ``areas``, filled once the browser's websocket is
+    open (``pn.state.onload``, before any other load-time work): the first response then
+    builds only the frame of the page, so that it is fast even while the server is busy (a
+    browser or a health check waiting for it gives up after a few seconds), and the
+    page's ~900 models follow in one message."""
+    slots = [pn.Column(sizing_mode="stretch_width") for _ in areas]
+    slots[-1].append(pn.indicators.LoadingSpinner(value=True, size=40, name="Loading…",
+                                                  margin=20))
+
+    def fill():
+        with pn.io.hold():
+            for slot, area in zip(slots, areas, strict=True):
+                slot.objects = [area]
+
+    pn.state.onload(fill)
+    return slots
+
+
+def _no_delay_here():
+    no_delay(pn.state.curdoc)
+
+
 def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True,
                lessons=None, lesson=None, dask=False):
     """Build the dashboard page for one session.
@@ -365,7 +406,12 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     if isinstance(runner, ThreadRunner):
         end_with_session(doc, state)  # a closed page frees its memory
         quiet_closed_connections()  # ... and ends without noise in the server's log
+        pn.state.onload(_no_delay_here)  # (no reference to doc: Panel keys onload by it)
         runner.on_failure = lambda exc: _show_failure(state, exc)
+
+    # served: the sidebar's operating point and the address follow a drag when it pauses
+    point_view = (Debounced(state.point, POINT_NAMES, doc=doc, delay=POINT_DELAY)
+                  if isinstance(runner, ThreadRunner) else None)
 
     nber, det = NBERView(state=state), DETView(state=state)
     hist, metrics = HistogramView(state=state), MetricsView(state=state)
@@ -386,7 +432,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                 collapsed=True),
         pn.Card(calibration_controls(state), title="Calibration / fusion",
                 sizing_mode="stretch_width"),
-        pn.Card(operating_point_controls(state), title="Operating point",
+        pn.Card(operating_point_controls(state, point_view), title="Operating point",
                 sizing_mode="stretch_width"),
         pn.Card(condition_controls(state), title="Conditions", sizing_mode="stretch_width",
                 collapsed=False),
@@ -414,17 +460,23 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         sizing_mode="stretch_width", name="tabs"), 2), 1)
     area.attach_tabs(tabs)
     main = [_alerts(state), page, tabs]
+    side = pn.Column(*sidebar, sizing_mode="stretch_width")
+    body = pn.Column(*main, sizing_mode="stretch_width", stylesheets=[SHRINK_CSS])
+    if isinstance(runner, ThreadRunner):
+        side, body = _fill_when_ready(side, body)
     # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(
         title="llrlab: detector scores, calibration and DCF",
-        sidebar=[pn.Column(*sidebar, sizing_mode="stretch_width")],
-        main=[pn.Column(*main, sizing_mode="stretch_width", stylesheets=[SHRINK_CSS])],
-        sidebar_width=360, header_background="#2b4a6f")
+        sidebar=[side], main=[body], sidebar_width=360, header_background="#2b4a6f",
+        # Panel's header spinner turns on and off around every browser event Panel handles
+        # (two messages each); the sidebar's progress bar shows the page's own work
+        busy_indicator=None)
 
     if pn.state.location is not None:
         with state.hold():  # a link's choices: one computation
-            for part, names in URL_PARAMS.items():
-                pn.state.location.sync(getattr(state, part), names)
+            # the operating point reaches the address only when a drag pauses or ends
+            sync_url(pn.state.location, state, URL_PARAMS,
+                     mirrors={"point": point_view} if point_view is not None else None)
             if lesson and not state.lesson.lesson and "lesson" not in (
                     pn.state.session_args or {}):
                 state.lesson.open(lesson)

@@ -181,6 +181,13 @@ def run_serve(args):
 
         configure(dask)
 
+    # the page loads every script and stylesheet from this server, never from a CDN, even
+    # when the environment asks for one (BOKEH_RESOURCES=cdn): a classroom or an analyst's
+    # laptop is often offline
+    from bokeh.settings import settings as bokeh_settings
+
+    bokeh_settings.resources.set_value("server")
+
     def app():  # Panel calls only plain functions as page factories (not a partial)
         return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb,
                           lessons=lessons, lesson=lesson, dask=dask is not None)

@@ -29,10 +29,15 @@ __all__ = [
 ]
 
 
-def operating_point_controls(state: DashboardState):
+def operating_point_controls(state: DashboardState, point=None):
     """p_target, c_miss, c_fa, effective prior and prior log-odds, linked by the operating
-    point part."""
-    point = state.point.param
+    point part.
+
+    ``point``, when given, is what the widgets show instead of ``state.point``: a served page
+    passes a :class:`~.url.Debounced` copy that follows a drag once it pauses (the plots and
+    tables follow every step; updating five widgets per step cost a third of the server's
+    time of a drag step); what is typed into them is set at once."""
+    point = (point or state.point).param
     return pn.Column(
         pn.widgets.FloatInput.from_param(point.p_target, format="0.[000000]",
                                          step=0.001, name="P(target)"),

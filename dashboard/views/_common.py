@@ -25,8 +25,9 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "connect_drag", "finite", "fit_figure",
-           "isolated", "new_figure", "save_name", "set_save_name"]
+__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "apply_held", "connect_drag", "finite",
+           "fit_figure", "isolated", "new_figure", "resend", "save_name", "set_data",
+           "set_save_name"]
 
 log = logging.getLogger(__name__)
 
@@ -147,35 +148,121 @@ def fit_figure(fig, styler, width=None, height=None, *, default_height):
                    height=max(int(height), 200), min_width=200)
 
 
-def connect_drag(fig, callback, *, js_code="", js_args=None):
+def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
     """Call ``callback(x, y)`` (data coordinates) on clicks and drags on ``fig``.
 
     The figure has no active drag tool (see :func:`new_figure`), so a drag does not pan the
     plot.  Bokeh's ``Tap``/``PanStart``/``Pan``/``PanEnd`` UI events run a CustomJS callback
     in the browser which (unless the user has switched the box-zoom tool on) runs
     ``js_code`` at once, for immediate feedback (``cb_obj`` is the event), and writes the
-    position into a one-row ColumnDataSource, ``<figure name>_drag``.  That change is synced
-    to the server, where ``callback`` runs.  Returns the source (setting its ``data`` from
-    Python triggers the callback too, which is how the unit tests drag).
+    position into a one-row ColumnDataSource, ``<figure name>_drag``.  A press held still
+    for 300 ms or more is a ``Press`` gesture in Bokeh, not a pan: it sets the point too,
+    and the mouse moves that follow it (``MouseMove``, until ``PressUp`` or the pointer
+    leaves the plot) drag as a pan does.  That change is synced to the server, where
+    ``callback`` runs.  Returns the source (setting its ``data`` from Python triggers the
+    callback too, which is how the unit tests drag).
+
+    Served, positions are coalesced: a position is stored and applied on the next turn of
+    the session's event loop, so that positions which arrived meanwhile are skipped and
+    only the newest is applied (the last one always is), and the whole update is one held
+    document change (:func:`apply_held`): one message to the browser.  ``echo`` lists the
+    ``(model, attribute)`` pairs that ``js_code`` moves in the browser: after each applied
+    position the server sends its values again (:func:`resend`), so that the line always
+    ends where the numbers are, even after a stale update had moved it.
     """
     zoom = fig.select_one({"type": BoxZoomTool})
     channel = ColumnDataSource({"x": [np.nan], "y": [np.nan]}, name=f"{fig.name}_drag")
+    latest = {"xy": None}
+
+    def apply():
+        xy, latest["xy"] = latest["xy"], None
+        if xy is not None:
+            apply_held(channel.document, moved, *xy)
+
+    def moved(x, y):
+        callback(x, y)
+        for model, attr in echo:
+            resend(model, attr)
 
     def on_change(_attr, _old, new):
         x, y = new["x"][0], new["y"][0]
-        if x is not None and y is not None and np.isfinite(x) and np.isfinite(y):
+        if x is None or y is None or not (np.isfinite(x) and np.isfinite(y)):
+            return
+        doc = channel.document
+        if doc is None or doc.session_context is None:  # not served: at once
             callback(float(x), float(y))
+            return
+        queued = latest["xy"] is not None
+        latest["xy"] = (float(x), float(y))
+        if not queued:
+            doc.add_next_tick_callback(apply)
 
     channel.on_change("data", on_change)
-    js = CustomJS(args=dict(zoom=zoom, channel=channel, **(js_args or {})), code="""
+    common = """
         if (zoom != null && zoom.active) { return; }
         if (cb_obj.x == null || cb_obj.y == null) { return; }
-        """ + js_code + """
+    """
+    move = common + js_code + """
         channel.data = {x: [cb_obj.x], y: [cb_obj.y]};
-    """)
+    """
+    js = CustomJS(args=dict(zoom=zoom, channel=channel, **(js_args or {})), code=move)
     for ev in (events.Tap, events.PanStart, events.Pan, events.PanEnd):
         fig.js_on_event(ev, js)
+    # press, hold, then move: Press starts a drag that MouseMove continues until PressUp
+    press = CustomJS(args=dict(zoom=zoom, channel=channel, **(js_args or {})),
+                     code="channel._llrlab_pressed = true;" + move)
+    held = CustomJS(args=dict(zoom=zoom, channel=channel, **(js_args or {})),
+                    code="if (!channel._llrlab_pressed) { return; }" + move)
+    release = CustomJS(args=dict(channel=channel), code="channel._llrlab_pressed = false;")
+    fig.js_on_event(events.Press, press)
+    fig.js_on_event(events.MouseMove, held)
+    for ev in (events.PressUp, events.MouseLeave, events.PanStart):
+        fig.js_on_event(ev, release)
     return channel
+
+
+def apply_held(doc, fn, *args):
+    """Run ``fn(*args)`` on a served document as one batched change: Panel's document hold
+    (events on the same property combined, sent as one PATCH-DOC message).  (Panel's
+    ``freeze=True`` was measured slower here: it recomputes the whole model graph on exit.)"""
+    import panel as pn
+    from panel.io.state import set_curdoc
+
+    if doc is None or doc.session_context is None:
+        fn(*args)
+        return
+    with set_curdoc(doc), pn.io.hold(doc):
+        fn(*args)
+
+
+def resend(model, attr):
+    """Send ``model.attr`` to the browser even when the server's value did not change: a
+    CustomJS drag moves a line in the browser, and a stale server update may have moved it
+    back since; the server's position is the one that counts."""
+    if model.document is not None:
+        v = getattr(model, attr)
+        model.trigger(attr, v, v)
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    try:
+        return bool(np.array_equal(a, b, equal_nan=True))
+    except TypeError:  # not numbers (e.g. colours, markers)
+        return bool(np.array_equal(a, b))
+
+
+def set_data(source, data):
+    """``source.data = data`` unless every column is already equal (NaN equal to NaN):
+    an unchanged source sends nothing to the browser (a plain assignment always does).
+    Returns True when the data changed."""
+    old = source.data
+    if old.keys() == data.keys() and all(_same(old[k], v) for k, v in data.items()):
+        return False
+    source.data = data
+    return True
 
 
 class Styler:
@@ -214,7 +301,11 @@ class Styler:
         self.min_width = None
 
     def capture(self):
-        for r in self.fig.renderers:
+        self.add(self.fig.renderers)
+
+    def add(self, renderers):
+        """Remember the widths and sizes of ``renderers`` added after :meth:`capture`."""
+        for r in renderers:
             if not isinstance(r, GlyphRenderer):
                 continue
             g = r.glyph

@@ -162,10 +162,11 @@ class CompareView(pn.viewable.Viewer):
                                       css_classes=["llrlab-cmp-plot"]) for v in views],
                           sizing_mode="stretch_width", stylesheets=[_ROW_CSS])
 
+        self._plots = [row(self.nber, self.det), row(self.ape, self.ece),
+                       row(self.epc, self.cllr)]
         self._layout = pn.Column(
             pn.Row(role, ref, run, self.download, self.status),
-            self.header, self.table, self.notice,
-            row(self.nber, self.det), row(self.ape, self.ece), row(self.epc, self.cllr),
+            self.header, self.table, self.notice, *self._plots,
             sizing_mode="stretch_width", name="compare")
         cs.param.watch(self._on_table, ["op", "tests", "tests_pending", "comparison",
                                          "role", "reference"])
@@ -179,9 +180,17 @@ class CompareView(pn.viewable.Viewer):
         return self._layout
 
     def follow_tab(self, tabs, index):
-        """Compute the comparison only while tab ``index`` of ``tabs`` is shown."""
+        """Compute the comparison only while tab ``index`` of ``tabs`` is shown; its
+        figures join the page the first time it is (a page that never shows them does not
+        send them: a smaller document is cheaper to update on every drag step)."""
+        n = len(self._layout.objects) - len(self._plots)
+        self._layout.objects = self._layout.objects[:n]
+
         def update(*_):
-            self.cstate.active = tabs.active == index
+            shown = tabs.active == index
+            if shown and self._plots[0] not in self._layout.objects:
+                self._layout.extend(self._plots)
+            self.cstate.active = shown
         tabs.param.watch(update, ["active"])
         update()
         return tabs

@@ -141,7 +141,8 @@ class CompareNBERView(_ComparePlot):
                     line_color="white")
         self.drag = connect_drag(fig, lambda x, _y: self.cstate.state.point.set_plo(x),
                                  js_args=dict(span=self.op_span),
-                                 js_code="span.location = cb_obj.x;")
+                                 js_code="span.location = cb_obj.x;",
+                                 echo=[(self.op_span, "location")])
         self._finish()
         self._on_curves()
         self._on_op()

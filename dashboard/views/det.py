@@ -40,6 +40,7 @@ from ._common import (
     fit_figure,
     isolated,
     new_figure,
+    set_data,
 )
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
@@ -210,25 +211,12 @@ class DETView(pn.viewable.Viewer):
                           LegendItem(label="actual op. point", renderers=[r["op"]],
                                      index=0),
                           LegendItem(label="min-DCF point", renderers=[r["op"]], index=1)]
-        # per-condition curves (fixed slots, hidden when unused)
+        # per-condition curves: a slot's models are built the first time that many
+        # conditions are drawn (:meth:`_condition_slots`)
         self._conditions_drawn = None
         self.condition_sources = {"eval": [], "dev": []}
         self.condition_renderers = []
         self.condition_items = []
-        for k in range(MAX_CONDITIONS):
-            color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
-            slot = {}
-            for role in ("eval", "dev"):
-                src = ColumnDataSource(_empty_xy(), name=f"det_condition_{role}_{k}")
-                self.condition_sources[role].append(src)
-                slot[role] = fig.line("x", "y", source=src, line_color=color, line_width=1.6,
-                                      line_alpha=0.9 if role == "eval" else 0.5,
-                                      line_dash=DASH[role], visible=False)
-            self.condition_renderers.append(slot)
-            item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
-                              visible=False)
-            self.condition_items.append(item)
-            items.append(item)
 
         # confidence intervals of (Pfa, Pmiss) at the actual operating point: a crosshair
         self.ci_source = ColumnDataSource(_empty_ci(), name="det_ci_source")
@@ -332,9 +320,35 @@ class DETView(pn.viewable.Viewer):
                 x, y = _xy([fa[0], miss[0]], [fa[1], miss[1]])
             src.data = {"x": x, "y": y, "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]}
 
+    def _condition_slots(self, n):
+        """Build condition slots until there are ``n`` (at most MAX_CONDITIONS)."""
+        n = min(n, MAX_CONDITIONS)
+        built = len(self.condition_renderers)
+        for k in range(built, n):
+            color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
+            slot = {}
+            for role in ("eval", "dev"):
+                src = ColumnDataSource(_empty_xy(), name=f"det_condition_{role}_{k}")
+                self.condition_sources[role].append(src)
+                slot[role] = self.figure.line(
+                    "x", "y", source=src, line_color=color, line_width=1.6,
+                    line_alpha=0.9 if role == "eval" else 0.5, line_dash=DASH[role],
+                    visible=False)
+            self.condition_renderers.append(slot)
+            item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
+                              visible=False)
+            self.condition_items.append(item)
+            self.legend.items.append(item)
+            self.styler.add(slot.values())
+        if n > built:
+            self._conditions_drawn = None  # the new slots need their curves
+
     def _update_conditions(self):
         st = self.state
         res = st.results
+        if res is not None and st.conditions.show_curves:
+            self._condition_slots(max((len(d.conditions) for d in res.datasets.values()),
+                                      default=0))
         kind = "steppy" if st.display.det_kind == "steppy" else "rocch"
         drawn = self._conditions_drawn
         if drawn is not None and drawn[0] is res and drawn[1] == kind:
@@ -381,18 +395,18 @@ class DETView(pn.viewable.Viewer):
         ranges = ((xr.start, xr.end), (yr.start, yr.end))
         off_text = []
         with pn.io.hold():
-            self.ci_source.data = self._ci_data()
+            set_data(self.ci_source, self._ci_data())
             self.ci_x.visible = self.ci_y.visible = bool(st.op_ci)
             for role, src in self.op_sources.items():
                 o = op.get(role)
                 if o is None:
-                    src.data = self._op_data()
+                    set_data(src, self._op_data())
                     continue
                 pts = [(float(probit(o.act.p_fa)), float(probit(o.act.p_miss))),
                        (float(probit(o.min.p_fa)), float(probit(o.min.p_miss)))]
                 placed = [_clamp_point(px, py, *ranges) for px, py in pts]
-                src.data = self._op_data([p[0] for p in placed], [p[1] for p in placed],
-                                         [p[2] for p in placed], [p[3] for p in placed])
+                set_data(src, self._op_data([p[0] for p in placed], [p[1] for p in placed],
+                                            [p[2] for p in placed], [p[3] for p in placed]))
                 shown = role == "eval" or st.display.show_dev
                 if placed[0][3] and shown:
                     off_text.append(f"{role}: Pmiss {100 * o.act.p_miss:.3g} %, "

@@ -92,7 +92,8 @@ class HistogramView(pn.viewable.Viewer):
                              border_line_alpha=0, name="hist_legend")
         fig.add_layout(self.legend, "below")
         self.drag = connect_drag(fig, self._on_drag, js_args=dict(span=self.threshold),
-                                 js_code="span.location = cb_obj.x;")
+                                 js_code="span.location = cb_obj.x;",
+                                 echo=[(self.threshold, "location")])
         self.styler = Styler(fig, legend_cols=4)
         self.styler.capture()
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")

@@ -40,6 +40,7 @@ from ._common import (
     fit_figure,
     isolated,
     new_figure,
+    set_data,
 )
 
 __all__ = ["NBERView"]
@@ -142,30 +143,12 @@ class NBERView(pn.viewable.Viewer):
             self.ref_renderers.append(rr)
             items.append(LegendItem(label=label, renderers=[rr], visible=False))
 
-        # per-condition curves (fixed slots; unused ones are hidden): act solid, min dotted
+        # per-condition curves: act solid, min dotted; a slot's models are built the first
+        # time that many conditions are drawn (:meth:`_condition_slots`), not before: a page
+        # without conditions does not carry (and re-send) their hidden renderers
         self.condition_sources = {"eval": [], "dev": []}
         self.condition_renderers = []
         self.condition_items = []
-        for k in range(MAX_CONDITIONS):
-            color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
-            slot = {}
-            for role in ("eval", "dev"):
-                src = ColumnDataSource(_empty_condition(), name=f"nber_condition_{role}_{k}")
-                self.condition_sources[role].append(src)
-                alpha = 0.9 if role == "eval" else 0.5
-                slot[(role, "act")] = fig.line(
-                    "plo", "act", source=src, line_color=color, line_width=1.6,
-                    line_alpha=alpha, line_dash="solid" if role == "eval" else "dashed",
-                    visible=False)
-                slot[(role, "min")] = fig.line(
-                    "plo", "min", source=src, line_color=color, line_width=1.6,
-                    line_alpha=alpha, line_dash="dotted", visible=False)
-            self.condition_renderers.append(slot)
-            item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
-                              visible=False)
-            self.condition_items.append(item)
-            items.append(item)
-
         # DR30 triangles, on the min DCF curves
         self.dr30_sources = {}
         for role in ("eval", "dev"):
@@ -211,7 +194,9 @@ class NBERView(pn.viewable.Viewer):
 
         # dragging / clicking moves the operating point
         args = dict(span=self.op_span, label=self.op_label, xr=fig.x_range)
-        self.drag = connect_drag(fig, self._on_drag, js_args=args, js_code="""
+        echo = [(self.op_span, "location")] + [(self.op_label, a) for a in
+                                                ("x", "text_align", "x_offset")]
+        self.drag = connect_drag(fig, self._on_drag, js_args=args, echo=echo, js_code="""
             span.location = cb_obj.x;
             label.x = cb_obj.x;
             const right = cb_obj.x > 0.5 * (xr.start + xr.end);
@@ -253,6 +238,54 @@ class NBERView(pn.viewable.Viewer):
         if "references" in names:
             out += self.ref_renderers
         return out, names
+
+    def _condition_slots(self, n):
+        """Build condition slots until there are ``n`` (at most MAX_CONDITIONS); True when
+        some were built (their curves then need data)."""
+        n = min(n, MAX_CONDITIONS)
+        built = len(self.condition_renderers)
+        for k in range(built, n):
+            color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
+            slot = {}
+            for role in ("eval", "dev"):
+                src = ColumnDataSource(_empty_condition(), name=f"nber_condition_{role}_{k}")
+                self.condition_sources[role].append(src)
+                alpha = 0.9 if role == "eval" else 0.5
+                slot[(role, "act")] = self.figure.line(
+                    "plo", "act", source=src, line_color=color, line_width=1.6,
+                    line_alpha=alpha, line_dash="solid" if role == "eval" else "dashed",
+                    visible=False)
+                slot[(role, "min")] = self.figure.line(
+                    "plo", "min", source=src, line_color=color, line_width=1.6,
+                    line_alpha=alpha, line_dash="dotted", visible=False)
+            self.condition_renderers.append(slot)
+            item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
+                              visible=False)
+            self.condition_items.append(item)
+            self.legend.items.append(item)
+            self.styler.add(slot.values())
+        return n > built
+
+    def _needed_slots(self):
+        """How many condition slots the shown results draw (0 with the curves off)."""
+        st, res = self.state, self.state.results
+        if res is None or not st.conditions.show_curves:
+            return 0
+        return max((len(d.conditions) for d in res.datasets.values()), default=0)
+
+    def _fill_conditions(self):
+        nb = self.state.nber
+        conds = {} if nb is None else nb.conditions
+        for role, sources in self.condition_sources.items():
+            curves = conds.get(role, [])
+            for k, src in enumerate(sources):
+                if k < len(curves):
+                    _, act, mn = curves[k]
+                    src.data = {"plo": nb.plo, "act": finite(act.dcf),
+                                "min": finite(mn.dcf)}
+                else:
+                    src.data = _empty_condition()
+        self._label_conditions(self.state.results)
 
     @staticmethod
     def _empty_refs():
@@ -300,17 +333,8 @@ class NBERView(pn.viewable.Viewer):
                 for i, (_, act) in enumerate(nb.references):
                     refs[f"r{i}"] = finite(act.dcf)
             self.ref_source.data = refs
-            conds = {} if nb is None else nb.conditions
-            for role, sources in self.condition_sources.items():
-                curves = conds.get(role, [])
-                for k, src in enumerate(sources):
-                    if k < len(curves):
-                        _, act, mn = curves[k]
-                        src.data = {"plo": nb.plo, "act": finite(act.dcf),
-                                    "min": finite(mn.dcf)}
-                    else:
-                        src.data = _empty_condition()
-            self._label_conditions(res)
+            self._condition_slots(self._needed_slots())
+            self._fill_conditions()
             for role, src in self.dr30_sources.items():
                 d = None if res is None or role not in res.datasets else \
                     res.datasets[role].llr.dr30
@@ -366,7 +390,7 @@ class NBERView(pn.viewable.Viewer):
             self.op_label.update(x=plo, text=f"plo = {plo:.2f}",
                                  text_align="right" if right else "left",
                                  x_offset=-4 if right else 4)
-            self.ci_source.data = self._ci_data()
+            set_data(self.ci_source, self._ci_data())
             shown = bool(st.op_ci)
             self.ci_whisker.visible = self.ci_points.visible = shown
 
@@ -407,6 +431,8 @@ class NBERView(pn.viewable.Viewer):
                     r[k].visible = shown and have
                 for k in ("miss", "fa"):
                     r[k].visible = shown and have and st.display.show_contributions
+            if self._condition_slots(self._needed_slots()):
+                self._fill_conditions()
             n_cond = {role: (len(res.datasets[role].conditions)
                              if res is not None and role in res.datasets else 0)
                       for role in ("eval", "dev")}

@@ -78,7 +78,8 @@ class TippettView(pn.viewable.Viewer):
                              spacing=0, padding=6)
         fig.add_layout(self.legend)
         self.drag = connect_drag(fig, self._on_drag, js_args=dict(span=self.threshold),
-                                 js_code="span.location = cb_obj.x;")
+                                 js_code="span.location = cb_obj.x;",
+                                 echo=[(self.threshold, "location")])
         self.styler = Styler(fig)
         self.styler.capture()
         self.note = pn.pane.Markdown("", name="tippett_note", margin=(0, 10),

@@ -1,0 +1,216 @@
+"""Dragging on ``llrlab serve`` (a separate process) in chromium: the messages a drag step
+costs, the final position of a fast drag, press-hold-then-move, and a page that loads nothing
+from the network.
+
+The server's websocket messages are counted in the browser (Playwright's websocket frames: a
+Bokeh message starts with a JSON header frame naming its ``msgtype``).  The operating point
+the server computed is read from the metrics header ("prior log-odds **x**", set only by the
+server); the line a drag moved in the browser from the Bokeh models (``op_span``,
+``hist_threshold``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import wait_until
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _served():
+    spec = importlib.util.spec_from_file_location("_served", ROOT / "bench" / "_served.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("_served", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``llrlab serve`` of the demo (console script of this environment)."""
+    served = _served()
+    llrlab = Path(sys.executable).with_name("llrlab")
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    srv = served.Server([], llrlab=str(llrlab), log=str(log))
+    try:
+        srv.wait(120)
+        yield srv
+    finally:
+        srv.stop()
+
+
+_SUMMARY = re.compile(r"prior log-odds\s*(-?[0-9]+\.[0-9]+)")
+
+
+def _model(page, name, attr):
+    return page.evaluate(
+        f"() => {{ const m = Bokeh.documents[0].get_model_by_name({json.dumps(name)});"
+        f" return m == null ? null : m[{json.dumps(attr)}]; }}")
+
+
+def _server_plo(page):
+    """The prior log-odds in the metrics header (three decimals, written by the server)."""
+    el = page.locator("text=/prior log-odds/").first
+    if el.count() == 0:
+        return None
+    m = _SUMMARY.search(el.inner_text())
+    return None if m is None else float(m.group(1))
+
+
+def _open(page, url):
+    """Open the page, count the server's PATCH-DOC messages (``page.patches``), wait for
+    the metrics table with numbers."""
+    page.patches = []
+
+    def on_ws(ws):
+        def frame(payload):
+            if not isinstance(payload, str):
+                return
+            if payload.startswith('{"msgid"') \
+                    and '"msgtype":"PATCH-DOC"' in payload.replace(" ", ""):
+                page.patches.append("")
+            elif payload.startswith('{"events"') and page.patches and not page.patches[-1]:
+                # what the message changed (model ids and attributes), for the report
+                page.patches[-1] = ",".join(
+                    f"{e.get('model', {}).get('id')}.{e.get('attr')}"
+                    for e in json.loads(payload)["events"])
+        ws.on("framereceived", frame)
+
+    page.on("websocket", on_ws)
+    page.goto(url)
+    wait_until(page, lambda: (page.locator('td[data-role="eval"][data-key="act_dcf"]')
+                              .all_inner_texts() or ["x"])[0][:1].isdigit(),
+               timeout=120, what="the metrics table")
+    wait_until(page, lambda: _server_plo(page) is not None, what="the operating point")
+    page.wait_for_timeout(1000)
+
+
+def test_served_page_loads_nothing_from_the_network(server, page):
+    _open(page, server.url)
+    box = page.locator(".bk-Canvas").nth(0).bounding_box()
+    page.mouse.click(box["x"] + 0.4 * box["width"], box["y"] + 0.5 * box["height"])
+    page.locator(".bk-tab", has_text="Compare systems").click()
+    page.wait_for_timeout(2000)
+    assert page.external_requests == []
+    bad = [e for e in page.console_errors if "ERR_" in e or "Failed to load" in e]
+    assert bad == []
+
+
+def test_a_drag_step_costs_at_most_two_messages(server, page):
+    _open(page, server.url)
+    box = page.locator(".bk-Canvas").nth(0).bounding_box()
+    y = box["y"] + 0.5 * box["height"]
+    page.mouse.move(box["x"] + 0.30 * box["width"], y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 0.31 * box["width"], y)
+    page.wait_for_timeout(1500)  # the drag's start has landed (and the debounced widgets)
+    n0, moves = len(page.patches), 20
+    for k in range(moves):  # a steady drag: each move once the previous one has landed
+        before = _model(page, "op_label", "text")  # "plo = x.xx", written by the server
+        page.mouse.move(box["x"] + (0.32 + 0.015 * k) * box["width"], y)
+        page.wait_for_function(
+            f"() => Bokeh.documents[0].get_model_by_name('op_label').text != "
+            f"{json.dumps(before)}", polling=5, timeout=10_000)
+        page.wait_for_timeout(20)
+    page.mouse.up()
+    page.wait_for_timeout(1500)  # the pause: the widgets and the address follow once
+    sent = len(page.patches) - n0
+    kinds = {}
+    for p in page.patches[n0:]:
+        kinds[p[:80]] = kinds.get(p[:80], 0) + 1
+    assert moves <= sent <= 2 * moves, (sent, kinds)
+
+
+def _fast_drag(page, box, fractions, y_frac=0.5):
+    y = box["y"] + y_frac * box["height"]
+    page.mouse.move(box["x"] + fractions[0] * box["width"], y)
+    page.mouse.down()
+    for f in fractions[1:]:
+        page.mouse.move(box["x"] + f * box["width"], y)  # no waiting: a fast drag
+    page.mouse.up()
+
+
+def test_a_fast_drag_ends_with_the_numbers_at_the_line(server, page):
+    _open(page, server.url)
+    box = page.locator(".bk-Canvas").nth(0).bounding_box()
+    fractions = [0.15 + 0.5 * abs(((k * 0.37) % 2) - 1) for k in range(60)] + [0.55]
+    _fast_drag(page, box, fractions)
+    line = _model(page, "op_span", "location")  # where the browser drew the line last
+    wait_until(page, lambda: abs(_server_plo(page) - line) < 6e-4,
+               what=f"the numbers at the line ({line})")
+    page.wait_for_timeout(1500)  # nothing stale arrives later
+    assert _server_plo(page) == pytest.approx(line, abs=6e-4)
+    assert _model(page, "op_span", "location") == pytest.approx(line, abs=1e-9)
+
+
+def test_a_fast_histogram_drag_ends_with_the_line_where_the_numbers_are(server, page):
+    _open(page, server.url)
+    hist = page.locator(".bk-Canvas").nth(3)
+    hist.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    box = hist.bounding_box()
+    plo0 = _server_plo(page)
+    fractions = [0.3 + 0.4 * abs(((k * 0.41) % 2) - 1) for k in range(60)] + [0.62]
+    _fast_drag(page, box, fractions, y_frac=0.6)
+    line = _model(page, "hist_threshold", "location")
+    page.wait_for_timeout(2500)
+    # the server applied the last position: its threshold is the line the mouse left
+    assert _model(page, "hist_threshold", "location") == pytest.approx(line, abs=1e-6)
+    plo = _server_plo(page)
+    assert plo is not None and plo != plo0
+    nber_line = _model(page, "op_span", "location")
+    assert nber_line == pytest.approx(plo, abs=6e-4)
+
+
+def test_press_hold_then_move_drags(server, page):
+    _open(page, server.url)
+    box = page.locator(".bk-Canvas").nth(0).bounding_box()
+    y = box["y"] + 0.5 * box["height"]
+    # where a plain click at the target puts the point
+    target = box["x"] + 0.55 * box["width"]
+    page.mouse.click(target, y)
+    wait_until(page, lambda: _model(page, "op_span", "location") is not None)
+    page.wait_for_timeout(800)
+    expected = _server_plo(page)
+    # back elsewhere
+    page.mouse.click(box["x"] + 0.2 * box["width"], y)
+    wait_until(page, lambda: abs(_server_plo(page) - expected) > 0.5, what="a move away")
+    # press, hold 400 ms (a Bokeh "press"), then move to the target and release
+    page.mouse.move(box["x"] + 0.25 * box["width"], y)
+    page.mouse.down()
+    page.wait_for_timeout(400)
+    for f in (0.3, 0.4, 0.5):
+        page.mouse.move(box["x"] + f * box["width"], y)
+        page.wait_for_timeout(30)
+    page.mouse.move(target, y)
+    page.wait_for_timeout(100)
+    page.mouse.up()
+    wait_until(page, lambda: abs(_server_plo(page) - expected) < 6e-4,
+               what=f"the point at {expected} after press-hold-move")
+    # and a later plain hover does not move it
+    page.mouse.move(box["x"] + 0.3 * box["width"], y)
+    page.wait_for_timeout(800)
+    assert _server_plo(page) == pytest.approx(expected, abs=6e-4)
+
+
+
+def test_served_page_names_no_cdn_even_when_the_environment_asks_for_one(tmp_path):
+    import urllib.request
+
+    served = _served()
+    llrlab = Path(sys.executable).with_name("llrlab")
+    with served.Server([], llrlab=str(llrlab), env={"BOKEH_RESOURCES": "cdn"}) as srv:
+        srv.wait(120)
+        html = urllib.request.urlopen(srv.url, timeout=60).read().decode()
+    urls = {u for u in re.findall(r"https?://[^\"'\s)]+", html) if "127.0.0.1" not in u}
+    assert urls == set()
+    assert "static/js/bokeh.min.js" in html
