@@ -13,12 +13,12 @@ errors cluster on some speakers as in real data:
 * eval is mildly miscalibrated relative to dev: its latent scores are shifted by +0.35 and
   spread by 10 %, so a calibration trained on dev leaves a small calibration loss on eval;
 * every test segment has a recording channel, stored as the key files' ``/conditions``
-  (seed 001 condition-weighted pooling): the 60 % of segments whose combined segment effects
-  (``v + w``, seen by both systems) are in the middle are ``tel``, the lowest 28 % ``mic`` and
-  the highest 12 % ``far``.  The channels therefore differ in size and in score shift, so that
-  pooling all trials and weighting the channels equally give different numbers.  They are
-  derived from effects already drawn, so the scores are those of the files without
-  conditions (no random number is drawn for them).
+  (condition-weighted pooling, van Leeuwen 2008): the 60 % of segments whose combined segment
+  effects (``v + w``, seen by both systems) are in the middle are ``tel``, the lowest 28 % ``mic``
+  and the highest 12 % ``far``.  The channels therefore differ in size and in score shift, so that
+  pooling all trials and weighting the channels equally give different numbers.  They are derived
+  from effects already drawn, so the scores are those of the files without conditions (no random
+  number is drawn for them).
 
 Run ``python assets/make_demo.py`` from the repository root; the output is deterministic.
 """

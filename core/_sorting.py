@@ -16,8 +16,8 @@ vertices are the boundaries of the pooled blocks.  With the non-targets as the s
 the mirror construction is used (block j: targets above the previous distinct non-target score
 up to and including the j-th one, with the non-targets equal to it).
 
-References: seed 000 (Brümmer & de Villiers 2011), sections 2.6.1, 3.1 and 3.2;
-../shared/CONVENTIONS.md, sections "PAV" and "ROC, ROCCH, EER family".
+References: Brümmer & de Villiers (2011), sections 2.6.1, 3.1 and 3.2;
+docs/conventions.md, sections "PAV" and "ROC, ROCCH, EER family".
 """
 
 from __future__ import annotations

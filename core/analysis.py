@@ -103,7 +103,7 @@ class Analysis:
 
     @property
     def calibration_loss(self):
-        """``Cllr - minCllr`` in bits (seed 004 section 7.3.3)."""
+        """``Cllr - minCllr`` in bits (Brümmer 2010, sec. 7.3.3)."""
         return self.cllr - self.min_cllr
 
     def at(self, plo) -> OperatingPoint:
@@ -184,7 +184,7 @@ def analyze(tar, non=None, *, plo=None, tar_weights=None, non_weights=None,
 
     References
     ----------
-    seed 000, sections 2.5-2.6 and 3.1-3.2; ../shared/CONVENTIONS.md.
+    Brümmer & de Villiers (2011), sec. 2.5-2.6 and 3.1-3.2; docs/conventions.md.
 
     Examples
     --------

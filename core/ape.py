@@ -1,6 +1,6 @@
 """APE and ECE curves, and the decomposition of Cllr into discrimination and calibration loss.
 
-* APE plot (applied probability of error, seed 004 section 7.7.4): the un-normalized Bayes
+* APE plot (applied probability of error, Brümmer 2010, sec. 7.7.4): the un-normalized Bayes
   error rate of the LLRs, its minimum over monotone recalibrations (ROCCH / PAV) and the
   default system's ``min(pt, 1-pt)``, against prior log-odds.
 * ECE plot (empirical cross-entropy, same section): the prior-weighted cross-entropy
@@ -300,7 +300,7 @@ def ape_curves(tar, non=None, plo=None, *, tar_weights=None, non_weights=None) -
     Notes
     -----
     With ``pt = sigmoid(plo)``, ``Pmiss(t) = #(tar < t)/T`` and ``Pfa(t) = #(non >= t)/N``
-    (seed 004 eqs. 7.18-7.19)::
+    (Brümmer 2010, eqs. 7.18-7.19)::
 
         E(pt)     = pt*Pmiss(-plo) + (1-pt)*Pfa(-plo)
         Emin(pt)  = min_t [pt*Pmiss(t) + (1-pt)*Pfa(t)]      (ROCCH vertices)
@@ -308,7 +308,7 @@ def ape_curves(tar, non=None, plo=None, *, tar_weights=None, non_weights=None) -
 
     The APE plot's scalar summary is the decomposition ``Cllr = minCllr + (Cllr - minCllr)``
     (discrimination plus calibration loss).  The integrals over all prior log-odds are
-    (seed 004 section 7.7.4, with the factor 2 of the errata in seeds/README.md)::
+    (Brümmer 2010, sec. 7.7.4, with the factor 2 that the printed identity lacks)::
 
         integral E(sigmoid(h)) dh    = 2 ln2 * Cllr
         integral Emin(sigmoid(h)) dh = 2 ln2 * minCllr
@@ -319,8 +319,8 @@ def ape_curves(tar, non=None, plo=None, *, tar_weights=None, non_weights=None) -
 
     References
     ----------
-    seed 004 (``004_0379864c82c6d65a.txt``), sections 7.3.1 (eqs. 7.18-7.20), 7.4 (eq. 7.33)
-    and 7.7.4 ("APE curves"); seeds/README.md (errata); ../shared/CONVENTIONS.md.
+    Brümmer (2010), sec. 7.3.1 (eqs. 7.18-7.20), 7.4 (eq. 7.33)
+    and 7.7.4 ("APE curves"); docs/conventions.md.
 
     Examples
     --------
@@ -364,12 +364,12 @@ def ece_curves(tar, non=None, plo=None, *, tar_weights=None, non_weights=None) -
 
     Notes
     -----
-    With ``p = sigmoid(plo)`` (seed 004 section 7.4.3, "empirical cross-entropy")::
+    With ``p = sigmoid(plo)`` (Brümmer 2010, sec. 7.4.3, "empirical cross-entropy")::
 
         Ce(p) = p * mean(log(1 + exp(-(tar + plo)))) + (1-p) * mean(log(1 + exp(non + plo)))
 
     ``min_ce`` is ``Ce`` of the PAV LLRs ``log(b_tar/b_non) - log(T/N)`` of each block
-    (independent of the prior, seed 004 eq. 7.50), so the minimum over monotone
+    (independent of the prior, Brümmer 2010, eq. 7.50), so the minimum over monotone
     recalibrations at every prior comes from the same blocks.  ``default`` is
     ``H(p) = p*log(1 + exp(-plo)) + (1-p)*log(1 + exp(plo))``.  ``Ce(1/2) = ln2 * Cllr``.
 
@@ -381,8 +381,8 @@ def ece_curves(tar, non=None, plo=None, *, tar_weights=None, non_weights=None) -
 
     References
     ----------
-    seed 004 (``004_0379864c82c6d65a.txt``), sections 7.4.3, 7.7.3 (eq. 7.50) and 7.7.4
-    ("ECE curves"); ../shared/CONVENTIONS.md "Scoring rules".
+    Brümmer (2010), sec. 7.4.3, 7.7.3 (eq. 7.50) and 7.7.4
+    ("ECE curves"); docs/conventions.md.
 
     Examples
     --------

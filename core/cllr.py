@@ -1,7 +1,7 @@
 """Proper-scoring-rule measures of LLRs: Cllr, minimum Cllr and prior-weighted cross-entropy.
 
-References: seed 000 section 2.5.3; seed 004 (Brümmer 2010) chapter 7 (Cllr, APE) and
-appendix C (PAV); ../shared/CONVENTIONS.md "Scoring rules".
+References: Brümmer & de Villiers (2011), sec. 2.5.3; Brümmer (2010) chapter 7 (Cllr, APE) and
+appendix C (PAV); docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def cross_entropy(tar, non=None, prior=0.5, *, tar_weights=None, non_weights=Non
 
     References
     ----------
-    seed 004, chapter 7 (ECE); ../shared/CONVENTIONS.md "Scoring rules".
+    Brümmer (2010), ch. 7 (ECE); docs/conventions.md.
 
     Examples
     --------
@@ -131,11 +131,11 @@ def cllr(tar, non=None, *, tar_weights=None, non_weights=None):
     -----
     ``Cllr = 1/(2 ln 2) * [mean(log(1+exp(-tar))) + mean(log(1+exp(non)))]``; 1 for the
     default system (all LLRs 0), 0 for a perfect one.  Computed with ``logaddexp``, so no
-    finite input overflows; weighted means with per-trial weights (seed 001, eq. 13).
+    finite input overflows; weighted means with per-trial weights (van Leeuwen 2008, eq. 13).
 
     References
     ----------
-    seed 000, section 2.5.3; seed 004, section 7.3; ../shared/CONVENTIONS.md.
+    Brümmer & de Villiers (2011), sec. 2.5.3; Brümmer (2010), sec. 7.3; docs/conventions.md.
 
     Examples
     --------
@@ -172,14 +172,14 @@ def min_cllr(tar, non=None, *, tar_weights=None, non_weights=None):
     Notes
     -----
     PAV maps the scores to the monotone LLRs that are optimal for every proper scoring rule
-    on these trials (seed 004 appendix C), so ``min_cllr <= cllr`` and the difference is the
+    on these trials (Brümmer 2010, app. C), so ``min_cllr <= cllr`` and the difference is the
     calibration loss.  Pure PAV blocks get infinite LLRs but add nothing to the cost.
-    With weights, the weighted PAV of seed 001 (eq. 12) is used.
+    With weights, the weighted PAV of van Leeuwen (2008) (eq. 12) is used.
 
     References
     ----------
-    seed 000, sections 2.7.1 and 3.2; seed 004, section 7.3.3 and appendix C;
-    ../shared/CONVENTIONS.md "Scoring rules".
+    Brümmer & de Villiers (2011), sec. 2.7.1 and 3.2; Brümmer (2010), sec. 7.3.3 and appendix C;
+    docs/conventions.md.
 
     Examples
     --------

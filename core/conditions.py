@@ -1,15 +1,15 @@
-"""Condition-weighted pooling of trials (van Leeuwen 2008, seed 001).
+"""Condition-weighted pooling of trials (van Leeuwen 2008).
 
 An evaluation often mixes conditions (telephone and microphone trials, female and male
 speakers, languages) in very unequal numbers, and the plain pool of all trials is dominated by
-the largest condition.  Seed 001 gives every condition ``alpha`` an externally chosen weight
-``w_alpha`` (summing to one) and defines the pooled error rates as weighted averages of the
-per-condition ones (seed 001, section 3, eq. 1-4):
+the largest condition.  van Leeuwen (2008) gives every condition ``alpha`` an externally chosen
+weight ``w_alpha`` (summing to one) and defines the pooled error rates as weighted averages of the
+per-condition ones (van Leeuwen 2008, sec. 3, eq. 1-4):
 
     Pmiss(t) = sum_alpha w_alpha * Pmiss_alpha(t),    Pfa(t) = sum_alpha w_alpha * Pfa_alpha(t).
 
 The same numbers come from one pass over all trials when trial ``i`` of class ``c``
-(target or non-target) in condition ``alpha`` carries the weight (seed 001, section 3.4,
+(target or non-target) in condition ``alpha`` carries the weight (van Leeuwen 2008, sec. 3.4,
 eq. 12)
 
     beta_c^alpha = w_alpha / (N_c^alpha / N_c),
@@ -25,7 +25,7 @@ ROCCH kernels, nothing re-implemented.
 
 :func:`condition_weights` computes the weights and the weighted :class:`~llrlab.core.Trials`;
 :func:`by_condition` adds the analysis of every condition and of the weighted pool.
-Definitions of the measures: ../shared/CONVENTIONS.md.
+Definitions of the measures: docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class ConditionWeights:
     n_tar, n_non : ndarray of int64, shape (C,)
         Numbers of target and non-target trials of each condition.
     beta_tar, beta_non : ndarray of float64, shape (C,)
-        Per-trial weight of a target, resp. non-target, trial of each condition (seed 001,
+        Per-trial weight of a target, resp. non-target, trial of each condition (van Leeuwen 2008,
         eq. 12): ``w_c / (N_c^alpha / N_c)``.  All 1 for ``"pooled"``.
     trials : Trials
         The trials of the pooled conditions (in their original order) with per-trial
@@ -195,7 +195,7 @@ def _equal(b):
 
 
 def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeights:
-    """Per-trial weights that pool conditions with given weights (seed 001, eq. 12).
+    """Per-trial weights that pool conditions with given weights (van Leeuwen 2008, eq. 12).
 
     Parameters
     ----------
@@ -205,7 +205,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         ``"equal"``: every pooled condition has weight ``1/C``.  ``"pooled"``: every trial
         has weight 1 (the plain pool of the selected trials).  A mapping ``{condition: w}``
         gives each selected condition a weight ``w >= 0`` (normalized to sum to 1); a
-        condition with weight 0 is left out of the pool (seed 001, section 3, suggests this
+        condition with weight 0 is left out of the pool (van Leeuwen 2008, sec. 3, suggests this
         for conditions outside the analysis).
     select : iterable of str, optional
         Pool only these conditions (default: all conditions of the trials).
@@ -226,7 +226,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
     -----
     With normalized weights ``w_alpha`` and ``N_c^alpha`` trials of class ``c`` in condition
     ``alpha`` (``N_c`` over the pooled conditions), a trial of class ``c`` in condition
-    ``alpha`` gets (seed 001, eq. 12)
+    ``alpha`` gets (van Leeuwen 2008, eq. 12)
 
         beta_c^alpha = w_alpha * N_c / N_c^alpha,
 
@@ -243,8 +243,8 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
 
     References
     ----------
-    seed 001 (van Leeuwen 2008), section 3 (eq. 1-4), section 3.4 (eq. 12), section 3.5
-    (eq. 13) and appendix A (eq. 14-22); ../shared/CONVENTIONS.md, "Error rates and costs".
+    van Leeuwen (2008), section 3 (eq. 1-4), section 3.4 (eq. 12), section 3.5
+    (eq. 13) and appendix A (eq. 14-22); docs/conventions.md.
 
     Examples
     --------
@@ -361,7 +361,7 @@ class ConditionAnalysis:
     weighted : Analysis
         The condition-weighted pool: the analysis of ``weights.trials``.
     unweighted : Analysis
-        The plain pool of the same trials (seed 001 table 2, "pooled trials").
+        The plain pool of the same trials (van Leeuwen 2008, table 2, "pooled trials").
     n_tar, n_non : ndarray of int64
     p_miss, p_fa : ndarray of float64
         Actual miss and false-alarm rates at the Bayes threshold ``-plo``.
@@ -471,7 +471,7 @@ def _headline(a: Analysis, plo):
 
 def by_condition(trials, weights="equal", *, select=None, plo=0.0,
                  grid=None) -> ConditionAnalysis:
-    """Measures per condition and of the condition-weighted pool (seed 001).
+    """Measures per condition and of the condition-weighted pool (van Leeuwen 2008).
 
     Parameters
     ----------
@@ -505,7 +505,7 @@ def by_condition(trials, weights="equal", *, select=None, plo=0.0,
     losses at a fixed threshold:
 
     - ``Pmiss(t) = sum_alpha w_alpha Pmiss_alpha(t)`` and the same for ``Pfa(t)``, at every
-      threshold ``t`` (seed 001, section 3, eq. 3-4; section 3.5, eq. 13), hence the DET
+      threshold ``t`` (van Leeuwen 2008, sec. 3, eq. 3-4; section 3.5, eq. 13), hence the DET
       curve is the pointwise average *at equal threshold*;
     - ``actDCF(plo) = sum_alpha w_alpha actDCF_alpha(plo)``: the Bayes threshold ``-plo`` is
       the same in every condition (section 3.1, eq. 5-6 and 20);
@@ -536,8 +536,8 @@ def by_condition(trials, weights="equal", *, select=None, plo=0.0,
 
     References
     ----------
-    seed 001 (van Leeuwen 2008), sections 3.1-3.5, eq. 1-13, appendix A eq. 14-22;
-    ../shared/CONVENTIONS.md.
+    van Leeuwen (2008), sections 3.1-3.5, eq. 1-13, appendix A eq. 14-22;
+    docs/conventions.md.
 
     Examples
     --------

@@ -2,8 +2,8 @@
 
 Both measures are evaluated at any number of prior log-odds at once, from one sort of the
 scores: actual DCF by binary search of the Bayes thresholds ``-plo`` in the sorted scores
-(the sort-merge of seed 000 section 3.1.1), minimum DCF by looking up, for each ``plo``, the
-optimal ROCCH vertex (seed 000 sections 2.6.1 and 3.1.2).
+(the sort-merge of Brümmer & de Villiers 2011, sec. 3.1.1), minimum DCF by looking up, for each
+``plo``, the optimal ROCCH vertex (Brümmer & de Villiers 2011, sec. 2.6.1 and 3.1.2).
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ def _weights(plo, normalized):
     """Coefficients ``(cm, cf)`` with ``dcf = cm*p_miss + cf*p_fa``.
 
     Un-normalized: ``(pt, 1-pt)``.  Normalized by ``min(pt, 1-pt)``: ``(1, exp(-plo))`` for
-    ``plo < 0`` and ``(exp(plo), 1)`` for ``plo >= 0`` -- seed 000 eq. 22, exact at any plo.
+    ``plo < 0`` and ``(exp(plo), 1)`` for ``plo >= 0`` -- Brümmer & de Villiers (2011), eq. 22,
+    exact at any plo.
     """
     plo = np.asarray(plo, dtype=np.float64)
     if not normalized:
@@ -134,7 +135,7 @@ def act_dcf(tar, non=None, plo=0.0, *, normalize=True, tar_weights=None,
     normalize : bool, default True
         Divide by ``min(pt, 1-pt)``, the cost of the default system.
     tar_weights, non_weights : array_like, optional
-        Per-trial weights (seed 001, eq. 13).
+        Per-trial weights (van Leeuwen 2008, eq. 13).
 
     Returns
     -------
@@ -149,8 +150,8 @@ def act_dcf(tar, non=None, plo=0.0, *, normalize=True, tar_weights=None,
 
     References
     ----------
-    seed 000, sections 2.5 (eq. 13), 2.5.4 (eq. 19-23) and 3.1.1;
-    ../shared/CONVENTIONS.md, "Error rates and costs".
+    Brümmer & de Villiers (2011), sec. 2.5 (eq. 13), 2.5.4 (eq. 19-23) and 3.1.1;
+    docs/conventions.md.
 
     Examples
     --------
@@ -173,11 +174,11 @@ def min_dcf(tar, non=None, plo=0.0, *, normalize=True, tar_weights=None,
     ``minDCF(pt) = min_t [pt*Pmiss(t) + (1-pt)*Pfa(t)] / min(pt, 1-pt)`` over all thresholds
     including +-inf.  The minimum is attained at a vertex of the ROC convex hull; the hull is
     computed once with PAV, and the optimal vertex for each ``plo`` is the number of PAV blocks
-    whose LLR is below ``-plo`` (the slope condition of seed 000 eq. 25).
+    whose LLR is below ``-plo`` (the slope condition of Brümmer & de Villiers 2011, eq. 25).
 
     References
     ----------
-    seed 000, sections 2.5.2, 2.6.1 (eq. 25), 3.1.2 and 3.2; ../shared/CONVENTIONS.md.
+    Brümmer & de Villiers (2011), sec. 2.5.2, 2.6.1 (eq. 25), 3.1.2 and 3.2; docs/conventions.md.
 
     Examples
     --------
@@ -190,5 +191,6 @@ def min_dcf(tar, non=None, plo=0.0, *, normalize=True, tar_weights=None,
 
 
 def bayes_error(tar, non=None, plo=0.0, **kw):
-    """Un-normalized actual Bayes error rate ``E(pt)`` (seed 000 eq. 13); see :func:`act_dcf`."""
+    """Un-normalized actual Bayes error rate ``E(pt)`` (Brümmer & de Villiers 2011, eq. 13);
+    see :func:`act_dcf`."""
     return act_dcf(tar, non, plo, normalize=False, **kw).dcf

@@ -1,8 +1,7 @@
 """DET curves: ROC and ROCCH on probit axes, decimated for plotting, with DR30 points.
 
-References: seed 000 section 2.6 (DET = ROC with ``x = probit(Pfa)``, ``y = probit(Pmiss)``)
-and section 2.1.1 (DR30 flags); ../shared/CONVENTIONS.md "ROC, ROCCH, EER family" and
-"Rule of 30".
+References: Brümmer & de Villiers (2011), sec. 2.6 (DET = ROC with ``x = probit(Pfa)``, ``y =
+probit(Pmiss)``) and section 2.1.1 (DR30 flags); docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -132,7 +131,7 @@ def det_curve(tar, non=None, *, kind="steppy", max_points=5000, tar_weights=None
     ----------
     tar, non : array_like or Trials
     kind : {"steppy", "rocch"}
-        The empirical ROC or its convex hull (seed 000 figure 4).
+        The empirical ROC or its convex hull (Brümmer & de Villiers 2011, fig. 4).
     max_points : int
         Bound on the returned points (plots never need more than a few thousand); see
         :func:`decimate` for the shape guarantee.
@@ -144,7 +143,7 @@ def det_curve(tar, non=None, *, kind="steppy", max_points=5000, tar_weights=None
 
     References
     ----------
-    seed 000, section 2.6 and figure 4.
+    Brümmer & de Villiers (2011), sec. 2.6 and figure 4.
 
     Examples
     --------
@@ -204,7 +203,7 @@ def det_dr30(tar, non=None, *, kind="steppy", tar_weights=None, non_weights=None
 
     References
     ----------
-    seed 000, section 2.1.1; ../shared/CONVENTIONS.md "Rule of 30".
+    Brümmer & de Villiers (2011), sec. 2.1.1; docs/conventions.md.
     """
     s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
     return _det_dr30(s, kind)

@@ -1,6 +1,6 @@
 """Expected performance curves (EPC): thresholds chosen on dev, error rates measured on test.
 
-An EPC (seed 002, section 3.2, Algorithm 3.1) answers the question a ROC or DET curve cannot:
+An EPC (Bengio, Mariéthoz & Keller 2005) answers the question a ROC or DET curve cannot:
 how well does a system do when its decision threshold has to be chosen *before* seeing the
 test scores?  For each trade-off ``alpha`` the threshold minimizing the weighted error
 ``alpha*Pfa + (1-alpha)*Pmiss`` on the development set is applied to the test set.
@@ -43,7 +43,7 @@ class EPC:
     Attributes
     ----------
     alpha : ndarray
-        Trade-off parameter (``gamma`` of seed 002 eq. 3.14): the weight of the false-alarm
+        Trade-off parameter (Bengio, Mariéthoz & Keller 2005): the weight of the false-alarm
         rate in ``WER = alpha*Pfa + (1-alpha)*Pmiss``.
     threshold : ndarray
         Decision threshold chosen on dev (accept when ``score >= threshold``): midway between
@@ -57,7 +57,7 @@ class EPC:
     wer : ndarray
         Test weighted error ``alpha*p_fa + (1-alpha)*p_miss``.
     hter : ndarray
-        Test half total error rate ``(p_fa + p_miss)/2`` (seed 002 eq. 3.4): the EPC.
+        Test half total error rate ``(p_fa + p_miss)/2``: the EPC.
     """
 
     alpha: np.ndarray
@@ -125,7 +125,7 @@ def _dev_vertices(s: SortedScores, alpha, blocks=None):
     p_fa_v, p_miss_v = blocks.vertices()
     n_v = p_fa_v.size
     # Vertex k+1 beats vertex k exactly when block k's PAV LLR is below logit(alpha)
-    # (the slope condition of seed 000 eq. 25 with pt = 1 - alpha).
+    # (the slope condition of Brümmer & de Villiers 2011, eq. 25 with pt = 1 - alpha).
     k = np.searchsorted(blocks.llr, logit(alpha), side="left")
     # Rounding in the logs can put k one vertex off at an exact tie: look at both
     # neighbours and take the lowest vertex whose cost is the minimum (up to _TIE_RTOL).
@@ -161,11 +161,11 @@ def epc(dev, test, alpha=None) -> EPC:
 
     Notes
     -----
-    For each ``alpha`` (seed 002 eq. 3.14 and Algorithm 3.1)::
+    For each ``alpha`` (Bengio, Mariéthoz & Keller 2005)::
 
         t*(alpha) = argmin_t  alpha*Pfa_dev(t) + (1-alpha)*Pmiss_dev(t)
         WER(alpha) = alpha*Pfa_test(t*) + (1-alpha)*Pmiss_test(t*)
-        HTER(alpha) = (Pfa_test(t*) + Pmiss_test(t*)) / 2          (eq. 3.4)
+        HTER(alpha) = (Pfa_test(t*) + Pmiss_test(t*)) / 2
 
     with ``Pmiss(t) = #(tar < t)/T`` and ``Pfa(t) = #(non >= t)/N``.  The dev criterion is the
     un-normalized Bayes error at the effective prior ``pt = 1 - alpha``, so its minimum lies at
@@ -177,17 +177,17 @@ def epc(dev, test, alpha=None) -> EPC:
     thresholds reach the minimum dev cost (equal up to a relative ``1e-12``), the lowest
     (most accepting) one is chosen; e.g. at ``alpha = 0`` every threshold with no miss is
     optimal and ``-inf`` (accept everything) is chosen.  The threshold is placed midway
-    between the two adjacent distinct dev scores it separates (seed 002 leaves the point
-    open; the midpoint treats test scores in the gap symmetrically); ``-inf`` when every
-    dev trial is accepted and ``+inf`` when every one is rejected.
+    between the two adjacent distinct dev scores it separates (the EPC's
+    definition leaves the point open; the midpoint treats test scores in the gap symmetrically);
+    ``-inf`` when every dev trial is accepted and ``+inf`` when every one is rejected.
 
     Cost: one sort of the dev and one of the test scores, PAV on the dev blocks, then
     ``O(A log n)`` binary searches.
 
     References
     ----------
-    seed 002 (``002_2e22f186504f83a9.txt``), section 3.2, eqs. 3.4, 3.6, 3.7, 3.14 and
-    Algorithm 3.1; seed 000, section 2.6.1 (minDCF on the ROCCH); ../shared/CONVENTIONS.md.
+    Bengio, Mariéthoz & Keller (2005); Brümmer & de Villiers (2011), sec. 2.6.1 (minDCF on the
+    ROCCH); docs/conventions.md.
 
     Examples
     --------
@@ -221,7 +221,8 @@ def epc(dev, test, alpha=None) -> EPC:
 
 
 def epc_many(systems: Iterable, alpha=None) -> list[EPC]:
-    """EPCs of several systems on one ``alpha`` grid, for comparison (seed 002 figure 3.5).
+    """EPCs of several systems on one ``alpha`` grid, for comparison (Bengio, Mariéthoz & Keller
+    2005).
 
     Parameters
     ----------
@@ -237,7 +238,7 @@ def epc_many(systems: Iterable, alpha=None) -> list[EPC]:
 
     References
     ----------
-    seed 002, section 3.2.
+    Bengio, Mariéthoz & Keller (2005).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Normalized Bayes error-rate (NBER) curves with Doddington's rule-of-30 markers.
 
-References: seed 000 sections 2.1 (DR30) and 2.5.4 (NBER plot, eq. 19-23, figures 1-3);
-../shared/CONVENTIONS.md "Error rates and costs" and "Rule of 30".
+References: Brümmer & de Villiers (2011), sec. 2.1 (DR30) and 2.5.4 (NBER plot, eq. 19-23, figures
+1-3); docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class NBERCurves:
     plo : ndarray, shape (P,)
     act, min : DCFResult
         Normalized; ``act.miss_part`` / ``act.fa_part`` are the contributions of the misses
-        and the false alarms (seed 000 figures 2-3).
+        and the false alarms (Brümmer & de Villiers 2011, fig. 2-3).
     default : ndarray, shape (P,)
         The default system (LLR 0 everywhere): 1 at every plo.
     dr30 : DR30
@@ -115,13 +115,13 @@ def nber_curves(tar, non=None, plo=None, *, tar_weights=None, non_weights=None):
 
     Notes
     -----
-    ``y = E(sigmoid(x)) / min(sigmoid(x), 1 - sigmoid(x))`` (seed 000 eq. 19-23); the
-    default system is the line ``y = 1``.  DR30 markers sit on the minimum-DCF curve
-    (seed 000 section 2.5.4).
+    ``y = E(sigmoid(x)) / min(sigmoid(x), 1 - sigmoid(x))`` (Brümmer & de Villiers 2011, eq.
+    19-23); the default system is the line ``y = 1``.  DR30 markers sit on the minimum-DCF curve
+    (Brümmer & de Villiers 2011, sec. 2.5.4).
 
     References
     ----------
-    seed 000, sections 2.1 and 2.5.4.
+    Brümmer & de Villiers (2011), sec. 2.1 and 2.5.4.
 
     Examples
     --------
@@ -141,7 +141,7 @@ def dr30(tar, non=None, *, tar_weights=None, non_weights=None) -> DR30:
 
     References
     ----------
-    seed 000, sections 2.1 and 2.5.4; ../shared/CONVENTIONS.md "Rule of 30".
+    Brümmer & de Villiers (2011), sec. 2.1 and 2.5.4; docs/conventions.md.
     """
     s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
     return _dr30(s, pooled_blocks(s))

@@ -1,12 +1,12 @@
 """Operating points: effective prior, prior log-odds and their conversions.
 
 An application is described by ``(p_target, c_miss, c_fa)``.  For Bayes decisions only the
-effective prior matters (seed 000, section 2.3, eq. 11):
+effective prior matters (Brümmer & de Villiers 2011, sec. 2.3, eq. 11):
 
     pt = p_target * c_miss / (p_target * c_miss + (1 - p_target) * c_fa),
 
 and the NBER plot uses the prior log-odds ``plo = logit(pt)`` as its x axis.  The Bayes
-threshold on log-likelihood-ratios is ``-plo`` (../shared/CONVENTIONS.md, "Symbols").
+threshold on log-likelihood-ratios is ``-plo`` (docs/conventions.md).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def effective_prior(p_target, c_miss=1.0, c_fa=1.0):
 
     References
     ----------
-    seed 000 (Brümmer & de Villiers 2011), section 2.3; ../shared/CONVENTIONS.md "Symbols".
+    Brümmer & de Villiers (2011), section 2.3; docs/conventions.md.
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Pool-adjacent-violators (PAV): the non-parametric, monotone LLRs of a labelled score set.
 
-References: seed 000 sections 2.7.1 and 3.2; seed 004 appendix C;
-../shared/CONVENTIONS.md "PAV".
+References: Brümmer & de Villiers (2011), sec. 2.7.1 and 3.2; Brümmer (2010), app. C;
+docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def pav(scores, labels, *, weights=None) -> PAVFit:
     labels : array_like of bool, shape (n,)
         True for target trials.  Both classes must be present.
     weights : array_like, shape (n,), optional
-        Non-negative per-trial weights (weighted PAV, seed 001 eq. 12).
+        Non-negative per-trial weights (weighted PAV, van Leeuwen 2008, eq. 12).
 
     Notes
     -----
@@ -69,14 +69,15 @@ def pav(scores, labels, *, weights=None) -> PAVFit:
     one.  A block's LLR is ``log(b_tar/b_non) - log(T/N)`` -- the log-odds of its target
     proportion minus the log-odds of the data's proportion, so it is independent of any
     prior.  The result is optimal for every proper scoring rule on these trials; evaluating
-    it with actual DCF gives minimum DCF at every prior (seed 000 section 2.7.1).
+    it with actual DCF gives minimum DCF at every prior (Brümmer & de Villiers 2011, sec. 2.7.1).
 
     The implementation sorts once and runs PAV on O(min(T, N)) elementary blocks (see
     ``llrlab.core._sorting``) with ``scipy.optimize.isotonic_regression``.
 
     References
     ----------
-    seed 000, sections 2.7.1 and 3.2; seed 004, appendix C; seed 001, eq. 12.
+    Brümmer & de Villiers (2011), sec. 2.7.1 and 3.2; Brümmer (2010), app. C; van Leeuwen (2008),
+    eq. 12.
 
     Examples
     --------

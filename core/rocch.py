@@ -1,7 +1,6 @@
 """ROC, ROC convex hull (ROCCH) and the summaries that live on it: EER, UER, PRBEP.
 
-References: seed 000 section 2.6 (2.6.1-2.6.4) and 3.2; ../shared/CONVENTIONS.md
-"ROC, ROCCH, EER family".
+References: Brümmer & de Villiers (2011), sec. 2.6 (2.6.1-2.6.4) and 3.2; docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -102,7 +101,7 @@ def steppy_roc(tar, non=None, *, tar_weights=None, non_weights=None) -> ROC:
     Notes
     -----
     ``Pmiss(t) = #(tar < t)/T``, ``Pfa(t) = #(non >= t)/N``, at thresholds between distinct
-    scores (seed 000 section 2.6; ../shared/CONVENTIONS.md "ROC, ROCCH, EER family").
+    scores (Brümmer & de Villiers 2011, sec. 2.6; docs/conventions.md).
 
     Examples
     --------
@@ -127,11 +126,11 @@ def rocch(tar, non=None, *, tar_weights=None, non_weights=None) -> ROCCH:
     -----
     The lower-left convex hull of the steppy ROC from (0, 1) to (1, 0); its vertices are the
     boundaries of the PAV blocks and the slope of each segment is the PAV LLR of its block
-    (Fawcett & Niculescu-Mizil 2007, cited as [18] in seed 000).
+    (Fawcett & Niculescu-Mizil 2007, cited as [18] in Brümmer & de Villiers 2011).
 
     References
     ----------
-    seed 000, sections 2.6.1 and 3.2.
+    Brümmer & de Villiers (2011), sec. 2.6.1 and 3.2.
 
     Examples
     --------
@@ -178,12 +177,12 @@ def rocch_eer(tar, non=None, *, tar_weights=None, non_weights=None):
 
     Notes
     -----
-    Equal to ``max over pt of minDCF(pt, 1, 1)`` un-normalized (seed 000 eq. 26): a tight
-    upper bound on the Bayes error of ideally calibrated scores.
+    Equal to ``max over pt of minDCF(pt, 1, 1)`` un-normalized (Brümmer & de Villiers 2011, eq.
+    26): a tight upper bound on the Bayes error of ideally calibrated scores.
 
     References
     ----------
-    seed 000, section 2.6.2; ../shared/CONVENTIONS.md.
+    Brümmer & de Villiers (2011), sec. 2.6.2; docs/conventions.md.
 
     Examples
     --------
@@ -199,12 +198,13 @@ def uer(tar, non=None, r=1.0, *, tar_weights=None, non_weights=None):
 
     Notes
     -----
-    ``UER(r) = max over pi of minDCF(pi, c_miss=r, c_fa=1)`` un-normalized (seed 000 eq. 28);
+    ``UER(r) = max over pi of minDCF(pi, c_miss=r, c_fa=1)`` un-normalized (Brümmer & de Villiers
+    2011, eq. 28);
     ``UER(1)`` is the EER.
 
     References
     ----------
-    seed 000, section 2.6.3.
+    Brümmer & de Villiers (2011), sec. 2.6.3.
     """
     r = as_number(r, "the UER ratio r")
     if not r > 0 or not np.isfinite(r):
@@ -220,11 +220,11 @@ def prbep(tar, non=None, *, tar_weights=None, non_weights=None):
     Notes
     -----
     The ROCCH point where the absolute error counts are equal, ``T*Pmiss = N*Pfa``
-    (seed 000 eq. 29: ``PRBEP = N * UER(T/N)``); generally not a whole number.
+    (Brümmer & de Villiers 2011, eq. 29: ``PRBEP = N * UER(T/N)``); generally not a whole number.
 
     References
     ----------
-    seed 000, section 2.6.4.
+    Brümmer & de Villiers (2011), sec. 2.6.4.
 
     Examples
     --------

@@ -3,10 +3,10 @@
 Two tests at one operating point (each system thresholded at its Bayes threshold ``-plo`` on
 LLRs, or at given score thresholds):
 
-* :func:`z_test` -- seed 002's test of two proportions extended to HTER and DCF
-  ("Z_HTER-test", section 3.3): the DCF difference over its normal standard deviation, with
-  the variance of eq. 3.32 (the two systems' error rates treated as independent) or of
-  eq. 3.33 (from the trials on which the systems disagree).
+* :func:`z_test` -- the test of two proportions of Bengio & Mariéthoz (2004),
+  extended from the HTER to the DCF: the DCF difference over its normal standard deviation, with
+  the variance that treats the two systems' error rates as independent, or the one computed
+  from the trials on which the systems disagree (dependent).
 * :func:`mcnemar_test` -- McNemar's test on the paired decisions: only the trials on which
   exactly one system errs carry information; under the null hypothesis each such trial is
   equally likely to favour either system (exact binomial test for few discordant trials,
@@ -15,8 +15,8 @@ LLRs, or at given score thresholds):
 The two systems' trials are paired by (model, segment) id when both carry ids
 (:func:`llrlab.core.calibration.fusion.align_systems`), else by position.
 
-References: seed 002 (Bengio & Mariéthoz), section 3.3; Q. McNemar, Psychometrika
-12:153-157 (1947); ../shared/CONVENTIONS.md.
+References: Bengio & Mariéthoz (2004); Q. McNemar, Psychometrika
+12:153-157 (1947); docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def _p(p):
 @summary_repr("statistic", "p_value", "dcf_a", "dcf_b", "variance", "weighted")
 @dataclass(frozen=True, eq=False)
 class ZTestResult:
-    """The DCF difference of two systems and its z-test (seed 002 section 3.3).
+    """The DCF difference of two systems and its z-test (Bengio & Mariéthoz 2004).
 
     Attributes
     ----------
@@ -183,7 +183,7 @@ class ZTestResult:
     std : float
         Standard deviation of the difference under the null hypothesis.
     variance : str
-        ``"independent"`` (eq. 3.32) or ``"dependent"`` (eq. 3.33).
+        ``"independent"`` or ``"dependent"`` (see :func:`z_test`).
     p_miss_a, p_fa_a, p_miss_b, p_fa_b : float
         The error rates behind the DCFs.
     n_tar, n_non : int
@@ -231,13 +231,15 @@ class ZTestResult:
 
     @property
     def delta(self):
-        """Seed 002's confidence ``delta = 1 - p_value`` that the systems differ (eq. 3.21)."""
+        """The confidence ``delta = 1 - p_value`` that the systems differ (Bengio &
+        Mariéthoz 2004)."""
         return 1.0 - self.p_value
 
 
 def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
            normalize=True, names=None) -> ZTestResult:
-    """Test whether two systems' DCFs differ on the same trials (seed 002's Z_HTER-test).
+    """Test whether two systems' DCFs differ on the same trials (the HTER test of Bengio &
+    Mariéthoz 2004).
 
     Parameters
     ----------
@@ -249,11 +251,12 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
         Score threshold(s) of A and B (accept when ``score >= threshold``); default the
         Bayes threshold ``-plo`` for both (the scores are LLRs: actual DCF).
     variance : {"independent", "dependent"}
-        Variance of the difference: eq. 3.32 or eq. 3.33 (see Notes).
+        Variance of the difference: independent or dependent errors (see Notes).
     alpha : float, default 0.05
         Significance level of the verdict.
     normalize : bool, default True
-        Normalized DCF; ``normalize=False`` at ``plo=0`` is the HTER test of seed 002.
+        Normalized DCF; ``normalize=False`` at ``plo=0`` is the HTER test of Bengio & Mariéthoz
+        (2004).
     names : (str, str), optional
         Names in the verdict (default the trials' sources, else "A" and "B").
 
@@ -266,30 +269,30 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
     ``DCF = cm Pmiss + cf Pfa`` (``cm = cf = 1/2`` for HTER).  Under the null hypothesis
     ``DCF_A - DCF_B ~ N(0, s^2)`` and ``z = (DCF_A - DCF_B)/s``, ``p = 2 Phi(-|z|)``:
 
-    * independent (eq. 3.32, with eq. 3.31's weights):
+    * independent (with the DCF's weights ``cm``, ``cf``):
       ``s^2 = cm^2 [Pm_A(1-Pm_A) + Pm_B(1-Pm_B)]/T + cf^2 [Pf_A(1-Pf_A) + Pf_B(1-Pf_B)]/N``.
       It treats the two systems' error rates as independent, which they are not on the same
-      trials (seed 002 says so itself): the test ignores the positive correlation of two
-      systems' errors on the same hard trials, and is then conservative.
-    * dependent (eq. 3.33): ``s^2 = cm^2 (m_AB + m_BA)/T^2 + cf^2 (f_AB + f_BA)/N^2``, where
+      trials (Bengio & Mariéthoz 2004 say so themselves): the test ignores the positive correlation
+      of two systems' errors on the same hard trials, and is then conservative.
+    * dependent: ``s^2 = cm^2 (m_AB + m_BA)/T^2 + cf^2 (f_AB + f_BA)/N^2``, where
       ``m_AB`` counts the target trials accepted by A and missed by B (``f_AB``: non-targets
-      rejected by A and accepted by B).  Seed 002 notes that two very similar systems make
+      rejected by A and accepted by B).  Bengio & Mariéthoz note that two very similar systems make
       this variance small, so it can be over-confident.
 
-    Seed 002 recommends requiring both to agree before calling a difference significant.
+    Bengio & Mariéthoz recommend requiring both to agree before calling a difference significant.
 
     With per-trial weights ``w`` (the same on both systems, e.g. condition weights), the
     rates are weighted proportions, ``Pm = sum_tar w [miss] / sum_tar w``, and ``T``, ``N``
     are Kish's effective numbers ``(sum w)^2 / sum w^2`` of each class, as in the intervals
     of :func:`~llrlab.core.uncertainty.operating_point_ci`: the variance of a weighted
-    proportion is ``p (1 - p) / n_eff``.  In eq. 3.33 the discordant counts become weighted
-    fractions: ``s^2 = cm^2 d_m / T_eff + cf^2 d_f / N_eff`` with ``d_m = sum_tar w [A and B
-    disagree] / sum_tar w`` (``m_AB + m_BA`` over ``T`` without weights).  Equal weights give
-    the unweighted test.
+    proportion is ``p (1 - p) / n_eff``.  In the dependent variance the discordant counts become
+    weighted fractions: ``s^2 = cm^2 d_m / T_eff + cf^2 d_f / N_eff`` with ``d_m = sum_tar w [A and
+    B disagree] / sum_tar w`` (``m_AB + m_BA`` over ``T`` without weights).  Equal weights give the
+    unweighted test.
 
     References
     ----------
-    seed 002, section 3.3, eq. 3.21, 3.30-3.33 and Figure 3.9; L. Kish, Survey Sampling
+    Bengio & Mariéthoz (2004); L. Kish, Survey Sampling
     (1965) for the effective sample size.
 
     Examples
@@ -303,7 +306,7 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
     ...     s[:misses] = -1.0
     ...     s[400:400 + fas] = 1.0
     ...     return Trials(s, lab)
-    >>> r = z_test(system(10, 1288), system(11, 2184), normalize=False)  # seed 002 Table 3.4
+    >>> r = z_test(system(10, 1288), system(11, 2184), normalize=False)  # Bengio & Mariéthoz (2004)
     >>> round(r.std, 4), round(r.delta, 3)
     (0.0057, 0.647)
     >>> r.verdict
@@ -479,8 +482,8 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
     ``X^2 = (|b - c| - 1)^2 / (b + c)``, ``p = P(chi2_1 > X^2)``.  The switch at
     ``b + c < 25`` follows the usual advice that the chi-square approximation needs about 25
     discordant pairs (e.g. Fagerland, Lydersen & Laake 2013); the exact test is slightly
-    conservative.  With no discordant trial ``p = 1``.  This is the dependent-case test of
-    seed 002 eq. 3.24-3.25 ("very similar to the well-known McNemar test").
+    conservative.  With no discordant trial ``p = 1``.  It is close to the dependent-case
+    test of Bengio & Mariéthoz (2004).
 
     With per-trial weights ``w`` (the same on both systems, e.g. condition weights), the
     discordant trials count by weight: with ``W_b``, ``W_c`` the total weights of the two
@@ -493,7 +496,7 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
 
     References
     ----------
-    seed 002, section 3.3, eq. 3.24-3.25; Q. McNemar, Psychometrika 12:153-157 (1947);
+    Bengio & Mariéthoz (2004); Q. McNemar, Psychometrika 12:153-157 (1947);
     M. W. Fagerland, S. Lydersen and P. Laake, BMC Med. Res. Methodol. 13:91 (2013);
     L. Kish, Survey Sampling (1965) for the effective sample size.
 

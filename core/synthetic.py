@@ -1,8 +1,8 @@
 """Synthetic scores for teaching and testing: two Gaussians, their exact LLR, miscalibrations.
 
-Seed 000 figure 1 (section 2.5.4) compares the true log-likelihood-ratio of Gaussian scores
-(targets N(3, 2^2), non-targets N(0, 1)) with deliberately miscalibrated versions of it:
-scaled (``a * llr``) and shifted (``llr + b``).  :func:`gaussian_trials` reproduces that
+Brümmer & de Villiers (2011), fig. 1 (section 2.5.4) compares the true log-likelihood-ratio of
+Gaussian scores (targets N(3, 2^2), non-targets N(0, 1)) with deliberately miscalibrated versions
+of it: scaled (``a * llr``) and shifted (``llr + b``).  :func:`gaussian_trials` reproduces that
 experiment for any means, standard deviations, counts and seed.
 """
 
@@ -35,8 +35,8 @@ class GaussianModel:
     def llr(self, scores):
         """The exact LLR ``log N(s; mu_tar, sigma_tar) - log N(s; mu_non, sigma_non)``.
 
-        A quadratic in the score when the variances differ (seed 000 section 2.5.4 explains
-        the shape of figure 1 by it), linear when they are equal.
+        A quadratic in the score when the variances differ (Brümmer & de Villiers 2011, sec. 2.5.4
+        explains the shape of figure 1 by it), linear when they are equal.
         """
         s = np.asarray(scores, dtype=np.float64)
         return (norm.logpdf(s, self.mu_tar, self.sigma_tar)
@@ -52,7 +52,7 @@ def gaussian_trials(n_tar=1000, n_non=10000, *, model=None, scale=1.0, shift=0.0
     n_tar, n_non : int
         Numbers of target and non-target trials (at least 1 each).
     model : GaussianModel, optional
-        Default: seed 000 figure 1, targets N(3, 2^2), non-targets N(0, 1).
+        Default: Brümmer & de Villiers (2011), fig. 1, targets N(3, 2^2), non-targets N(0, 1).
     scale, shift : float
         Miscalibration of the true LLR: ``scale * llr + shift``.  ``scale=1, shift=0`` is
         perfectly calibrated; ``scale < 1`` under-confident, ``scale > 1`` over-confident.

@@ -5,9 +5,9 @@ Two kinds of interval live here.
 * **Binomial intervals** at one or many operating points (:func:`proportion_ci`,
   :func:`operating_point_ci`): ``Pmiss`` and ``Pfa`` are proportions of independent trials,
   so their intervals follow from the binomial distribution -- the normal approximation of
-  seed 002 section 3.3 (eq. 3.26-3.29), the Wilson score interval or the Clopper-Pearson
+  Bengio & Mariéthoz (2004), the Wilson score interval or the Clopper-Pearson
   exact interval.  The DCF is a positively weighted sum of the two independent proportions;
-  its interval is the normal approximation of seed 002 (eq. 3.30-3.31) or the MOVER
+  its interval is the normal approximation of Bengio & Mariéthoz (2004) or the MOVER
   combination (Newcombe 1998; Zou & Donner 2008) of the two proportion intervals.
 * **Bootstrap intervals** (:func:`bootstrap_ci`) for Cllr, actual and minimum DCF and the
   ROCCH-EER, resampling trials (stratified by class) or whole speakers (cluster bootstrap).
@@ -17,11 +17,11 @@ Two kinds of interval live here.
   public measures on explicit resamples.
 
 A binomial interval assumes independent trials.  Trials that share a speaker are not
-independent (the seed 002 section 3.3 assumption "each drawn independently"); the speaker
+independent (the assumption of Bengio & Mariéthoz 2004); the speaker
 bootstrap is the honest interval then, and it is typically wider.
 
-References: seed 002 (Bengio & Mariéthoz), section 3.3; seed 004 (Brümmer 2010) appendix B
-(Doddington's rule of 30); ../shared/CONVENTIONS.md.
+References: Bengio & Mariéthoz (2004); Brümmer (2010) appendix B
+(Doddington's rule of 30); docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -169,9 +169,9 @@ def proportion_ci(errors, trials, *, confidence=0.95, method="wilson") -> Propor
     -----
     With ``p = k/n``, ``alpha = 1 - confidence`` and ``z = Phi^-1(1 - alpha/2)``:
 
-    * ``normal`` (Wald; seed 002 eq. 3.28-3.29 with eq. 3.19): ``p +- z sqrt(p(1-p)/n)``,
+    * ``normal`` (Wald; Bengio & Mariéthoz 2004): ``p +- z sqrt(p(1-p)/n)``,
       clipped to [0, 1].  Zero width at ``k = 0`` or ``k = n``; poor coverage for small
-      ``k`` (the rule of thumb of seed 002 asks for ``n p (1-p) > 10``).
+      ``k`` (the rule of thumb of Bengio & Mariéthoz 2004 asks for ``n p (1-p) > 10``).
     * ``wilson`` (score interval; Wilson 1927): the ``p`` with ``|k/n - p| <= z sqrt(p(1-p)/n)``,
       ``(k + z^2/2)/(n + z^2) +- z/(n + z^2) sqrt(k(n-k)/n + z^2/4)``.  Coverage close to the
       nominal level even for few errors; the recommended default.
@@ -179,13 +179,13 @@ def proportion_ci(errors, trials, *, confidence=0.95, method="wilson") -> Propor
       B(1-alpha/2; k+1, n-k)]`` with ``B`` the beta quantile (0 for ``k = 0``, 1 for
       ``k = n``); coverage at least the nominal level, so conservative.
 
-    Doddington's rule of 30 (seed 004 appendix B) is the normal interval read relatively:
+    Doddington's rule of 30 (Brümmer 2010, app. B) is the normal interval read relatively:
     its half-width is ``z sqrt(p(1-p)/n) = p z sqrt((1-p)/k)``, so at 90 % confidence
     (``z = 1.645``) and ``k = 30`` errors the estimate is within 30 % of ``p`` (for small p).
 
     References
     ----------
-    seed 002, section 3.3, eq. 3.19 and 3.26-3.29; seed 004, appendix B (eq. B.1-B.3);
+    Bengio & Mariéthoz (2004); Brümmer (2010), app. B (eq. B.1-B.3);
     E. B. Wilson, J. Am. Stat. Assoc. 22:209-212 (1927); C. J. Clopper and E. S. Pearson,
     Biometrika 26:404-413 (1934); A. Agresti and B. A. Coull, Am. Stat. 52:119-126 (1998).
 
@@ -228,7 +228,7 @@ class DCFInterval:
         The DCF and its interval (normalized by ``min(pt, 1-pt)`` when ``normalized``).
     confidence : float
     method : str
-        ``"normal"`` (seed 002 eq. 3.30-3.31) or ``"mover-wilson"`` /
+        ``"normal"`` (Bengio & Mariéthoz 2004) or ``"mover-wilson"`` /
         ``"mover-clopper-pearson"`` (MOVER combination of the proportion intervals).
     normalized : bool
     """
@@ -301,7 +301,7 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
         seed's normal approximation for ``"normal"`` and the MOVER combination otherwise.
     normalize : bool, default True
         DCF divided by ``min(pt, 1-pt)``.  ``normalize=False`` at ``plo=0`` is the HTER of
-        seed 002, ``(Pmiss + Pfa)/2``.
+        Bengio & Mariéthoz (2004), ``(Pmiss + Pfa)/2``.
     tar_weights, non_weights : array_like, optional
         Per-trial weights; the intervals then use Kish's effective numbers of trials.
 
@@ -313,11 +313,11 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
     Notes
     -----
     ``Pmiss = k_m/T`` and ``Pfa = k_f/N`` are independent binomial proportions (targets and
-    non-targets are disjoint trials; seed 002 section 3.3 argues this independence given the
+    non-targets are disjoint trials; Bengio & Mariéthoz (2004) argue this independence given the
     model and threshold).  The DCF is ``cm*Pmiss + cf*Pfa`` with ``(cm, cf) = (pt, 1-pt)``,
     divided by ``min(pt, 1-pt)`` when normalized.
 
-    * Normal (seed 002 eq. 3.30, generalized to DCF as in eq. 3.31):
+    * Normal (Bengio & Mariéthoz 2004, generalized from the HTER to the DCF):
       ``DCF +- z sqrt(cm^2 Pmiss(1-Pmiss)/T + cf^2 Pfa(1-Pfa)/N)``, the lower bound clipped at
       0 and the upper at ``cm + cf``.
     * MOVER (method of variance estimates recovery; Newcombe 1998, Zou & Donner 2008): from
@@ -337,7 +337,7 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
 
     References
     ----------
-    seed 002, section 3.3, eq. 3.26-3.31 ("Z_HTER-test", confidence intervals);
+    Bengio & Mariéthoz (2004) (confidence intervals and the HTER test);
     R. G. Newcombe, Stat. Med. 17:873-890 (1998); G. Y. Zou and A. Donner, Stat. Med.
     27:1693-1702 (2008); L. Kish, Survey Sampling (1965) for the effective sample size.
 
@@ -656,8 +656,8 @@ def bootstrap_ci(tar, non=None, plo=0.0, *, n_boot=1000, confidence=0.95, by="tr
     evaluated on one sort of the scores (see ``_Replicates``).  Cost per replicate:
     ``O(T + N)`` for the counts and prefix sums plus PAV on ``O(min(T, N))`` blocks.
 
-    The binomial intervals of :func:`operating_point_ci` assume independent trials (seed 002
-    section 3.3); trials of one speaker are correlated, and only the speaker bootstrap
+    The binomial intervals of :func:`operating_point_ci` assume independent trials
+    (Bengio & Mariéthoz 2004); trials of one speaker are correlated, and only the speaker bootstrap
     reflects that.  The percentile interval of minimum DCF inherits its optimistic bias
     (the threshold is chosen on each replicate).
 
@@ -665,8 +665,8 @@ def bootstrap_ci(tar, non=None, plo=0.0, *, n_boot=1000, confidence=0.95, by="tr
     ----------
     B. Efron and R. J. Tibshirani, An Introduction to the Bootstrap (1993), ch. 13 (percentile)
     and A. C. Davison and D. V. Hinkley, Bootstrap Methods (1997), sec. 5.2 (basic) and
-    sec. 3.8 (cluster resampling); seed 002, section 3.3 (independence assumption of the
-    binomial intervals); ../shared/CONVENTIONS.md for the measures.
+    sec. 3.8 (cluster resampling); Bengio & Mariéthoz (2004) (independence assumption of the
+    binomial intervals); docs/conventions.md for the measures.
 
     Examples
     --------

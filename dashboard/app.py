@@ -35,10 +35,14 @@ from llrlab.dashboard.controls import (
     uncertainty_controls,
 )
 from llrlab.dashboard.layout import SHRINK_CSS, MainArea, PageControl
+from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
+from llrlab.dashboard.state.data import load_with_notes
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
+    ExportView,
+    ForensicView,
     HistogramView,
     MetricsView,
     NBERView,
@@ -56,7 +60,8 @@ URL_PARAMS = {
     "calibration": {"method": "cal", "train_prior": "prior", "fusion": "fusion"},
     "data": {"system": "system"},
     "display": {"nber_range": "range", "det_kind": "det", "show_contributions": "parts",
-                "show_dev": "dev", "presentation": "present", "svg": "svg"},
+                "show_dev": "dev", "presentation": "present", "svg": "svg",
+                "llr_unit": "unit", "reliability": "rel", "reliability_bins": "rel_bins"},
     "teaching": {"enabled": "teach", "mu_tar": "mu_tar", "sigma_tar": "sd_tar",
                  "mu_non": "mu_non", "sigma_non": "sd_non", "n_tar": "n_tar",
                  "n_non": "n_non", "seed": "seed", "scale": "scale", "shift": "shift",
@@ -113,12 +118,15 @@ class ThreadRunner:
 
     Bokeh documents may only be changed on their event loop: results, errors and progress are
     handed back with ``Document.add_next_tick_callback`` (thread-safe), inside which Panel's
-    current document is set so that widget updates are dispatched directly.
+    current document is set so that widget updates are dispatched directly.  An exception
+    raised while a result is applied is logged with its traceback and handed to
+    ``on_failure`` (the page shows one line), never swallowed.
     """
 
-    def __init__(self, doc, executor=_EXECUTOR):
+    def __init__(self, doc, executor=_EXECUTOR, on_failure=None):
         self.doc = doc
         self.executor = executor
+        self.on_failure = on_failure
 
     def _schedule(self, fn, *args):
         doc = self.doc
@@ -127,8 +135,13 @@ class ThreadRunner:
             with set_curdoc(doc):
                 try:
                     fn(*args)
-                except Exception:  # never let a callback kill the session
-                    log.exception("dashboard callback failed")
+                except Exception as exc:  # never let a callback kill the session
+                    log.error("dashboard callback failed", exc_info=exc)
+                    if self.on_failure is not None:
+                        try:
+                            self.on_failure(exc)
+                        except Exception as again:
+                            log.error("could not show an error in the page", exc_info=again)
 
         try:
             doc.add_next_tick_callback(cb)
@@ -177,9 +190,8 @@ _FILE_CACHE: dict = {}
 
 
 def _cached_loader(scores, key, progress):
-    """Load a server-side file once per (path, key, modification time) for all sessions."""
-    from llrlab.core.io import load_trials
-
+    """Load a server-side file once per (path, key, modification time) for all sessions:
+    ``(trials, notes)`` (see :func:`~llrlab.dashboard.state.data.load_with_notes`)."""
     def stamp(p):
         return None if p is None else (os.path.abspath(p), os.path.getmtime(p))
 
@@ -190,19 +202,27 @@ def _cached_loader(scores, key, progress):
     if k is not None and k in _FILE_CACHE:
         progress(1.0, "")
         return _FILE_CACHE[k]
-    t = load_trials(scores, key, progress=progress)
+    out = load_with_notes(scores, key, progress)
     if k is not None:
-        _FILE_CACHE[k] = t
-    return t
+        _FILE_CACHE[k] = out
+    return out
 
 
-def load_specs(state: DashboardState, specs, *, replace=True, interactive=False):
+def load_specs(state: DashboardState, specs, *, replace=True, interactive=False,
+               dask=False):
     """Load server-side files (command-line paths or the demo) into a session's state.
 
     ``interactive`` (a button press) leaves teaching mode and shows the loaded system; at
-    start-up the choices restored from the URL are kept.
+    start-up the choices restored from the URL are kept.  With ``dask`` the files are read
+    lazily as sets larger than memory (:mod:`llrlab.dashboard.scaled`).
     """
     items = [(s.system, s.role, s.scores, s.key) for s in specs]
+    if dask:
+        from .scaled import load_scaled
+
+        state.data.load_files(items, display={}, replace=replace, loader=load_scaled,
+                              interactive=interactive)
+        return
     display = {s.scores: os.path.basename(s.scores) for s in specs}
     display.update({s.key: os.path.basename(s.key) for s in specs if s.key})
     state.data.load_files(items, display=display, replace=replace, loader=_cached_loader,
@@ -225,7 +245,7 @@ def _status(state):
             bar.value, bar.active = -1, status.busy
         else:
             bar.value, bar.active = int(100 * status.progress), False
-        text.object = f"*{status.message}…*" if status.busy and status.message else ""
+        text.object = f"*{md_text(status.message)}…*" if status.busy and status.message else ""
 
     status.param.watch(update, ["busy", "progress", "message"])
     update()
@@ -239,25 +259,34 @@ def _alerts(state):
     dismiss = pn.widgets.Button(name="Dismiss", button_type="light", visible=False,
                                 width=90)
     notice = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
+    data_notice = pn.pane.Alert("", alert_type="warning", visible=False, name="data_notice",
+                                sizing_mode="stretch_width")
 
     def on_error(*_):
         msg = status.error
-        error.object = msg
+        error.object = md_text(msg)
         error.visible = dismiss.visible = bool(msg)
         if msg and pn.state.notifications is not None:
-            pn.state.notifications.error(msg, duration=8000)
+            pn.state.notifications.error(html_text(msg), duration=8000)
 
     def on_notice(*_):
-        notice.object = status.notice
+        notice.object = md_text(status.notice)
         notice.visible = bool(status.notice)
 
+    def on_data_notes(*_):
+        text = state.data.notes_text()
+        data_notice.object = md_text(text)
+        data_notice.visible = bool(text)
+
+    state.data.param.watch(on_data_notes, ["notes"])
+    on_data_notes()
     dismiss.on_click(lambda _e: status.clear_error())
     status.param.watch(on_error, ["error"])
     status.param.watch(on_notice, ["notice"])
     on_error()
     on_notice()
     return pn.Column(pn.Row(error, dismiss, sizing_mode="stretch_width"), notice,
-                     sizing_mode="stretch_width")
+                     data_notice, sizing_mode="stretch_width")
 
 
 def _data_summary(state):
@@ -275,7 +304,7 @@ def _data_summary(state):
             parts = [f"{role} {len(t):,} trials" for role, t in (("dev", sd.dev),
                                                                  ("eval", sd.eval))
                      if t is not None]
-            lines.append(f"- **{name}**: " + ", ".join(parts))
+            lines.append(f"- **{md_text(name)}**: " + ", ".join(parts))
         md.object = "\n".join(lines)
 
     state.data.param.watch(update, ["systems"])
@@ -284,15 +313,20 @@ def _data_summary(state):
     return md
 
 
+def _show_failure(state, exc):
+    """An unexpected error while the page was updated: one line in the page."""
+    state.status.error = f"the page could not be updated: {user_message(exc)}"
+
+
 def _exception_handler(exc):
     """Any error in a callback: one line in the page, the traceback in the server log."""
     log.error("error in a dashboard callback", exc_info=exc)
     if pn.state.notifications is not None:
-        pn.state.notifications.error(user_message(exc), duration=8000)
+        pn.state.notifications.error(html_text(user_message(exc)), duration=8000)
 
 
 def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True,
-               lessons=None, lesson=None):
+               dask=False, lessons=None, lesson=None):
     """Build the dashboard page for one session.
 
     Parameters
@@ -306,6 +340,9 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         Largest file accepted by the upload widgets.
     threaded : bool
         Run heavy work in a worker thread (when served); False runs it inline.
+    dask : bool
+        Read ``specs`` as sets larger than memory and compute on Dask
+        (``llrlab serve --dask``; :mod:`llrlab.dashboard.scaled`).
     lessons : dict of str to Lesson, optional
         The lessons the page offers (default: the built-in ones).
     lesson : str, optional
@@ -324,6 +361,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     runner = (ThreadRunner(doc) if threaded and doc is not None and doc.session_context
               else SyncRunner())
     state = DashboardState(runner=runner, lessons=lessons)
+    if isinstance(runner, ThreadRunner):
+        runner.on_failure = lambda exc: _show_failure(state, exc)
 
     nber, det = NBERView(state=state), DETView(state=state)
     hist, metrics = HistogramView(state=state), MetricsView(state=state)
@@ -356,18 +395,20 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                 sizing_mode="stretch_width", collapsed=True),
         pn.Card(presenter_controls(state), title="Lessons, presenter, saved views",
                 sizing_mode="stretch_width", collapsed=lesson is None),
+        pn.Card(ExportView(state=state), title="Export", sizing_mode="stretch_width"),
     ]
     # the "Operating point" tab: its panels laid out for the screen, or a stage (layout.py)
     page = PageControl(name="page_control")
     area = MainArea(state=state, page=page,
                     views={"nber": nber, "det": det, "metrics": metrics,
                            "calibration": calib, "histogram": hist})
-    # tabs below the alerts: the views above, then the comparison of all systems
-    # (computed only while its tab is shown)
+    # tabs below the alerts: the views above, then the comparison of all systems and the
+    # forensic views (each computed only while its tab is shown)
     compare = CompareView(state=state)
-    tabs = compare.follow_tab(pn.Tabs(
-        ("Operating point", area), ("Compare systems", compare),
-        sizing_mode="stretch_width", name="tabs"), 1)
+    forensic = ForensicView(state=state)
+    tabs = compare.follow_tab(forensic.follow_tab(pn.Tabs(
+        ("Operating point", area), ("Compare systems", compare), ("Forensic", forensic),
+        sizing_mode="stretch_width", name="tabs"), 2), 1)
     area.attach_tabs(tabs)
     main = [_alerts(state), page, tabs]
     # one root per area: Bokeh recomputes the document's models for every root added
@@ -392,9 +433,9 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         if isinstance(runner, ThreadRunner):
             # load once the page is shown: its progress bar is then visible, and the
             # first render does not compete with the loading thread
-            pn.state.onload(lambda: load_specs(state, initial))
+            pn.state.onload(lambda: load_specs(state, initial, dask=dask and bool(specs)))
         else:
-            load_specs(state, initial)
+            load_specs(state, initial, dask=dask and bool(specs))
     template.state = state  # for tests and notebooks
     template.uploads = uploads
     template.page_control = page

@@ -12,7 +12,8 @@ dashboard on 127.0.0.1 by default.  Each FILE is ``[ROLE[:SYSTEM]=]SCORES[,KEY]`
 
 These paths are the only server-side files the page can read; in the browser, files are
 uploaded.  Without FILES the built-in demo is shown.  :func:`main` is the ``llrlab`` console
-script: the numeric subcommands of :func:`llrlab.core.cli.build_parser` plus ``serve``.
+script: the numeric subcommands of :func:`llrlab.core.cli.build_parser` plus ``serve`` and
+``report`` (:mod:`.report_cli`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ import argparse
 import errno
 import os
 import re
+import socket
 import sys
+
+from .report_cli import add_report_parser
 
 __all__ = ["add_serve_parser", "build_parser", "main", "parse_file_specs", "run_serve"]
 
@@ -55,7 +59,7 @@ class SpecError(ValueError):
     """A FILE argument of ``llrlab serve`` that cannot be used."""
 
 
-def parse_file_specs(files, *, check=True):
+def parse_file_specs(files, *, check=True, dirs=False):
     """FileSpecs from ``llrlab serve`` FILE arguments (see the module docstring).
 
     Examples
@@ -90,7 +94,7 @@ def parse_file_specs(files, *, check=True):
         seen.add((system, role))
         if check:
             for p in (scores, key):
-                if p is not None and not os.path.isfile(p):
+                if p is not None and not (os.path.isfile(p) or (dirs and os.path.isdir(p))):
                     raise SpecError(f"{p}: no such file")
         out.append(FileSpec(system, role, scores, key))
     return out
@@ -111,12 +115,22 @@ def add_serve_parser(subparsers):
                    help="largest file accepted by the upload widgets (default 500)")
     p.add_argument("--allow-websocket-origin", action="append", default=None,
                    metavar="HOST[:PORT]",
-                   help="extra origin allowed to connect (needed with --address 0.0.0.0)")
+                   help="a page address allowed to connect to the server, added to the "
+                        "default list (localhost and this computer's names on the port); "
+                        "repeatable; '*' is refused")
+    p.add_argument("--token", action="store_true",
+                   help="require an access token on every request (for a workshop or a "
+                        "shared network): the printed link carries it; random, or the "
+                        "value of the environment variable LLRLAB_TOKEN")
     p.add_argument("--no-demo", action="store_true",
                    help="start with no data instead of the demo when no FILE is given")
     p.add_argument("--lesson", metavar="FILE", default=None,
                    help="open this guided lesson (Markdown or JSON, see docs/lessons.md) in "
                         "every new page")
+    p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
+                   help="sets larger than memory: read FILEs (Parquet, or HDF5 SCORES,KEY) "
+                        "lazily and compute on Dask, 'local' (default) or a dask.distributed "
+                        "address (pip install 'llrlab[scale]')")
     p.set_defaults(handler=_serve_handler, command="serve")
     return p
 
@@ -128,7 +142,8 @@ def _serve_handler(args, out=None):
 def run_serve(args):
     """Serve the dashboard until interrupted; returns an exit code (2 on bad input)."""
     try:
-        specs = parse_file_specs(args.files)
+        # --dask reads directories of Parquet files too
+        specs = parse_file_specs(args.files, dirs=getattr(args, "dask", None) is not None)
     except SpecError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
         return 2
@@ -137,16 +152,38 @@ def run_serve(args):
         return 2
     from panel.io.server import get_server
 
+    from .access import (
+        AccessError,
+        TokenAuth,
+        address_warning,
+        check_origins,
+        new_token,
+        protect,
+        websocket_origins,
+    )
     from .app import create_app
 
     max_mb = float(args.max_upload_mb)
-    kwargs = {}
-    if args.allow_websocket_origin:
-        kwargs["websocket_origin"] = list(args.allow_websocket_origin)
+    try:
+        origins, warnings = check_origins(args.allow_websocket_origin)
+        token = (os.environ.get("LLRLAB_TOKEN") or new_token()) if args.token else None
+        kwargs = {} if token is None else {"auth_provider": TokenAuth(token)}
+    except (AccessError, ValueError) as exc:
+        sys.stderr.write(f"llrlab serve: error: {exc}\n")
+        return 2
+    warning = address_warning(args.address, token=token is not None)
+    for text in ([warning] if warning else []) + warnings:
+        sys.stderr.write(f"llrlab serve: warning: {text}\n")
+
+    dask = getattr(args, "dask", None)
+    if dask is not None:
+        from .scaled import configure
+
+        configure(dask)
 
     def app():  # Panel calls only plain functions as page factories (not a partial)
         return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb,
-                          lessons=lessons, lesson=lesson)
+                          dask=dask is not None, lessons=lessons, lesson=lesson)
 
     try:
         server = get_server(app, port=args.port, address=args.address, show=False,
@@ -156,10 +193,15 @@ def run_serve(args):
     except OSError as exc:
         sys.stderr.write(f"llrlab serve: error: {_listen_error(exc, args)}\n")
         return 2
-    url = f"http://{args.address}:{server.port}/"
+    allowed = websocket_origins(args.address, server.port, origins)
+    server._tornado.websocket_origins.update(allowed)
+    protect(server, hosts=allowed, auth=kwargs.get("auth_provider"))
+    path = "/" if token is None else f"/?token={token}"
+    host = socket.gethostname() if args.address in ("0.0.0.0", "::", "") else args.address
+    url = f"http://{host}:{server.port}{path}"
     print(f"llrlab serve: the dashboard is at {url} (Ctrl-C stops the server)", flush=True)
     if not args.no_show:
-        server.io_loop.add_callback(server.show, "/")
+        server.io_loop.add_callback(server.show, path)
     server.start()
     try:
         server.io_loop.start()
@@ -213,6 +255,7 @@ def build_parser():
         sub = parser.add_subparsers(dest="command", metavar="COMMAND")
         sub.required = True
     add_serve_parser(sub)
+    add_report_parser(sub)
     return parser
 
 

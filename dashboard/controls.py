@@ -1,26 +1,20 @@
 """Widgets of the dashboard, built from the parameters of the state's parts (``from_param`` /
 ``pn.Param``): each card's controls read and set the part it shows.
 
-Data loading (demo button, uploads), calibration, operating point, display options, exports
-and teaching mode.  Uploads use Panel's ``FileDropper``: files travel in chunks of a few MB
-(so no single websocket message exceeds the server's cap) and the browser refuses files larger
-than the configured maximum with a visible "File is too large" message before sending
-anything.  Uploaded bytes are written to a private temporary directory under their own name
-and read with ``llrlab.core.io.load_trials``; errors name the file as the user knows it.
+Calibration, operating point, conditions, uncertainty, display options and teaching mode.
+The upload widgets are in :mod:`.uploads` (re-exported here).
 """
 
 from __future__ import annotations
 
 import io
-import os
-import shutil
-import tempfile
 
 import panel as pn
 
 from llrlab.core import LlrlabError
 
 from .state import DashboardState
+from .uploads import DEFAULT_MAX_UPLOAD_MB, UploadPanel
 
 __all__ = [
     "DEFAULT_MAX_UPLOAD_MB",
@@ -33,10 +27,6 @@ __all__ = [
     "teaching_controls",
     "uncertainty_controls",
 ]
-
-#: Largest file accepted by the upload widgets, in MB (``llrlab serve --max-upload-mb``).
-DEFAULT_MAX_UPLOAD_MB = 500
-_CHUNK = 4_000_000
 
 
 def operating_point_controls(state: DashboardState):
@@ -81,6 +71,13 @@ def display_controls(state: DashboardState):
         pn.widgets.Checkbox.from_param(display.show_dev),
         pn.widgets.Checkbox.from_param(display.presentation),
         pn.widgets.Checkbox.from_param(display.svg),
+        pn.pane.Markdown("LLR unit (Tippett plot, calibration map)", margin=(5, 10, 0, 10)),
+        pn.widgets.RadioButtonGroup.from_param(display.llr_unit, button_type="primary",
+                                               button_style="outline"),
+        pn.pane.Markdown("Reliability diagram", margin=(5, 10, 0, 10)),
+        pn.widgets.RadioButtonGroup.from_param(display.reliability, button_type="primary",
+                                               button_style="outline"),
+        pn.widgets.IntSlider.from_param(display.reliability_bins),
         sizing_mode="stretch_width",
     )
 
@@ -96,8 +93,10 @@ def condition_controls(state: DashboardState):
     custom = pn.widgets.TextInput.from_param(cond.param.custom_weights,
                                              placeholder="tel=2, mic=1", name="Custom weights",
                                              **fit)
-    select = pn.widgets.MultiChoice.from_param(cond.param.selected,
-                                               name="Pooled conditions", **fit)
+    # a native multi-select shows the names as text (Bokeh's MultiChoice renders its labels
+    # as HTML through Choices.js: a condition name could run a script)
+    select = pn.widgets.MultiSelect.from_param(cond.param.selected,
+                                               name="Pooled conditions", size=6, **fit)
     show = pn.widgets.Checkbox.from_param(cond.param.show_curves)
     note = pn.pane.Markdown("", margin=(0, 5), name="conditions_note",
                             styles={"color": "#555555", "font-size": "90%"})
@@ -110,7 +109,7 @@ def condition_controls(state: DashboardState):
         custom.visible = cond.weighting == "custom"
         note.object = cond.note(teaching.enabled)
 
-    cond.param.watch(update, ["available", "weighting"])
+    cond.param.watch(update, ["available", "others", "n_others", "weighting"])
     teaching.param.watch(update, ["enabled"])
     update()
     return pn.Column(weighting, custom, select, show, note, **fit)
@@ -239,71 +238,3 @@ def presenter_controls(state: DashboardState):
         pn.Row(name, save, **fit), views, pn.Row(show, delete, export, **fit),
         pn.pane.Markdown("Import views (a file from 'Export views')", margin=(5, 5, 0, 5)),
         upload, note, **fit)
-
-
-class UploadPanel:
-    """Upload widgets: a scores (or labelled, or HDF5) file and an optional key file."""
-
-    def __init__(self, state: DashboardState, *, max_upload_mb=DEFAULT_MAX_UPLOAD_MB):
-        self.state = state
-        self.max_bytes = int(max_upload_mb * 1_000_000)
-        size = f"{int(max_upload_mb)}MB"
-        self.scores = pn.widgets.FileDropper(name="Scores, labelled file or HDF5",
-                                             max_file_size=size, chunk_size=_CHUNK,
-                                             sizing_mode="stretch_width", layout="compact")
-        self.key = pn.widgets.FileDropper(name="Key file (optional)", max_file_size=size,
-                                          chunk_size=_CHUNK, sizing_mode="stretch_width",
-                                          layout="compact")
-        self.role = pn.widgets.RadioButtonGroup(name="Use as", options=["dev", "eval"],
-                                                value="eval", button_type="primary",
-                                                button_style="outline")
-        self.system = pn.widgets.TextInput(name="System name", value="uploaded",
-                                           sizing_mode="stretch_width")
-        self.button = pn.widgets.Button(name="Load uploaded file", button_type="primary",
-                                        sizing_mode="stretch_width")
-        self.button.on_click(self._load)
-        self.layout = pn.Column(
-            self.scores, self.key, pn.Row(pn.pane.Markdown("Use as:", margin=(8, 5)),
-                                          self.role),
-            self.system, self.button, sizing_mode="stretch_width")
-
-    def _load(self, _event=None):
-        files = dict(self.scores.value or {})
-        keys = dict(self.key.value or {})
-        if not files:
-            self.state.status.error = "choose a scores file to upload first"
-            return
-        (name, data), = list(files.items())[-1:]
-        key_item = list(keys.items())[-1] if keys else None
-        total = len(data) + (len(key_item[1]) if key_item else 0)
-        if total > self.max_bytes:
-            self.state.status.error = (f"{name}: the upload is larger than the "
-                                f"{self.max_bytes // 1_000_000} MB limit of this server")
-            return
-        tmp = tempfile.mkdtemp(prefix="llrlab-upload-")
-        display = {}
-        try:
-            scores_path = _write(tmp, "scores", name, data)
-            display[scores_path] = name
-            key_path = None
-            if key_item is not None:
-                key_path = _write(tmp, "key", *key_item)
-                display[key_path] = key_item[0]
-        except OSError as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
-            self.state.status.error = f"{name}: could not store the upload ({exc.strerror})"
-            return
-        system = self.system.value.strip() or "uploaded"
-        self.state.data.load_files([(system, self.role.value, scores_path, key_path)],
-                                   display=display, cleanup=tmp)
-
-
-def _write(tmp, sub, name, data):
-    folder = os.path.join(tmp, sub)
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, os.path.basename(name) or "upload")
-    mode = "w" if isinstance(data, str) else "wb"
-    kw = {"encoding": "utf-8", "newline": ""} if mode == "w" else {}
-    with open(path, mode, **kw) as f:
-        f.write(data)
-    return path

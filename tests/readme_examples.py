@@ -71,18 +71,50 @@ def examples(text=None):
     return out
 
 
+#: A number with a fraction or an exponent (integers must match exactly).
+_NUM = r"[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?"
+#: (Not parts of addresses or versions such as ``127.0.0.1``: those compare literally.)
+NUMBER = re.compile(r"(?<![\w.])" + _NUM + r"(?![\w.])")
+#: Relative tolerance for such numbers: full-precision outputs (model parameters written with
+#: 17 digits) may differ in their last digit between CPUs and BLAS builds.
+RTOL = 1e-9
+
+
+def _numbers_agree(a, b):
+    fa, fb = float(a), float(b)
+    return fa == fb or abs(fa - fb) <= RTOL * max(abs(fa), abs(fb))
+
+
+def _line_pattern(line):
+    """A regex for one expected line; its numbers are captured to be compared with RTOL."""
+    out, pos = [], 0
+    for m in NUMBER.finditer(line):
+        out.append(re.escape(line[pos:m.start()]))
+        out.append(f"({_NUM})")
+        pos = m.end()
+    out.append(re.escape(line[pos:]))
+    return "".join(out), NUMBER.findall(line)
+
+
 def matches(expected, actual):
-    """Whether ``actual`` lines fit ``expected`` (with its ``...`` wildcards)."""
-    parts = []
+    """Whether ``actual`` lines fit ``expected`` (with its ``...`` wildcards); numbers with a
+    fraction or an exponent agree to ``RTOL``."""
+    parts, numbers = [], []
     for line in expected:
         if line.strip() == "...":
             parts.append(r"(?:[^\n]*\n)*?")
         elif line.rstrip().endswith("...") and line.strip() != "...":
-            parts.append(re.escape(line.rstrip()[:-3]) + r"[^\n]*\n")
+            pattern, nums = _line_pattern(line.rstrip()[:-3])
+            parts.append(pattern + r"[^\n]*\n")
+            numbers += nums
         else:
-            parts.append(re.escape(line.rstrip()) + r"\n")
+            pattern, nums = _line_pattern(line.rstrip())
+            parts.append(pattern + r"\n")
+            numbers += nums
     text = "".join(a.rstrip() + "\n" for a in actual)
-    return re.fullmatch("".join(parts), text) is not None
+    m = re.fullmatch("".join(parts), text)
+    return m is not None and all(_numbers_agree(e, a)
+                                 for e, a in zip(numbers, m.groups(), strict=True))
 
 
 def workspace(path):

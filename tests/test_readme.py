@@ -62,3 +62,17 @@ def test_readme_and_docs_link_only_inside_the_repository():
             assert resolved.is_relative_to(ROOT), f"{path.name} links outside: {target}"
             assert resolved.exists(), f"{path.name}: dead link {target}"
         assert "shared/" not in text and "seeds/" not in text
+
+
+def test_the_matcher_compares_numbers_to_1e_9_and_everything_else_exactly():
+    shown = ["llr = 15.695816669208801 * [A] - 2.796373422579664", "EER [%] 5.68013", "..."]
+    assert matches(shown, ["llr = 15.695816669208805 * [A] - 2.796373422579665",
+                           "EER [%] 5.68013", "more", "lines"])
+    assert not matches(shown, ["llr = 15.69583 * [A] - 2.796373422579664",
+                               "EER [%] 5.68013"])  # differs at 9e-7 relative
+    assert not matches(shown, ["llr = 15.695816669208801 * [B] - 2.796373422579664",
+                               "EER [%] 5.68013"])
+    assert not matches(["wrote 60000 scores"], ["wrote 60001 scores"])
+    assert not matches(["EER [%] 5.68013"], ["EER [%] 5.68014"])
+    assert matches(["at http://127.0.0.1:5006/"], ["at http://127.0.0.1:5006/"])
+    assert not matches(["at http://127.0.0.1:5006/"], ["at http://127.0.0.2:5006/"])

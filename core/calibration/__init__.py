@@ -10,8 +10,8 @@ did on dev.
 * :class:`PAVCalibrator` -- the monotone non-parametric PAV map, with finite saturation;
 * :class:`FusionCalibrator` -- ``llr = b + sum_k a_k s_k`` over K systems matched by trial id.
 
-References: seed 000 sections 2.7, 3.2, 3.3 and 4.3-4.4; seed 004 sections 7.7, 8.3 and
-appendix C; ../shared/CONVENTIONS.md "PAV" and "Logistic-regression calibration and fusion".
+References: Brümmer & de Villiers (2011), sec. 2.7, 3.2, 3.3 and 4.3-4.4; Brümmer (2010), sec. 7.7,
+8.3 and appendix C; docs/conventions.md.
 
 Examples
 --------

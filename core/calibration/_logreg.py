@@ -9,7 +9,8 @@ prior-weighted cross-entropy
 
 where ``softplus(z) = log(1 + exp(z))`` and ``c_t`` are the trial weights normalized to sum
 to 1 within each class (1/T and 1/N without weights), so each class counts by its prior, not
-by its number of trials (seed 004 eq. 8.17; seed 000 eq. 30 without quality terms).
+by its number of trials (Brümmer 2010, eq. 8.17; Brümmer & de Villiers 2011, eq. 30 without quality
+terms).
 
 Method
 ------
@@ -42,22 +43,21 @@ Method
    kept (every positive scale does); with several, the penalised direction is a compromise
    close to the maximum-margin separator, so dev trials within a small margin of the
    separating boundary may come out on the wrong side of it.
-3. **Trust-region Newton** (``scipy.optimize.minimize(method="trust-exact")``, seed 000
-   section 3.3 and its reference [21]) with the analytic gradient and Hessian computed in
-   one pass over the trials, started from the linear-discriminant solution (exact for
-   Gaussian classes with a shared variance).  It stops once the Newton decrement
-   ``g' H^-1 g / 2`` -- the predicted remaining decrease of the objective -- is below
-   ``1e-12`` of the objective; then up to three plain Newton steps are taken while the
-   decrement keeps falling (the trust region's ratio test cannot judge steps whose
-   decrease is below the objective's rounding), which brings the parameters to about
-   ``1e-12`` relative accuracy.  If the decrement is not below ``1e-12`` of the objective
-   at the end, a :class:`ConvergenceWarning` is issued.
+3. **Trust-region Newton** (``scipy.optimize.minimize(method="trust-exact")``; Brümmer & de
+   Villiers 2011, sec. 3.3 and its reference [21]) with the analytic gradient and Hessian
+   computed in one pass over the trials, started from the linear-discriminant solution (exact
+   for Gaussian classes with a shared variance).  It stops once the Newton decrement
+   ``g' H^-1 g / 2`` -- the predicted remaining decrease of the objective -- is below ``1e-12``
+   of the objective; then up to three plain Newton steps are taken while the decrement keeps
+   falling (the trust region's ratio test cannot judge steps whose decrease is below the
+   objective's rounding), which brings the parameters to about ``1e-12`` relative accuracy.  If
+   the decrement is not below ``1e-12`` of the objective at the end, a
+   :class:`ConvergenceWarning` is issued.
 
 References
 ----------
-seed 000 (Brümmer & de Villiers 2011), sections 2.7.2 and 3.3, eq. 30; seed 004 (Brümmer
-2010), section 8.3.1, eqs. 8.16-8.17; ../shared/CONVENTIONS.md "Logistic-regression
-calibration and fusion".
+Brümmer & de Villiers (2011), sec. 2.7.2 and 3.3, eq. 30; Brümmer (2010), sec. 8.3.1,
+eqs. 8.16-8.17; docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -437,7 +437,7 @@ def _start(moments, m, a, p):
 
     ``S`` is the pooled within-class covariance, all in whitened coordinates (from the class
     moments of the raw features, so no further pass over the trials); for Gaussian classes
-    with a shared covariance this is the exact LLR (seed 004 section 7.2), so Newton starts
+    with a shared covariance this is the exact LLR (Brümmer 2010, sec. 7.2), so Newton starts
     close to the optimum on typical scores.
     """
     r = a.shape[1]

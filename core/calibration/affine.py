@@ -1,8 +1,7 @@
 """Affine calibration: ``llr = scale * score + offset`` by prior-weighted logistic regression.
 
-References: seed 000 section 2.7.2 (eq. 30 with one system and no quality term) and 3.3;
-seed 004 section 8.3.1 (eqs. 8.16-8.17); ../shared/CONVENTIONS.md "Logistic-regression
-calibration and fusion".
+References: Brümmer & de Villiers (2011), sec. 2.7.2 (eq. 30 with one system and no quality term)
+and 3.3; Brümmer (2010), sec. 8.3.1 (eqs. 8.16-8.17); docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -65,7 +64,7 @@ class AffineCalibrator(Calibrator):
 
     References
     ----------
-    seed 000, sections 2.7.2 and 3.3; seed 004, section 8.3.1.
+    Brümmer & de Villiers (2011), sec. 2.7.2 and 3.3; Brümmer (2010), sec. 8.3.1.
 
     Examples
     --------

@@ -17,7 +17,8 @@ Model format, version 1::
     {"llrlab_calibrator": 1, "kind": "affine" | "pav" | "fusion",
      "params": {...kind-specific...}, "training": {...TrainingReport...}}
 
-References: seed 000 sections 2.7 and 4.3-4.4 (train on dev, apply to eval or to the same set).
+References: Brümmer & de Villiers (2011), sec. 2.7 and 4.3-4.4 (train on dev, apply to eval or to
+the same set).
 """
 
 from __future__ import annotations

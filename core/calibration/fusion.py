@@ -1,7 +1,7 @@
 """Linear fusion of K systems: ``llr = offset + sum_k weights[k] * s_k``, aligned by trial id.
 
-References: seed 000 section 2.7.2 (eq. 30) and 4.4; seed 004 section 8.3.1 (eq. 8.16);
-../shared/CONVENTIONS.md "Logistic-regression calibration and fusion".
+References: Brümmer & de Villiers (2011), sec. 2.7.2 (eq. 30) and 4.4; Brümmer (2010), sec. 8.3.1
+(eq. 8.16); docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -179,13 +179,13 @@ class FusionCalibrator(Calibrator):
     (:func:`align_systems`).  A system that is constant, or an affine function of the
     others, has no identifiable weight: the minimum-norm solution is returned with a
     warning.  A fusion maps K scores, not one, so it has no ``curve()``; its weights and
-    offset say everything.  The quality-measure term ``q' W r`` of seed 000 eq. 30 enters the same
-    objective as extra feature columns (the products ``q_i r_j``), so it extends this class
-    without changing the optimizer.
+    offset say everything.  The quality-measure term ``q' W r`` of Brümmer & de Villiers (2011),
+    eq. 30 enters the same objective as extra feature columns (the products ``q_i r_j``), so it
+    extends this class without changing the optimizer.
 
     References
     ----------
-    seed 000, section 2.7.2, eq. 30; seed 004, section 8.3.1, eq. 8.16.
+    Brümmer & de Villiers (2011), sec. 2.7.2, eq. 30; Brümmer (2010), sec. 8.3.1, eq. 8.16.
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """PAV calibration: the non-parametric, monotone score-to-LLR map of the dev trials.
 
-References: seed 000 sections 2.7.1 and 3.2; seed 004 section 7.7 and appendix C;
-../shared/CONVENTIONS.md "PAV".
+References: Brümmer & de Villiers (2011), sec. 2.7.1 and 3.2; Brümmer (2010), sec. 7.7 and appendix
+C; docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class PAVCalibrator(Calibrator):
     -----
     PAV pools the sorted dev trials into blocks with increasing target proportion; block
     ``i`` with ``t_i`` targets and ``n_i`` non-targets (weighted counts with weights) gets
-    ``llr_i = log(t_i / n_i) - log(T / N)`` (seed 004 eq. 7.50, appendix C).  On the dev
+    ``llr_i = log(t_i / n_i) - log(T / N)`` (Brümmer 2010, eq. 7.50, appendix C).  On the dev
     trials this is optimal for every proper scoring rule and its actual DCF equals the
     minimum DCF at every prior.
 
@@ -84,7 +84,7 @@ class PAVCalibrator(Calibrator):
 
     References
     ----------
-    seed 000, sections 2.7.1 and 3.2; seed 004, section 7.7 and appendix C.
+    Brümmer & de Villiers (2011), sec. 2.7.1 and 3.2; Brümmer (2010), sec. 7.7 and appendix C.
 
     Examples
     --------
@@ -149,7 +149,7 @@ class PAVCalibrator(Calibrator):
             if pure_ends[1]:
                 llr[-1] = max(llr[-1], llr[-2])
         # every dev score lies inside its block, whose LLR it gets: the dev Cllr and minimum
-        # Cllr follow from the block counts (seed 004 appendix C)
+        # Cllr follow from the block counts (Brümmer 2010, app. C)
         report = training_report([dev], cllr_after=_min_cllr(f, llr),
                                  min_cllr_after=_min_cllr(f))
         return cls(f.lower, f.upper, llr, pure_ends, report)

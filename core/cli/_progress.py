@@ -87,6 +87,7 @@ class Progress:
         with self._lock:
             self._message, self._fraction = message, None
             self._started = time.monotonic()
+            self._paint(self._started)  # at once when there is no delay
         self._ensure_ticker()
         try:
             yield self

@@ -15,6 +15,7 @@ gives them as fractions, like the Python API.  Cllr is in bits.
 from __future__ import annotations
 
 import json
+import os
 
 from ..errors import LlrlabError
 from ._common import fmt_number, load_trials_arg, operating_point_args, percent, requires
@@ -57,6 +58,10 @@ def add_eval_parser(sub):
     ev.add_argument("--prior", type=float,
                     help="training prior of the affine calibration of --calibrate-on "
                          "(default 0.5)")
+    ev.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
+                    help="compute out of core on Dask (pip install 'llrlab[scale]'): SCORES "
+                         "is a Parquet file or directory, or an HDF5 score file with its KEY; "
+                         "SCHEDULER is 'local' (default) or a dask.distributed address")
     add_condition_args(ev)
     add_interval_args(ev)
     ev.set_defaults(handler=_cmd_eval)
@@ -104,6 +109,13 @@ def _check_args(args):
     (argparse cannot tell where its list ends); four names are unambiguous and are split back
     into ``DEV KEY SCORES KEY``, other counts get a message saying what happened.
     """
+    dask = getattr(args, "dask", None)
+    if dask not in (None, "local") and "://" not in dask and os.path.exists(dask):
+        # `--dask SCORES [KEY]`: the optional SCHEDULER took the file name
+        if args.key is not None:
+            raise LlrlabError(f"--dask took {dask} as the scheduler; write: llrlab eval "
+                              f"SCORES [KEY] --dask [SCHEDULER]")
+        args.dask, args.scores, args.key = "local", dask, args.scores
     cal = args.calibrate_on
     if cal is not None and len(cal) > 2:
         if args.scores is None and len(cal) == 4:
@@ -157,6 +169,10 @@ def _cmd_eval(args, out):
     from ..llr_check import miscalibration_warning
 
     _check_args(args)
+    if args.dask is not None:  # the same report, computed on Dask
+        from ..scale.cli import eval_dask
+
+        return eval_dask(args, out)
     with Progress(args.err, quiet=args.quiet or args.json) as progress:
         trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
                                  progress)

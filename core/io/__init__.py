@@ -8,8 +8,8 @@ Formats (all read and written):
 * **One labelled text file**: ``score label`` or ``model segment score label`` per line, or
   any order of named columns under a header line; whitespace, tab or comma separated.
   See :mod:`llrlab.core.io.labelled`.
-* **BOSARIS HDF5** (seed 000 section 4.6) as the MATLAB toolkit writes it, and SIDEKIT's
-  variant: score, key (current and old layout) and index files.  See
+* **BOSARIS HDF5** (Brümmer & de Villiers 2011, sec. 4.6) as the MATLAB toolkit writes it, and
+  SIDEKIT's variant: score, key (current and old layout) and index files.  See
   :mod:`llrlab.core.io.hdf5` for the layouts and the matrix orientation rule.
 * **Condition files** ``model segment condition``, joined into ``Trials.conditions``.
 * **A score file to be calibrated**, in any of the formats above that hold scores:

@@ -1,8 +1,8 @@
 """BOSARIS text score, key and index files, and the trial-id join shared by every format.
 
 Formats (one trial per line, fields separated by whitespace -- or by commas in a ``.csv``
-file or when the first line is evidently comma-separated; seed 000 section 4.1 describes the
-three objects):
+file or when the first line is evidently comma-separated; Brümmer & de Villiers (2011), sec. 4.1
+describes the three objects):
 
 * score file: ``model segment score``
 * key file: ``model segment target|nontarget`` (see :data:`LABEL_HELP` for the accepted words)

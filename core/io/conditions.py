@@ -1,7 +1,7 @@
 """Condition files: ``model segment condition`` per line, joined into ``Trials.conditions``.
 
 A condition (e.g. "tel-tel", "mic-tel", a language, a duration bin) labels each trial so that
-measures can pool conditions with equal weight (van Leeuwen 2008, seed 001).  The file is
+measures can pool conditions with equal weight (van Leeuwen 2008).  The file is
 joined to the trials on (model, segment) like a key to a score file: trials without a
 condition, and condition lines without a trial, are counted and reported with a
 :class:`~llrlab.core.errors.LlrlabWarning` and in the :class:`JoinReport`; only the trials

@@ -1,7 +1,7 @@
 """BOSARIS HDF5 score, key and index files (and SIDEKIT's variant of them).
 
-The binary format of the BOSARIS Toolkit (seed 000 section 4.6) stores a trial list as two id
-lists and dense matrices of size (number of models) x (number of test segments): element
+The binary format of the BOSARIS Toolkit (Brümmer & de Villiers 2011, sec. 4.6) stores a trial list
+as two id lists and dense matrices of size (number of models) x (number of test segments): element
 (i, j) belongs to the trial of model i and segment j.
 
 =============  ===============================================================================
@@ -18,7 +18,7 @@ SIDEKIT        ``modelset``, ``segset`` (older versions: ``segest``), ``scores``
 Conditions     optional in a score or key file (an llrlab extension, ignored by other
                readers): ``/conditions``, a models x segments matrix of strings (UTF-8) with
                the condition of every trial (other cells empty); read into
-               ``Trials.conditions`` for condition-weighted pooling (seed 001)
+               ``Trials.conditions`` for condition-weighted pooling (van Leeuwen 2008)
 =============  ===============================================================================
 
 Ids may be fixed-length or variable-length strings; they are decoded as UTF-8 (trailing NUL
@@ -82,7 +82,8 @@ numbers.
 References
 ----------
 .. [1] N. Brümmer and E. de Villiers, "The BOSARIS Toolkit: Theory, Algorithms and Code for
-   Surviving the New DCF" (2011), seed 000 section 4.6 (file format) and 4.1 (data objects).
+   Surviving the New DCF" (2011), Brümmer & de Villiers (2011), sec. 4.6 (file format) and 4.1
+   (data objects).
 .. [2] BOSARIS Toolkit MATLAB sources ``@Scores/save_hdf5.m``, ``@Key/save_hdf5.m``,
    ``@Ndx/save_hdf5.m`` and their ``read_hdf5.m``: ``hdf5write``/``hdf5read`` with
    ``'V71Dimensions', true``; MATLAB's ``hdf5write`` documentation for that option.

@@ -57,6 +57,12 @@ def compute_results(key, *, systems=None, system=None, fusion=False, calibration
     systems = systems or {}
     if not systems:
         return Results(key, {})
+    from ..scaled import holds_scaled, scaled_results  # sets larger than memory, on Dask
+
+    if holds_scaled(systems):
+        return scaled_results(key, systems=systems, system=system, fusion=fusion,
+                              calibration=calibration, train_prior=train_prior,
+                              conditions=conditions, raw_cache=raw_cache, progress=progress)
     conditions = conditions or ConditionSpec()
     if fusion:
         return fusion_results(key, systems, train_prior=train_prior, raw_cache=raw_cache,

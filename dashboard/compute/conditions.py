@@ -15,11 +15,14 @@ from llrlab.core.conditions import condition_weights, parse_condition_weights
 from .datasets import raw_analysis, transformed
 from .results import ConditionCurve
 
-__all__ = ["MAX_CONDITIONS", "ConditionSpec", "all_conditions", "condition_curves",
-           "pool_notes", "prepare"]
+__all__ = ["MAX_CONDITIONS", "MAX_LISTED", "ConditionMenu", "ConditionSpec", "all_conditions",
+           "condition_curves", "condition_menu", "pool_notes", "prepare"]
 
 #: Conditions drawn as separate curves (the pool may have more; the rest are not drawn).
 MAX_CONDITIONS = 10
+#: Conditions the page lists by name (those with the most trials); the others are offered
+#: as one entry, so that a file with 10^6 condition names costs the page 51 entries.
+MAX_LISTED = 50
 #: Condition pools kept in the raw cache (each holds a weighted copy and its analysis).
 _POOLS_KEPT = 4
 _MEMO_LOCK = threading.Lock()
@@ -38,7 +41,63 @@ class ConditionSpec:
     weights: str = "pooled"
     text: str = ""
     select: tuple | None = None
+    #: With ``select`` None: conditions left out of the pool (the others are pooled).
+    exclude: tuple = ()
+    #: The page lists only some conditions (:class:`ConditionMenu`): custom weights then
+    #: give weight 0 (leave out of the pool) the conditions they do not name.
+    capped: bool = False
 
+
+@dataclass(frozen=True)
+class ConditionMenu:
+    """The conditions the page offers for pooling: ``listed`` (at most :data:`MAX_LISTED`,
+    those with the most trials over the shown sets, in name order), and how many other
+    conditions there are (``n_others``) with how many trials (``others_trials``), offered as
+    one entry named ``others_label`` (a name no listed condition has)."""
+
+    listed: tuple = ()
+    n_others: int = 0
+    others_trials: int = 0
+    others_label: str = ""
+
+    @property
+    def capped(self):
+        return self.n_others > 0
+
+
+def condition_menu(sets, limit=MAX_LISTED) -> ConditionMenu:
+    """The :class:`ConditionMenu` of the given trials (vectorized: one ``numpy.unique`` over
+    the conditions of the sets, whatever their number).
+
+    Examples
+    --------
+    >>> from llrlab.core import Trials
+    >>> t = Trials([1.0, 2.0, -1.0, 0.5], [1, 1, 0, 0], conditions=["a", "b", "b", "c"])
+    >>> m = condition_menu([t], limit=2)
+    >>> m.listed, m.n_others, m.others_trials, m.others_label
+    (('a', 'b'), 1, 1, '(1 other condition)')
+    """
+    names, counts = [], []
+    for t in sets:
+        if t is not None and t.conditions is not None:
+            n, inv = t.condition_index()
+            names.append(np.asarray(n))
+            counts.append(np.bincount(inv, minlength=len(n)))
+    if not names:
+        return ConditionMenu()
+    uniq, where = np.unique(np.concatenate(names), return_inverse=True)
+    total = np.bincount(where, weights=np.concatenate(counts)).astype(np.int64)
+    if len(uniq) <= limit:
+        return ConditionMenu(tuple(uniq.tolist()))
+    # the `limit` largest (ties: by name), listed in name order
+    order = np.lexsort((np.arange(len(uniq)), -total))[:limit]
+    top = np.sort(order)
+    listed = tuple(uniq[top].tolist())
+    n_others = len(uniq) - limit
+    label = (f"({n_others:,} other conditions)" if n_others > 1 else "(1 other condition)")
+    while label in listed:
+        label = f"({label})"
+    return ConditionMenu(listed, n_others, int(total.sum() - total[top].sum()), label)
 
 def _memo(cache, trials, key, fn):
     """``fn()`` cached under ``(id(trials), *key)`` while ``trials`` is alive (the state drops
@@ -57,9 +116,21 @@ def _memo(cache, trials, key, fn):
     return value
 
 
+def _among(keys, names):
+    """For each of ``keys`` (a few strings), whether it is in ``names`` (a sorted array of
+    distinct strings, possibly 10^6 of them): binary searches, no set of all names."""
+    keys = list(keys)
+    if not keys or len(names) == 0:
+        return [False] * len(keys)
+    k = np.asarray(keys, dtype=str)
+    i = np.minimum(np.searchsorted(names, k), len(names) - 1)
+    return (names[i] == k).tolist()
+
+
 def _spec_weights(spec: ConditionSpec, chosen, known):
     """What :func:`condition_weights` takes for one set: custom weights limited to the
-    conditions it pools (names no set has are passed on, so that the core names them)."""
+    conditions it pools (names no set has are passed on, so that the core names them).
+    ``chosen`` and ``known``: sorted arrays of names."""
     if spec.weights != "custom":
         return spec.weights
     if not spec.text.strip():
@@ -68,32 +139,53 @@ def _spec_weights(spec: ConditionSpec, chosen, known):
     w = parse_condition_weights(spec.text)
     if isinstance(w, str):
         return w
-    return {k: v for k, v in w.items() if k in chosen or k not in known}
+    pooled, exists = _among(w, chosen), _among(w, known)
+    return {k: v for (k, v), p, e in zip(w.items(), pooled, exists, strict=True)
+            if p or not e}
 
 
 def _pooled(cache, trials, spec: ConditionSpec, known):
     """``(ConditionWeights, raw Analysis of the pool, [(name, raw Analysis)])`` of one set."""
+    # names: sorted distinct conditions of the set (numpy strings); the selection is made
+    # with numpy, never as a Python set or list of every name (10^6 of them hold the GIL,
+    # and with it the event loop, for seconds)
     names, inv = trials.condition_index()
     if spec.select is not None and not spec.select:
         raise DataError("select at least one condition to pool")
-    if spec.select is None:
-        select, chosen = None, set(names.tolist())
+    if spec.select is None and spec.exclude:
+        chosen = names[~np.isin(names, np.asarray(spec.exclude, dtype=str))]
+        if not chosen.size:
+            raise DataError("select at least one condition to pool")
+        select = chosen
+    elif spec.select is None:
+        select, chosen = None, names
     else:
-        chosen = set(spec.select) & set(names.tolist())
-        if not chosen:
+        chosen = names[np.isin(names, np.asarray(spec.select, dtype=str))]
+        if not chosen.size:
             raise DataError(f"{trials.source or 'a data set'} has none of the selected "
                             f"conditions ({', '.join(spec.select)})")
-        select = sorted(chosen)
+        select = chosen
     weights = _spec_weights(spec, chosen, known)
-    wkey = tuple(sorted(weights.items())) if isinstance(weights, dict) else weights
+    if spec.capped and isinstance(weights, dict):
+        # weight 0 for the pooled conditions the text does not name = only the named ones
+        # are pooled (and the core is handed a handful of names, not 10^6 zeros)
+        named = sorted(k for k, ok in zip(weights, _among(weights, chosen), strict=True)
+                       if ok)
+        if named:
+            chosen = select = np.asarray(named, dtype=str)
+        elif all(_among(weights, known)):  # (names no set has: the core says so)
+            raise DataError("the custom weights name none of the pooled conditions")
+    # cache keys from the spec, not from the (possibly 10^6) names it stands for
+    wkey = (spec.weights, spec.text, spec.capped) if isinstance(weights, dict) else weights
+    skey = (None if select is None else ("except", spec.exclude) if spec.select is None
+            else tuple(select))
 
     def pool():
         cw = condition_weights(trials, weights, select=select)
         a = raw_analysis(cache, trials) if cw.trials is trials else analyze(cw.trials)
         return cw, a
 
-    cw, a = _memo(cache, trials, ("pool", wkey, None if select is None else tuple(select)),
-                  pool)
+    cw, a = _memo(cache, trials, ("pool", wkey, skey), pool)
     per = []
     for name in cw.conditions.tolist()[:MAX_CONDITIONS]:
         k = int(np.searchsorted(names, name))
@@ -129,19 +221,28 @@ def condition_curves(cw, per, cal):
 
 
 def all_conditions(sets):
-    """Every condition name of the given trials (sorted; empty when none carry conditions)."""
-    names = set()
-    for t in sets:
-        if t is not None and t.conditions is not None:
-            names.update(t.condition_index()[0].tolist())
-    return tuple(sorted(names))
+    """Every condition name of the given trials: a sorted array of distinct names (empty when
+    none carry conditions), made with numpy."""
+    arrays = [t.condition_index()[0] for t in sets
+              if t is not None and t.conditions is not None]
+    if not arrays:
+        return np.empty(0, dtype=str)
+    if len(arrays) == 1:
+        return arrays[0]
+    return np.unique(np.concatenate(arrays))
 
 
 def pool_notes(prepared):
     """A note when more conditions are pooled than drawn (``prepared``: values of
     :func:`prepare`)."""
-    shown = {c for p in prepared if p[1] is not None for c in p[1].conditions.tolist()}
-    if len(shown) > MAX_CONDITIONS:
-        return [f"{len(shown)} conditions are pooled; curves are drawn for the first "
+    pooled = [p[1].conditions for p in prepared if p[1] is not None]
+    n = 0 if not pooled else len(all_conditions_of(pooled))
+    if n > MAX_CONDITIONS:
+        return [f"{n:,} conditions are pooled; curves are drawn for the first "
                 f"{MAX_CONDITIONS}"]
     return []
+
+
+def all_conditions_of(arrays):
+    """The distinct names of sorted arrays of distinct names."""
+    return arrays[0] if len(arrays) == 1 else np.unique(np.concatenate(arrays))

@@ -6,7 +6,14 @@ from __future__ import annotations
 from llrlab.core import DataError
 from llrlab.core.calibration import fit_calibrator
 
-from .conditions import ConditionSpec, all_conditions, condition_curves, pool_notes, prepare
+from .conditions import (
+    ConditionSpec,
+    all_conditions,
+    condition_curves,
+    condition_menu,
+    pool_notes,
+    prepare,
+)
 from .datasets import bin_edges, hist_range, make_dataset, parallel
 from .results import Results
 
@@ -36,7 +43,7 @@ def fusion_results(key, systems, *, train_prior, raw_cache, progress,
     if not fused:
         return Results(key, {})
     known = all_conditions(fused.values())
-    spec = conditions if known else None
+    spec = conditions if len(known) else None
     # fused scores are new on every call: their analyses are not kept by identity
     prepared = parallel(lambda role, t: prepare(raw_cache, t, spec, known, cached=False),
                         fused)
@@ -55,4 +62,5 @@ def fusion_results(key, systems, *, train_prior, raw_cache, progress,
         note += " (trained on unweighted dev trials; the condition weights apply to the scores)"
     notes = [note, *(pool_notes(prepared.values()) if spec is not None else [])]
     return Results(key, datasets, cal, "fused LLR", None, notes=notes, all_conditions=known,
-                   condition_spec=spec)
+                   condition_spec=spec,
+                   condition_menu=condition_menu(fused.values()) if len(known) else None)

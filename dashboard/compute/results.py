@@ -160,8 +160,10 @@ class Results:
     notes : list of str
         Things the user should know (e.g. what fusion used).
     teaching : bool
-    all_conditions : tuple of str
-        Every condition of the shown data (empty when the trials carry none).
+    all_conditions : ndarray of str
+        Every condition of the shown data, sorted (empty when the trials carry none).
+    condition_menu : ConditionMenu or None
+        The conditions the page offers (the largest by name, the others as one entry).
     condition_spec : ConditionSpec or None
         How they were pooled (None without conditions).
     """
@@ -176,6 +178,7 @@ class Results:
     teaching: bool = False
     all_conditions: tuple = ()
     condition_spec: ConditionSpec | None = None
+    condition_menu: object = None
 
     @property
     def primary(self) -> DatasetResult | None:

@@ -6,7 +6,14 @@ from __future__ import annotations
 from llrlab.core import DataError
 from llrlab.core.calibration import fit_calibrator
 
-from .conditions import ConditionSpec, all_conditions, condition_curves, pool_notes, prepare
+from .conditions import (
+    ConditionSpec,
+    all_conditions,
+    condition_curves,
+    condition_menu,
+    pool_notes,
+    prepare,
+)
 from .datasets import bin_edges, hist_range, make_dataset, parallel, transformed
 from .results import Results, SystemData
 
@@ -19,7 +26,7 @@ def system_results(key, data: SystemData, name, *, calibration, train_prior, raw
     sets = {r: t for r, t in (("dev", data.dev), ("eval", data.eval)) if t is not None}
     progress(0.05, "analysing raw scores")
     known = all_conditions(sets.values())
-    spec = conditions if known else None
+    spec = conditions if len(known) else None
     prepared = parallel(lambda role, t: prepare(raw_cache, t, spec, known), sets)
     raws = {r: p[2] for r, p in prepared.items()}
     cal = None
@@ -47,4 +54,5 @@ def system_results(key, data: SystemData, name, *, calibration, train_prior, raw
     progress(1.0, "done")
     notes = pool_notes(prepared.values()) if spec is not None else []
     return Results(key, datasets, cal, "score" if cal is not None else "score (read as LLR)",
-                   mapping, notes=notes, all_conditions=known, condition_spec=spec)
+                   mapping, notes=notes, all_conditions=known, condition_spec=spec,
+                   condition_menu=condition_menu(sets.values()) if len(known) else None)

@@ -545,7 +545,11 @@ class DashboardState(param.Parameterized):
     def _apply(self, res):
         self._applied += 1
         with self._quiet():  # the results already match: no new computation
-            self.conditions.offer(res.all_conditions)
+            self.conditions.offer(res.condition_menu)
+        if self._last_good is not None:  # what was offered is part of the good choices
+            cond = self.conditions
+            self._last_good = {**self._last_good,
+                               "conditions": {p: getattr(cond, p) for p in cond.result_params}}
         self.param.update(results=res, nber=self._nber_data(res), op=self._measures(res),
                           **self._extras(res))
         self.uncertainty.show_for(res)

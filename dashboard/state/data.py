@@ -1,4 +1,10 @@
-"""The loaded data: systems with their dev and eval trials, and the jobs that load files."""
+"""The loaded data: systems with their dev and eval trials, and the jobs that load files.
+
+Loading reports in the page what the loaders report (:func:`load_with_notes`): trials in
+the scores but not in the key and the reverse (both counts, an example of each), repeated
+lines.  A failure names the file as the user knows it, also when the loader's message does
+not (a memory error, an unexpected exception).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +16,28 @@ import param
 from llrlab.core import Trials
 
 from ..compute import SystemData
+from .jobs import with_notes
 
-__all__ = ["DataState"]
+__all__ = ["DataState", "load_with_notes"]
+
+
+def load_with_notes(scores, key=None, progress=None, **limits):
+    """``(trials, notes)``: ``llrlab.core.io.load_trials_with_report`` and the messages of the
+    warnings it raised (trials dropped by the join, repeated lines).  ``limits``:
+    ``max_trials`` / ``max_bytes`` of the loader."""
+    from llrlab.core.io import load_trials_with_report
+
+    (trials, _report), notes = with_notes(load_trials_with_report, scores, key,
+                                          progress=progress, **limits)
+    return trials, notes
+
+
+class _FileFailed(Exception):
+    """A file could not be loaded: its name as the user knows it, and why."""
+
+    def __init__(self, name, exc):
+        super().__init__(name)
+        self.name, self.exc = name, exc
 
 
 class DataState(param.Parameterized):
@@ -36,6 +62,9 @@ class DataState(param.Parameterized):
     interactive = param.Boolean(default=True, precedence=-1, doc="""
         The last change of ``systems`` was a user's request (the dashboard then leaves
         teaching mode); False for data loaded at start-up.""")
+    notes = param.Dict(default={}, precedence=-1, doc="""
+        (system, role) -> what loading that set reported (trials in only one of the score
+        and key files, with counts; repeated lines), shown in the page while it is loaded.""")
 
     def __init__(self, jobs=None, **params):
         super().__init__(**params)
@@ -67,7 +96,9 @@ class DataState(param.Parameterized):
                                                  else (names[0] if names else None))
         self.param.system.objects = names
         before = self.version
-        self.param.update(systems=systems, system=current, interactive=interactive)
+        notes = {k: v for k, v in self.notes.items() if k[0] in systems}
+        self.param.update(systems=systems, system=current, interactive=interactive,
+                          notes=notes)
         if self.version == before:  # the same objects again (a reload): still new data
             self.param.trigger("systems")
 
@@ -83,8 +114,8 @@ class DataState(param.Parameterized):
         replace : bool
             Replace all loaded data instead of adding to it.
         loader : callable, optional
-            ``loader(scores_path, key_path, progress) -> Trials``; default
-            ``llrlab.core.io.load_trials``.
+            ``loader(scores_path, key_path, progress)`` returning ``Trials`` or
+            ``(Trials, notes)``; default :func:`load_with_notes`.
         cleanup : str, optional
             A temporary directory removed once the files are read.
         interactive : bool
@@ -92,13 +123,10 @@ class DataState(param.Parameterized):
             loaded at start-up) keeps the choices, e.g. those restored from the URL.
 
         A file that cannot be read sets the status error (its message names the file) and
-        leaves the loaded data as they were.
+        leaves the loaded data as they were.  What the loader reports (see
+        :func:`load_with_notes`) is kept in ``notes``.
         """
-        if loader is None:
-            from llrlab.core.io import load_trials
-
-            def loader(scores, key, progress):
-                return load_trials(scores, key, progress=progress)
+        loader = loader or load_with_notes
 
         display = {str(k): v for k, v in (display or {}).items()}
         items = list(items)
@@ -118,10 +146,15 @@ class DataState(param.Parameterized):
                         progress((i + min(max(fraction, 0.0), 1.0)) / len(items),
                                  f"loading {name}")
 
-                    t = loader(scores, key, prog)
-                    if str(scores) in display:
-                        t = _with_source(t, display[str(scores)])
-                    out.append((system, role, t.require_both_classes()))
+                    try:
+                        got = loader(scores, key, prog)
+                        t, notes = got if isinstance(got, tuple) else (got, [])
+                        if str(scores) in display:
+                            t = _with_source(t, display[str(scores)])
+                        t = t.require_both_classes()
+                    except Exception as exc:
+                        raise _FileFailed(name, exc) from exc
+                    out.append((system, role, t, " ".join(shown(n) for n in notes)))
                 return out
             finally:
                 if cleanup:
@@ -129,13 +162,33 @@ class DataState(param.Parameterized):
 
         def done(out):
             systems = {} if replace else dict(self.systems)
-            for system, role, t in out:
+            notes = {} if replace else dict(self.notes)
+            for system, role, t, note in out:
                 systems[system] = systems.get(system, SystemData()).replace(role, t)
+                notes.pop((system, role), None)
+                if note:
+                    notes[(system, role)] = note
+            self.notes = notes
             self.set_systems(systems, show=out[-1][0] if out and interactive else None,
                              interactive=interactive)
 
-        self.jobs.run("loading", job, done,
-                      lambda exc: self.jobs.report(exc, "loading", shown=shown))
+        def fail(exc):
+            name = None
+            if isinstance(exc, _FileFailed):
+                name, exc = exc.name, exc.exc
+
+            def named(text):
+                text = shown(text)
+                return text if name is None or name in text else f"{name}: {text}"
+
+            self.jobs.report(exc, "loading", shown=named)
+
+        self.jobs.run("loading", job, done, fail)
+
+    def notes_text(self):
+        """What loading reported about the loaded sets, one sentence per set ('' if
+        nothing)."""
+        return " ".join(self.notes[k] for k in sorted(self.notes))
 
 
 def _with_source(t: Trials, source):

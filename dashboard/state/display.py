@@ -20,3 +20,11 @@ class DisplayState(param.Parameterized):
     show_dev = param.Boolean(default=True, label="Show dev")
     presentation = param.Boolean(default=False, label="Presentation style")
     svg = param.Boolean(default=False, label="SVG output")
+    llr_unit = param.Selector(default="ln", objects=["ln", "log10", "bits"], label="LLR unit",
+                              doc="""
+        Unit of the LLR axes (Tippett plot, calibration map): natural log, log10 (the forensic
+        convention) or bits; llrlab.core.llr_to_unit.""")
+    reliability = param.Selector(default="pav", objects=["pav", "bins"],
+                                 label="Reliability diagram", doc="""
+        The empirical posterior of the reliability diagram: PAV-recalibrated, or per bin.""")
+    reliability_bins = param.Integer(default=10, bounds=(2, 50), label="Reliability bins")

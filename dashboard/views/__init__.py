@@ -2,8 +2,13 @@
 
 from .calibration import CalibrationView
 from .det import DETView
+from .export import ExportView
+from .forensic import ForensicView
 from .histogram import HistogramView
 from .metrics import MetricsView
 from .nber import NBERView
+from .reliability import ReliabilityView
+from .tippett import TippettView
 
-__all__ = ["CalibrationView", "DETView", "HistogramView", "MetricsView", "NBERView"]
+__all__ = ["CalibrationView", "DETView", "ExportView", "ForensicView", "HistogramView",
+           "MetricsView", "NBERView", "ReliabilityView", "TippettView"]

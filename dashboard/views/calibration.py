@@ -19,6 +19,9 @@ import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Range1d, Span
 
+from llrlab.core import llr_label, llr_to_unit
+
+from ..safe import MAX_SHOWN, md_text
 from ..state import DashboardState
 from ._common import COLORS, Styler, finite, fit_figure, new_figure
 
@@ -51,16 +54,6 @@ LABELS = {
     "train_min_cllr": "dev min Cllr (bits)",
     "notes": "notes",
 }
-_MD_SPECIAL = set("\\`*_[]#|<>&~")
-
-
-def _md(text):
-    """``text`` shown literally in a Markdown table cell (no markup, no HTML, no column
-    break)."""
-    text = " ".join(str(text).split())
-    if len(text) > 300:
-        text = text[:150] + " … " + text[-140:]
-    return "".join(f"&#{ord(c)};" if c in _MD_SPECIAL else c for c in text)
 
 
 def _fmt(v):
@@ -90,7 +83,7 @@ def describe(d):
     lines = ["| parameter | value |", "|---|---|"]
     for k, v in d.items():
         label = LABELS.get(k, str(k).replace("_", " "))
-        lines.append(f"| {label} | {_md(_fmt(v))} |")
+        lines.append(f"| {md_text(label, MAX_SHOWN)} | {md_text(_fmt(v), MAX_SHOWN)} |")
     return "\n".join(lines)
 
 
@@ -168,6 +161,10 @@ class CalibrationView(pn.viewable.Viewer):
 
     # ---------------------------------------------------------------- updates
 
+    @param.depends("state.display.llr_unit", watch=True)
+    def _on_unit(self):  # (a watcher of both state.x and state.part.y misses changes)
+        self._on_results()
+
     @param.depends("state.results", watch=True)
     def _on_results(self):
         st = self.state
@@ -184,12 +181,13 @@ class CalibrationView(pn.viewable.Viewer):
             if res is not None and res.mapping is not None:
                 s, llr = res.mapping
                 llr = finite(llr)
-                self.source.data = {"score": s, "llr": llr}
                 self.figure.title.text = f"Calibration: {cal.kind} (trained on dev)"
             else:
-                grid = np.linspace(lo, hi, 2)
-                self.source.data = {"score": grid, "llr": grid}
+                s = llr = np.linspace(lo, hi, 2)
                 self.figure.title.text = "No calibration: scores read as LLRs"
+            unit = st.display.llr_unit  # the LLR axis in the display unit
+            self.source.data = {"score": s, "llr": llr_to_unit(llr, unit)}
+            self.figure.yaxis[0].axis_label = llr_label(unit)
             y = self.source.data["llr"]
             y = y[np.isfinite(y)]
             ylo, yhi = (float(y.min()), float(y.max())) if y.size else (-1.0, 1.0)
@@ -198,7 +196,7 @@ class CalibrationView(pn.viewable.Viewer):
             self.figure.y_range.start, self.figure.y_range.end = ylo - pad, yhi + pad
             d = st.export.calibration_dict()
             self.params.object = describe(d)
-            self.note.object = " ".join(res.notes) if res is not None else ""
+            self.note.object = md_text(" ".join(res.notes)) if res is not None else ""
             self.download_params.disabled = d is None
             self.download_scores.disabled = d is None or st.teaching.enabled
             self._on_op()
@@ -208,7 +206,7 @@ class CalibrationView(pn.viewable.Viewer):
     def _on_op(self):
         st = self.state
         res = st.results
-        self.hline.location = -st.point.plo
+        self.hline.location = float(llr_to_unit(-st.point.plo, st.display.llr_unit))
         if res is not None:
             self.vline.location = res.threshold_score(st.point.plo)
 

@@ -13,7 +13,6 @@ The table is an HTML pane regenerated whole (see ``views/metrics.py`` on Bokeh's
 
 from __future__ import annotations
 
-import html
 import io
 import logging
 
@@ -21,7 +20,8 @@ import panel as pn
 import param
 from panel.io.state import set_curdoc
 
-from ..state import DashboardState
+from ..safe import MAX_SHOWN, html_text, md_text
+from ..state import DashboardState, user_message
 from .compare_plots import (
     CllrBarsView,
     CompareAPEView,
@@ -77,7 +77,7 @@ def table_html(rows, *, presentation=False, pending=False):
     out += [f'<th class="{"l" if c == "system" else ""}">{c}</th>' for c in _COLUMNS]
     out.append("</tr></thead><tbody>")
     for r in rows:
-        name = html.escape(str(r["system"]))
+        name = html_text(r["system"], MAX_SHOWN)
         cells = [f'<td class="l" data-key="system"><span class="sw" '
                  f'style="background:{r["color"]}"></span><b>{name}</b></td>',
                  f"<td>{r['n_tar']:,}</td>", f"<td>{r['n_non']:,}</td>",
@@ -97,14 +97,14 @@ def table_html(rows, *, presentation=False, pending=False):
                       f'<td class="muted" data-key="mcnemar_p">{text}</td>']
         elif sig.z is None:
             cells += ['<td data-key="z_p">—</td>', '<td data-key="mcnemar_p">—</td>']
-            verdict = html.escape(sig.error)
+            verdict = html_text(sig.error)
         else:
             z, m = sig.z, sig.mcnemar
             cells += [f'<td data-key="z_p" class="{"sig" if z.significant else ""}">'
                       f"{_p(z.p_value)}</td>",
                       f'<td data-key="mcnemar_p" class="{"sig" if m.significant else ""}">'
                       f"{_p(m.p_value)}</td>"]
-            verdict = f"{html.escape(_sentence(z.verdict))} {html.escape(_sentence(m.verdict))}"
+            verdict = f"{html_text(_sentence(z.verdict))} {html_text(_sentence(m.verdict))}"
         out.append(f'<tr data-system="{name}">' + "".join(cells) + "</tr>")
         if verdict:
             out.append(f'<tr class="v"><td></td><td class="l verdict" colspan="'
@@ -191,8 +191,9 @@ class CompareView(pn.viewable.Viewer):
             with set_curdoc(doc):
                 try:
                     fn()
-                except Exception:  # never let a callback kill the session
-                    log.exception("deferred comparison callback failed")
+                except Exception as exc:  # never let a callback kill the session
+                    log.error("deferred comparison callback failed", exc_info=exc)
+                    self.state.status.error = f"the comparison failed: {user_message(exc)}"
 
         self._timeout = doc.add_timeout_callback(cb, TEST_DELAY_MS)
 
@@ -207,14 +208,14 @@ class CompareView(pn.viewable.Viewer):
         pt = st.point
         self.header.object = (
             f"**{cs.role}** sets at effective prior {pt.effective_prior:.4g} (prior log-odds "
-            f"**{pt.plo:.3f}**) · each system tested against **{html.escape(ref)}** at the "
-            f"{100 * cs.significance_level:g}% level: z-test of the DCF difference (seed 002) "
-            f"and McNemar on the paired decisions"
+            f"**{pt.plo:.3f}**) · each system tested against **{md_text(ref, MAX_SHOWN)}** "
+            f"at the {100 * cs.significance_level:g}% level: z-test of the DCF difference "
+            f"(seed 002) and McNemar on the paired decisions"
             + ("" if st.conditions.spec().weights == "pooled" else
                " (the tests count every trial once: condition weights are not used)"))
 
     def _on_notice(self, *_):
-        self.notice.object = self.cstate.notice
+        self.notice.object = md_text(self.cstate.notice)
         self.notice.visible = bool(self.cstate.notice)
 
     def _on_status(self, *_):

@@ -19,6 +19,7 @@ import io
 import panel as pn
 import param
 
+from ..safe import MAX_SHOWN, html_text, md_text
 from ..state import DashboardState
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
@@ -160,7 +161,7 @@ def condition_table_html(rows, presentation=False):
     for k, row in enumerate(rows):
         color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
         out.append(f'<tr><td><span class="llrlab-swatch" style="background:{color}"></span>'
-                   f"{html.escape(row['condition'])}</td>")
+                   f"{html_text(row['condition'], MAX_SHOWN)}</td>")
         for key, _, fmt in CONDITION_COLUMNS:
             if key == "weight":
                 w_t, w_n = row["w_tar"], row["w_non"]
@@ -170,7 +171,7 @@ def condition_table_html(rows, presentation=False):
                 text = fmt(row[key])
                 style = ' style="color:#c62828;font-weight:bold"' if (
                     key == "dr30_safe" and not row[key]) else ""
-            out.append(f'<td data-condition="{html.escape(row["condition"])}" '
+            out.append(f'<td data-condition="{html_text(row["condition"], MAX_SHOWN)}" '
                        f'data-key="{key}"{style}>{html.escape(text)}</td>')
         out.append("</tr>")
     out.append("</tbody></table></div>")
@@ -273,7 +274,7 @@ class MetricsView(pn.viewable.Viewer):
             f"Bayes threshold on LLRs {-pt.plo:.3f}")
         weighting = st.export.weighting_text()
         if weighting:
-            header += f"  \nConditions: {weighting}"
+            header += f"  \nConditions: {md_text(weighting)}"
         self.header.object = header
         self.ci_note.object = self._ci_text()
         rows = st.export.condition_rows() if st.conditions.show_curves else []
@@ -282,7 +283,7 @@ class MetricsView(pn.viewable.Viewer):
         self.condition_table.object = condition_table_html(rows, st.display.presentation)
         self.condition_title.visible = self.condition_table.visible = bool(rows)
         text = st.export.dr30_warning()
-        self.warning.object = text
+        self.warning.object = md_text(text)
         self.warning.visible = bool(text)
         note = st.export.calibration_warning()
         self.calibration_note.object = note

@@ -2,8 +2,8 @@
 
 Every request that is not to localhost / 127.0.0.1 is aborted (and recorded), so a page that
 tries to fetch an external resource fails loudly instead of hanging.  Chromium is launched
-with the flags of /work/shared/DASHBOARD_NOTES.md.  Without chromium the tests are skipped,
-unless the environment variable CI is "true" (then they fail).
+with the flags in FLAGS (no sandbox as root, no background networking).  Without chromium the tests
+are skipped, unless the environment variable CI is "true" (then they fail).
 """
 
 from __future__ import annotations

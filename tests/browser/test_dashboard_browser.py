@@ -164,7 +164,7 @@ def test_upload_valid_then_broken_file(page, serve, tmp_path):
     inputs = page.locator("input[type=file]")
     wait_until(page, lambda: inputs.count() >= 2, what="the upload widgets")
     inputs.nth(0).set_input_files(str(good))
-    wait_until(page, lambda: "good_trials.txt" in (uploads.scores.value or {}),
+    wait_until(page, lambda: "good_trials.txt" in uploads.scores.files,
                what="the upload to arrive")
     page.locator(".bk-btn", has_text="Load uploaded file").first.click()
     wait_until(page, lambda: "uploaded" in state.data.systems and not state.status.busy,
@@ -178,7 +178,7 @@ def test_upload_valid_then_broken_file(page, serve, tmp_path):
     screenshot(page, "04_upload_ok")
 
     inputs.nth(0).set_input_files(str(bad))
-    wait_until(page, lambda: "broken_trials.txt" in (uploads.scores.value or {}),
+    wait_until(page, lambda: "broken_trials.txt" in uploads.scores.files,
                what="the broken upload to arrive")
     page.locator(".bk-btn", has_text="Load uploaded file").first.click()
     wait_until(page, lambda: "broken_trials.txt" in state.status.error, what="the error message")

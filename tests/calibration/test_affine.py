@@ -1,7 +1,7 @@
 """Affine calibration and its logistic-regression kernel.
 
 References for every check are computed here independently: the objective Ce(p) written out
-with ``np.logaddexp`` (../shared/CONVENTIONS.md "Scoring rules"), scipy's BFGS on it,
+with ``np.logaddexp`` (docs/conventions.md), scipy's BFGS on it,
 scikit-learn's LogisticRegression with the prior as sample weights, and the sandwich
 estimate of the sampling error of the fitted parameters.
 """

@@ -147,3 +147,23 @@ def test_gzipped_files_and_standard_input_are_read(data, tmp_path):
         r = subprocess.run([str(LLRLAB), "eval", "-", str(data / "eval_key.txt"), "--json"],
                            stdin=f, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout == plain[1]
+
+
+def test_dask_written_before_the_files_takes_no_file_as_its_scheduler(data):
+    """``--dask [SCHEDULER]`` before ``SCORES KEY`` used to take SCORES as a scheduler
+    address ("missing port number")."""
+    pytest.importorskip("dask", reason="the scale extra is not installed")
+    from llrlab.core.io import load_trials, write_scores
+
+    h5, key = data / "eval.h5", data / "eval_key.h5"
+    t = load_trials(data / "eval.txt", data / "eval_key.txt")
+    write_scores(h5, t)
+    write_key(key, t)
+    before = _llrlab("eval", "--dask", h5, key, "--json")
+    plain = _llrlab("eval", h5, key, "--json")
+    assert before[0] == 0, before[2]
+    assert before[1] == plain[1]
+    # text files are read in memory: --dask says so
+    code, _, err = _llrlab("eval", "--dask", data / "eval.txt", data / "eval_key.txt")
+    _one_line_error(code, err, "eval.txt is neither a Parquet nor an HDF5 file",
+                    "text files are read in memory, without --dask")

@@ -1,6 +1,6 @@
 """Slow, obviously-correct reference implementations used only by the tests.
 
-Each follows the definition in ../shared/CONVENTIONS.md literally: sweeps over every
+Each follows the definition in docs/conventions.md literally: sweeps over every
 threshold, exact rational arithmetic where it matters, quadratic loops.  No llrlab code.
 """
 

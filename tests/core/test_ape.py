@@ -1,4 +1,4 @@
-"""APE / ECE curves (seed 004 section 7.7.4): hand-computed toy with ties, agreement with the
+"""APE / ECE curves (Brümmer 2010, sec. 7.7.4): hand-computed toy with ties, agreement with the
 per-prior measures, the fast cross-entropy kernel, the integral identities (errata factor 2),
 the Cllr decomposition, weights, infinite LLRs, bad input."""
 
@@ -162,7 +162,7 @@ def test_large_set_taylor_path_is_exact():
     assert_allclose(taylor, [cross_entropy(tar, non, q) for q in p], rtol=1e-12)
 
 
-# -- the integral identities (seed 004 section 7.7.4 with the errata factor 2) -----------------
+# -- the integral identities (Brümmer 2010, sec. 7.7.4 with the errata factor 2) -----------------
 def _integrate_piecewise(curve, jumps, nodes=20):
     """Integral over the real line of a Bayes-error curve that is smooth between ``jumps``:
     Gauss-Legendre on every piece, plus the tails in closed form.  Below the lowest jump no

@@ -1,4 +1,4 @@
-"""Condition-weighted pooling (seed 001): hand-computed case, per-condition averages,
+"""Condition-weighted pooling (van Leeuwen 2008): hand-computed case, per-condition averages,
 brute force on the weighted definitions, equal weights == plain pool, selection, errors."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from llrlab.core.conditions import (
 #
 #   A: tar 1.0, 3.0                 non -2.0, 0.5, -1.0, -3.0     N_tar^A = 2, N_non^A = 4
 #   B: tar 0.2, -0.5, -0.7, 1.5     non 0.0, -1.5                 N_tar^B = 4, N_non^B = 2
-#   N_tar = N_non = 6.  Equal weights w_A = w_B = 1/2 give (seed 001 eq. 12)
+#   N_tar = N_non = 6.  Equal weights w_A = w_B = 1/2 give (van Leeuwen 2008, eq. 12)
 #   beta_tar^A = 0.5/(2/6) = 1.5,  beta_tar^B = 0.5/(4/6) = 0.75,
 #   beta_non^A = 0.5/(4/6) = 0.75, beta_non^B = 0.5/(2/6) = 1.5.
 #
@@ -141,7 +141,7 @@ def _rates(t, thr):
 
 
 def _pooled_rates(t, w, thr):
-    """Seed 001 eq. 3-4: sum_alpha w_alpha * P_alpha(t)."""
+    """van Leeuwen (2008), eq. 3-4: sum_alpha w_alpha * P_alpha(t)."""
     pm, pf = np.zeros(thr.size), np.zeros(thr.size)
     for k, c in enumerate(np.unique(t.conditions)):
         a, b = _rates(t.subset(t.conditions == c), thr)

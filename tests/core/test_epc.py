@@ -1,4 +1,5 @@
-"""EPC (seed 002 section 3.2): hand-computed tables with ties, a brute-force threshold sweep,
+"""EPC (Bengio, Mariéthoz & Keller 2005): hand-computed tables with ties, a brute-force threshold
+sweep,
 agreement with minimum DCF, weights, several systems, bad input."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Tests of significance between two systems (llrlab.core.significance).
 
-Reference values: seed 002's Tables 3.4 and 3.7 (eq. 3.32), hand-computed McNemar counts and
-p-values (scipy.stats.binomtest / chi2), and the false-positive rate of both tests on many
-simulated pairs of systems with the same score distribution.
+Reference values: the published XM2VTS and NIST 2000 examples of Bengio & Mariéthoz (2004),
+hand-computed McNemar counts and p-values (scipy.stats.binomtest / chi2), and the false-positive
+rate of both tests on many simulated pairs of systems with the same score distribution.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ def _system(n_tar, misses, n_non, fas, source=""):
 # --------------------------------------------------------------------------- z-test
 
 
-def test_z_test_reproduces_seed_002_table_3_4():
-    # XM2VTS models A and B (Table 3.2): FAR 1.15 / 1.95 % of 112000, FRR 2.50 / 2.75 % of 400.
+def test_z_test_reproduces_the_published_xm2vts_example():
+    # XM2VTS models A and B (Bengio & Mariéthoz 2004): FAR 1.15 / 1.95 % of 112000, FRR 2.50 / 2.75
+    # % of 400.
     a = _system(400, 10, 112000, 1288)
     b = _system(400, 11, 112000, 2184)
     r = z_test(a, b, normalize=False)
@@ -36,15 +37,16 @@ def test_z_test_reproduces_seed_002_table_3_4():
     assert r.delta == pytest.approx(0.647, abs=5e-4)
     assert r.dcf_a == pytest.approx((0.025 + 0.0115) / 2)
     assert not r.significant and r.variance == "independent"
-    # eq. 3.32 written out
+    # the independent-errors variance written out
     var = (0.0115 * 0.9885 + 0.0195 * 0.9805) / (4 * 112000) + \
           (0.025 * 0.975 + 0.0275 * 0.9725) / (4 * 400)
     assert r.std == pytest.approx(np.sqrt(var), rel=1e-12)
     assert r.p_value == pytest.approx(2 * norm.sf(abs(r.dcf_a - r.dcf_b) / np.sqrt(var)))
 
 
-def test_z_test_reproduces_seed_002_table_3_7_independent_case():
-    # NIST 2000 models C and D (Table 3.5): FAR 13.1 / 15.8 % of 57748, FRR 9.6 / 7.8 % of 5825.
+def test_z_test_reproduces_the_published_nist_2000_example_independent_case():
+    # NIST 2000 models C and D (Bengio & Mariéthoz 2004): FAR 13.1 / 15.8 % of 57748, FRR 9.6 / 7.8
+    # % of 5825.
     c = _system(5825, 559, 57748, 7565)
     d = _system(5825, 454, 57748, 9124)
     r = z_test(c, d, normalize=False)

@@ -1,7 +1,7 @@
 """Confidence intervals and the bootstrap (llrlab.core.uncertainty).
 
-Layers: closed forms and scipy's binomtest for the proportion intervals; seed 002's published
-interval widths (Tables 3.3 and 3.6, eq. 3.30-3.31) for the normal approximation; coverage
+Layers: closed forms and scipy's binomtest for the proportion intervals; the published
+interval widths of Bengio & Mariéthoz (2004) for the normal approximation; coverage
 by simulation of a known Gaussian model; the bootstrap kernel against the public measures on
 explicit resamples; the speaker bootstrap against the trial bootstrap on correlated trials.
 """
@@ -61,7 +61,7 @@ def test_wilson_closed_form_by_hand():
     assert_allclose([ci.lower, ci.upper], [0.0102545, 0.0845194], atol=5e-8)
 
 
-def test_normal_interval_is_the_wald_formula_of_seed_002_eq_3_28():
+def test_normal_interval_is_the_wald_formula():
     ci = proportion_ci([10, 0, 400], [400, 50, 400], method="normal")
     p = np.array([0.025, 0.0, 1.0])
     half = Z95 * np.sqrt(p * (1 - p) / np.array([400, 50, 400]))
@@ -77,7 +77,7 @@ def test_vectorized_over_counts_and_levels_broadcast():
 
 
 def test_rule_of_30_is_the_relative_width_of_the_90_percent_normal_interval():
-    # seed 004 appendix B: with 30 errors one is 90 % confident that p_hat is within 30 % of p.
+    # Brümmer (2010), app. B: with 30 errors one is 90 % confident that p_hat is within 30 % of p.
     ci = proportion_ci(30, 10**6, confidence=0.90, method="normal")
     rel = float(ci.half_width / ci.estimate)
     assert rel == pytest.approx(norm.ppf(0.95) / np.sqrt(30), rel=1e-4)
@@ -102,27 +102,27 @@ def test_bad_counts():
         proportion_ci(0, 0)
 
 
-# ------------------------------------------------------------------ seed 002, section 3.3
+# ------------------------------------------------------------- Bengio & Mariéthoz (2004)
 
 
 @pytest.mark.parametrize("conf, width", [(0.90, 0.01285), (0.95, 0.01531), (0.99, 0.02013)])
-def test_hter_interval_widths_of_seed_002_table_3_3(conf, width):
-    # Model A on XM2VTS: FAR 1.15 % of NN = 112000, FRR 2.50 % of NP = 400 (Table 3.2);
-    # Table 3.3 gives the full width of the eq. 3.30 interval around its HTER.
+def test_hter_interval_widths_of_the_published_xm2vts_example(conf, width):
+    # Model A on XM2VTS: FAR 1.15 % of NN = 112000, FRR 2.50 % of NP = 400; the published
+    # full widths of the normal interval around its HTER (Bengio & Mariéthoz 2004).
     tar, non = _counts_trials(400, 10, 112000, 1288)
     ci = operating_point_ci(tar, non, 0.0, confidence=conf, method="normal", normalize=False)
     assert float(ci.dcf.estimate) == pytest.approx((0.025 + 0.0115) / 2)
     assert float(ci.dcf.upper - ci.dcf.lower) == pytest.approx(width, abs=6e-6)
 
 
-def test_hter_interval_width_of_seed_002_table_3_6():
+def test_hter_interval_width_of_the_published_nist_2000_example():
     # Model C on NIST 2000: FAR 13.1 % of 57748, FRR 9.6 % of 5825 -> 0.805 % at 95 %.
     tar, non = _counts_trials(5825, 559, 57748, 7565)
     ci = operating_point_ci(tar, non, 0.0, method="normal", normalize=False)
     assert float(ci.dcf.upper - ci.dcf.lower) == pytest.approx(0.00805, abs=1e-5)
 
 
-def test_dcf_normal_variance_is_seed_002_eq_3_31():
+def test_dcf_normal_variance_generalizes_the_hter_one():
     # NIST costs C_miss = 10, P_target = 0.01, C_fa = 1: seed DCF = 0.1 FRR + 0.99 FAR with
     # variance FAR(1-FAR) 0.99^2/NN + FRR(1-FRR)/(100 NP).  llrlab's un-normalized DCF is the
     # same divided by 0.1 + 0.99 (effective prior), so its half-width is scaled likewise.
@@ -194,7 +194,7 @@ def test_equal_weights_change_nothing_and_unequal_weights_use_kish_n():
 
 # ------------------------------------------------------------------- coverage by simulation
 
-# Targets N(3, 2^2), non-targets N(0, 1) (seed 000 figure 1), threshold 1:
+# Targets N(3, 2^2), non-targets N(0, 1) (Brümmer & de Villiers 2011, fig. 1), threshold 1:
 # Pmiss = Phi(-1) = 0.1587, Pfa = 1 - Phi(1) = 0.1587.
 N_SETS, T_SIM, N_SIM, THR = 2000, 200, 1000, 1.0
 P_MISS = norm.cdf((THR - 3.0) / 2.0)

@@ -12,6 +12,7 @@ from llrlab.dashboard.app import DEMO_FILES, create_app, demo_specs
 from llrlab.dashboard.controls import UploadPanel
 
 from .conftest import make_trials
+from .test_uploads import send
 
 
 def test_demo_files_are_shipped():
@@ -63,22 +64,22 @@ def test_upload_panel_valid_and_broken_files(tmp_path):
     t = make_trials(3000, seed=4, ids=True)
     path = tmp_path / "good.txt"
     write_trials(str(path), t)
-    up.scores.value = {"good.txt": path.read_text()}
+    send(up.scores, "good.txt", path.read_bytes(), chunk=1 << 16)
     up.role.value = "dev"
     up.system.value = "upl"
     up._load()
     assert st.status.error == ""
     assert len(st.data.systems["upl"].dev) == 3000
     systems = st.data.systems
-    up.scores.value = {"bad.txt": "m1 s1 1.0 target\nm1 s2 oops nontarget\n"}
+    send(up.scores, "bad.txt", b"m1 s1 1.0 target\nm1 s2 oops nontarget\n")
     up._load()
     assert st.status.error.startswith("bad.txt")
     assert "llrlab-upload" not in st.status.error  # the temporary path is not shown
     assert st.data.systems is systems
-    up.scores.value = {"big.txt": b"x" * 10}
-    up.max_bytes = 5
+    up.max_bytes = 5  # scores and key together are checked again at Load
     up._load()
     assert "limit" in st.status.error
+    up.cleanup()
 
 
 def test_parse_file_specs(tmp_path):
@@ -112,3 +113,39 @@ def test_serve_parser_and_main(capsys):
     args = parser.parse_args(["serve", "--no-show", "nope.h5"])
     assert cli.run_serve(args) == 2
     assert "nope.h5: no such file" in capsys.readouterr().err
+
+
+class _Doc:
+    """A document whose next-tick callbacks run at once."""
+
+    def add_next_tick_callback(self, cb):
+        cb()
+
+
+class _Inline:
+    def submit(self, fn):
+        fn()
+
+
+def test_an_error_while_a_result_is_applied_is_shown_not_swallowed(caplog):
+    from llrlab.dashboard.app import ThreadRunner
+
+    failures = []
+    runner = ThreadRunner(_Doc(), executor=_Inline(), on_failure=failures.append)
+
+    def apply(result):
+        raise TypeError("List parameter 'Bokeh.stylesheets' must be a list")
+
+    with caplog.at_level("ERROR"):
+        runner.run(lambda progress: 42, apply, lambda exc: None, lambda *a: None)
+    assert len(failures) == 1 and isinstance(failures[0], TypeError)
+    assert "dashboard callback failed" in caplog.text and "Traceback" in caplog.text
+
+
+def test_the_page_shows_a_failed_update_in_one_line():
+    from llrlab.dashboard.app import _show_failure
+
+    page = create_app(demo=False, threaded=False)
+    _show_failure(page.state, TypeError("List parameter 'Bokeh.stylesheets' must be a list"))
+    assert page.state.status.error == ("the page could not be updated: TypeError: List parameter "
+                                "'Bokeh.stylesheets' must be a list")

@@ -1,4 +1,4 @@
-"""Condition-weighted pooling (seed 001) and confidence intervals in the dashboard state and
+"""Condition-weighted pooling (van Leeuwen 2008) and confidence intervals in the dashboard state and
 views: set parameters, compare with llrlab.core computed directly (no browser)."""
 
 from __future__ import annotations

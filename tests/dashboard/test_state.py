@@ -190,7 +190,7 @@ def test_fusion_of_two_aligned_systems(dev, eval_):
     assert len(fused) == len(eval_)
 
 
-def test_teaching_mode_reproduces_seed_000_figure_1():
+def test_teaching_mode_reproduces_figure_1_of_the_bosaris_paper():
     st = DashboardState(snapshot={"teaching": {"enabled": True}})
     st.teaching.param.update(n_tar=3000, n_non=30_000, seed=5)
     res = st.results

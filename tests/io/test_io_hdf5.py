@@ -1,10 +1,10 @@
 """BOSARIS HDF5 (MATLAB toolkit layout, old key layout) and SIDEKIT's variant.
 
-The files here are made with h5py exactly as the writers lay them out (seed 000 section 4.6):
-the BOSARIS Toolkit writes with ``hdf5write(..., 'V71Dimensions', true)``, so a models x
-segments matrix appears in h5py with shape (models, segments); a plain column-major MATLAB
-write (``h5write``) appears transposed, shape (segments, models); SIDEKIT writes
-(models, segments) with ``modelset``/``segset`` (older versions: ``segest``).
+The files here are made with h5py exactly as the writers lay them out (Brümmer & de Villiers 2011,
+sec. 4.6): the BOSARIS Toolkit writes with ``hdf5write(..., 'V71Dimensions', true)``, so a models x
+segments matrix appears in h5py with shape (models, segments); a plain column-major MATLAB write
+(``h5write``) appears transposed, shape (segments, models); SIDEKIT writes (models, segments) with
+``modelset``/``segset`` (older versions: ``segest``).
 """
 
 from __future__ import annotations

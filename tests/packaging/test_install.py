@@ -23,6 +23,7 @@ def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
     assert "llrlab/core/__init__.py" in names
     assert "llrlab/core/io/__init__.py" in names
     assert "llrlab/core/calibration/__init__.py" in names
+    assert "llrlab/core/scale/__init__.py" in names
     assert "llrlab/dashboard/__init__.py" in names
     for sub in ("compute", "state", "views"):  # subpackages are listed one by one
         assert f"llrlab/dashboard/{sub}/__init__.py" in names

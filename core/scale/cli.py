@@ -1,0 +1,124 @@
+"""``llrlab eval --dask [SCHEDULER]``: the evaluation of ``llrlab eval`` computed on Dask.
+
+The same table and the same ``--json`` object as the in-memory path, from
+:func:`~llrlab.core.scale.analyze_dask` (exact).  SCORES is a Parquet file or directory, or
+an HDF5 score file with its KEY; SCHEDULER is ``local`` (the default: Dask's threaded
+scheduler, out of core) or the address of a ``dask.distributed`` scheduler.
+``--condition-weights`` / ``--select-conditions`` use the trials' own conditions (Parquet
+``condition`` column, HDF5 ``/conditions``); ``--calibrate-on DEV [KEY]`` trains out of core
+(see :mod:`llrlab.core.scale.calibration`), ``--model`` applies a saved calibration.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import LlrlabError
+
+__all__ = ["eval_dask"]
+
+_UNSUPPORTED = (("conditions", "--conditions (use a condition column or /conditions)"),
+                ("by_condition", "--by-condition"), ("ci", "--ci"),
+                ("bootstrap", "--bootstrap"), ("by_speaker", "--by-speaker"))
+
+
+def _check_options(args):
+    for attr, name in _UNSUPPORTED:
+        if getattr(args, attr, None):
+            raise LlrlabError(f"{name} is not available with --dask")
+
+
+def _weighted(data, args, client):
+    from ._frame import ScoreSet
+
+    if not (args.condition_weights or args.select_conditions):
+        return data
+    from ..cli._conditions import _select, _spec
+    from .conditions import condition_weights_dask
+
+    cw = condition_weights_dask(data, _spec(args), select=_select(args), client=client)
+    return ScoreSet(cw.scores.frame, cw.scores.source)
+
+
+def _summary(a, args):
+    from ..operating_point import plo_from_costs
+
+    plo = float(plo_from_costs(args.p_target, args.c_miss, args.c_fa))
+    return a.summary(args.p_target, args.c_miss, args.c_fa), a.at(plo)
+
+
+def eval_dask(args, out):
+    """The ``eval`` subcommand on Dask (``args`` as parsed by ``llrlab eval``)."""
+    from ..calibration import load_calibrator
+    from ..cli.evaluate import _ROWS, _dr30_line, _fmt
+    from .analysis import _scheduler_of, analyze_dask
+    from .calibration import fit_calibrator_dask
+    from .readers import open_scores
+
+    _check_options(args)
+    scheduler = None if args.dask in (None, "local") else args.dask
+    client, _ = _scheduler_of(scheduler)
+    client = None if client == "threads" else client
+    data = _weighted(open_scores(args.scores, args.key), args, client)
+    cal, what = None, ""
+    if args.model:
+        cal = load_calibrator(args.model)
+        if cal.n_systems != 1:
+            raise LlrlabError(f"{args.model}: a fusion of {cal.n_systems} systems cannot "
+                              f"calibrate one score set; use 'llrlab apply'")
+        what = f"the calibration in {args.model}"
+    elif args.calibrate_on:
+        if not 1 <= len(args.calibrate_on) <= 2:
+            raise LlrlabError(f"--calibrate-on takes DEV KEY, or one labelled file; got "
+                              f"{len(args.calibrate_on)} files")
+        method = args.method or "affine"
+        prior = 0.5 if args.prior is None else args.prior
+        dev = open_scores(*args.calibrate_on)  # unweighted, as in memory
+        cal = fit_calibrator_dask(dev, method=method, prior=prior, client=client)
+        at = "" if method == "pav" else f", prior {prior:g}"
+        what = f"{method} calibration trained on {args.calibrate_on[0]}{at}"
+    a = analyze_dask(data, plo=[], client=client)
+    summary, op = _summary(a, args)
+    after = None
+    if cal is not None:
+        b = analyze_dask(data, plo=[], client=client, transform=cal.apply)
+        after, op_after = _summary(b, args)
+    for s in (summary, after):
+        if s is not None and (args.condition_weights or args.select_conditions):
+            s["condition_weights"] = args.condition_weights or "equal"
+            if args.select_conditions:
+                from ..cli._conditions import _select
+
+                s["selected_conditions"] = _select(args)
+    if cal is None:
+        import warnings
+
+        from ..errors import LlrlabWarning
+        from ..llr_check import miscalibration_warning
+
+        note = miscalibration_warning(a, f"the scores of {args.scores}")
+        if note:
+            warnings.warn(note, LlrlabWarning, stacklevel=1)
+    if args.json:
+        obj = summary if after is None else {"raw": summary, "calibrated": after,
+                                             "calibration": cal.report()}
+        out.write(json.dumps(obj) + "\n")
+        return 0
+    from ..cli._conditions import weighting_line
+
+    head = f"{'':28}{'raw':>14}" + (f"{'calibrated':>14}" if after else "")
+    out.write(f"llrlab eval: {args.scores}" + (f" + {args.key}" if args.key else "") + "\n")
+    out.write(f"{a.note}\n")
+    out.write(f"operating point: p_target={args.p_target:g} c_miss={args.c_miss:g} "
+              f"c_fa={args.c_fa:g}\n")
+    out.write(weighting_line(args) + head + "\n")
+    for key, label in _ROWS:
+        line = f"{label:28}{_fmt(key, summary[key]):>14}"
+        if after:
+            line += f"{_fmt(key, after[key]):>14}"
+        out.write(line + "\n")
+    out.write(_dr30_line(op) + "\n")
+    if after:
+        out.write(f"after {what}: " + _dr30_line(op_after) + "\n")
+        out.write("".join(f"  {line}\n" for line in cal.lines()))
+    return 0

@@ -1,0 +1,62 @@
+"""Ten browser sessions on one server (localhost), one uploading a hostile file: the other
+nine keep updating.
+
+The scenario and its measurements are those of ``bench/bench_sessions.py`` (run it for the
+full-size numbers): ``llrlab serve`` runs as a separate process, chromium opens ten pages in
+contexts of their own; nine move the operating point every 100 ms and time the round trip,
+the tenth uploads a labelled file with 200,000 distinct condition names and presses Load.
+
+The machine running the tests is shared and has two cores, so the assertions are about
+liveness and bounded staleness, not a tight wall clock: every dragging page keeps getting
+answers while the hostile file is read and analysed (no page waits more than
+``MAX_STALE`` seconds for one), the server's event loop keeps answering a small static
+request, and the hostile page ends with its data or a clear error.  The measured numbers are
+printed (``pytest -s``) and kept in ``test-artifacts/load_test.txt``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from .conftest import ARTIFACTS
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Longest wait (seconds) of a dragging page for an answer, while the hostile file loads.
+MAX_STALE = 20.0
+#: Longest round trip (seconds) of a small static request to the server meanwhile.
+MAX_STATIC = 10.0
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_sessions",
+                                                  ROOT / "bench" / "bench_sessions.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.timeout(1200)
+def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path):
+    bench = _bench()
+    if not Path(bench.CHROMIUM).exists():
+        pytest.skip(f"chromium not found at {bench.CHROMIUM}")
+    out = bench.run(sessions=10, conditions=200_000, timeout=300.0, phase_seconds=10.0,
+                    workdir=tmp_path)
+    text = bench.table(out)
+    print(text)
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "load_test.txt").write_text(text + "\n")
+
+    assert out["hostile_result"] == "loaded" or out["hostile_result"].startswith("error"), text
+    for phase in ("before", "hostile", "after"):
+        r = out[phase]
+        # no dragging page waited long for an answer (the staleness covers each page from
+        # the start to the end of the phase), and the event loop kept answering
+        assert r["drags"] > 0, (phase, text)
+        assert r["stale_s"] < MAX_STALE, (phase, text)
+        assert r["static_max_ms"] < 1000 * MAX_STATIC, (phase, text)

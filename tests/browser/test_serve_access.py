@@ -1,0 +1,200 @@
+"""``llrlab serve`` as a separate process: the access token on every HTTP and websocket
+request, the websocket origins and host names, the warning on a non-local address (localhost
+only: the non-local address is tried on a busy port, so nothing is ever exposed)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import selectors
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from tornado.httpclient import HTTPClientError, HTTPRequest
+from tornado.websocket import websocket_connect
+
+from .conftest import screenshot, wait_until
+from .test_entry_points import LLRLAB, START_TIMEOUT, _free_port
+
+pytestmark = pytest.mark.browser
+
+#: Every route of the server (the page, Bokeh's and Panel's endpoints and static files).
+ROUTES = ["/", "/?token=wrong-token-value", "/ws", "/metadata", "/autoload.js",
+          "/favicon.ico", "/static/js/bokeh.min.js", "/static/extensions/panel/panel.min.js",
+          "/components/panel/x.js"]
+
+
+@pytest.fixture
+def server():
+    """``start(*args, env=None) -> (port, first stdout line)``; stopped after the test."""
+    procs = []
+
+    def start(*args, env=None):
+        port = _free_port()
+        proc = subprocess.Popen([str(LLRLAB), "serve", "--no-show", "--port", str(port), *args],
+                                env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        procs.append(proc)
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if sel.select(timeout=0.5):
+                line = proc.stdout.readline()
+                if "the dashboard is at" in line:
+                    return port, line
+            if proc.poll() is not None:
+                raise AssertionError(f"the server exited: {proc.stderr.read()[-2000:]}")
+        raise AssertionError("the server printed no link")
+
+    yield start
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=20)
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def _get(url, cookie=None, host=None):
+    headers = {"Cookie": cookie} if cookie else {}
+    if host:
+        headers["Host"] = host
+    req = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers, exc.read()
+
+
+def _ws(port, origin=None, cookie=None):
+    """HTTP status of a websocket handshake (101 when the server accepted it)."""
+    headers = {}
+    if origin:
+        headers["Origin"] = origin
+    if cookie:
+        headers["Cookie"] = cookie
+
+    async def go():
+        req = HTTPRequest(f"ws://127.0.0.1:{port}/ws", headers=headers)
+        try:
+            conn = await websocket_connect(req, subprotocols=["bokeh", "not-a-session"])
+        except HTTPClientError as exc:
+            return exc.code
+        conn.close()
+        return 101
+
+    # in a thread of its own: Playwright's sync API keeps an event loop in this one
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, go()).result(timeout=60)
+
+
+def test_the_token_is_checked_on_every_request(server, browser):
+    port, line = server("--token")
+    m = re.search(r"(http://127\.0\.0\.1:\d+/\?token=([A-Za-z0-9_-]{20,}))", line)
+    assert m, line
+    link, token = m.group(1), m.group(2)
+    base = f"http://127.0.0.1:{port}"
+    # without the token: 403 everywhere (redirected to the explanation)
+    for route in ROUTES:
+        status, _, body = _get(base + route)
+        assert status == 403, route
+        assert b"needs its access token" in body, route
+        assert b"wrong-token-value" not in body  # nothing of the request is echoed
+    status, _, body = _get(base + "/no-such-page")  # no route: tornado's bare 404
+    assert status == 404 and b"llrlab" not in body
+    assert _ws(port) == 403
+    # the printed link: the page, and a cookie for the rest
+    status, headers, _ = _get(link)
+    assert status == 200
+    cookie = headers["Set-Cookie"].split(";")[0]
+    assert "HttpOnly" in headers["Set-Cookie"] and "SameSite=Strict" in headers["Set-Cookie"]
+    assert _get(base + "/static/js/bokeh.min.js", cookie)[0] == 200
+    assert _get(base + "/", cookie)[0] == 200
+    assert _ws(port, cookie=cookie) == 101
+    assert _get(base + "/", cookie.split("=")[0] + "=" + token[:-1] + "x")[0] == 403
+
+    # in a browser: the link works, the bare address does not
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = ctx.new_page()
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(link)
+        wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 2,
+                   timeout=START_TIMEOUT, what="the plots with the token")
+        page.reload()  # the cookie keeps the page open after the query is gone
+        wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 2,
+                   timeout=START_TIMEOUT, what="the plots after a reload")
+        screenshot(page, "20_token_ok")
+        assert errors == []
+    finally:
+        ctx.close()
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.goto(base + "/")
+        wait_until(page, lambda: page.get_by_text("needs its access token").count() > 0,
+                   what="the refusal page")
+        page.wait_for_timeout(1000)
+        assert page.locator(".bk-Canvas").count() == 0
+    finally:
+        ctx.close()
+
+
+def test_a_fixed_token_from_the_environment(server):
+    port, line = server("--token", env={"LLRLAB_TOKEN": "workshop-2024-abc"})
+    assert line.strip().split()[-5].endswith("/?token=workshop-2024-abc"), line
+    base = f"http://127.0.0.1:{port}"
+    assert _get(base + "/?token=workshop-2024-abc")[0] == 200
+    assert _get(base + "/?token=workshop-2024-abd")[0] == 403
+
+
+def test_websocket_origins_add_to_the_default_list(server):
+    port, _ = server("--allow-websocket-origin", "lab.example.org:8080")
+    base = f"http://127.0.0.1:{port}"
+    # the Host header must name this server: a page whose name was pointed at 127.0.0.1
+    # (DNS rebinding) is refused
+    assert _get(base + "/static/js/bokeh.min.js")[0] == 200
+    assert _get(base + "/static/js/bokeh.min.js", host=f"localhost:{port}")[0] == 200
+    status, _, body = _get(base + "/", host=f"evil.example.org:{port}")
+    assert status == 403 and b"does not answer to this host name" in body
+    assert _get(base + "/static/js/bokeh.min.js", host="lab.example.org:8080")[0] == 200
+    assert _ws(port, origin="http://lab.example.org:8080") == 101  # added
+    assert _ws(port, origin=f"http://localhost:{port}") == 101     # the default list stays
+    assert _ws(port, origin=f"http://127.0.0.1:{port}") == 101
+    assert _ws(port, origin="http://evil.example.org") == 403
+    assert _ws(port, origin="http://lab.example.org:8081") == 403
+
+
+def test_wildcard_origin_and_exposed_address_on_the_command_line():
+    r = subprocess.run([str(LLRLAB), "serve", "--no-show", "--allow-websocket-origin", "*"],
+                       capture_output=True, text=True, timeout=START_TIMEOUT)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "any web page" in r.stderr
+    # a non-local address is warned about before listening (on a busy port: it never
+    # listens, nothing is exposed)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run([str(LLRLAB), "serve", "--no-show", "--address", "0.0.0.0",
+                            "--port", str(port)], capture_output=True, text=True,
+                           timeout=START_TIMEOUT)
+    assert r.returncode == 2
+    warning, error = r.stderr.strip().splitlines()
+    assert warning.startswith("llrlab serve: warning: --address 0.0.0.0")
+    assert "anyone who can reach this computer" in warning and "--token" in warning
+    assert "already in use" in error
