@@ -21,6 +21,7 @@ import param
 import panel as pn
 from panel.reactive import ReactiveHTML
 
+from .safe import md_text as _md
 from .state import DashboardState
 
 __all__ = ["PAIR_MIN_WIDTH", "SHRINK_CSS", "MainArea", "PageControl", "StageNav"]
@@ -184,12 +185,6 @@ class StageNav(pn.viewable.Viewer):
         self._layout.visible = st.staged
 
 
-def _md(text):
-    """User text (a lesson or view name) shown literally in Markdown."""
-    text = " ".join(str(text).split())[:200]
-    return "".join(f"&#{ord(c)};" if c in "\\`*_[]#|<>&~" else c for c in text)
-
-
 class LessonText(pn.viewable.Viewer):
     """The open lesson step's text, beside the stage's panels."""
 
@@ -300,7 +295,6 @@ class MainArea(pn.viewable.Viewer):
         return {name: size for name in shown}, text, above
 
     def _relayout(self, *_):
-        import sys; print("RELAYOUT", self._size(), file=sys.stderr)
         st = self.state
         staged = st.staged
         lit = set(st.presenter.highlight or ())
