@@ -17,8 +17,8 @@ window otherwise.
 
 from __future__ import annotations
 
-import param
 import panel as pn
+import param
 from panel.reactive import ReactiveHTML
 
 from .safe import md_text as _md

@@ -152,12 +152,12 @@ def test_load_lesson_checks_the_file(tmp_path):
     path.write_text(GOOD, encoding="utf-8")
     assert load_lesson(str(path)).id == "mine"
     path.write_bytes(b"---\ntitle: \xff\n---\n")
-    with pytest.raises(LessonError, match=r"^mine.md: not UTF-8 text \(byte 11\)$"):
+    with pytest.raises(LessonError, match=r"^mine\.md: not UTF-8 text \(byte 11\)$"):
         load_lesson(str(path))
     path.write_bytes(b"x" * 1_000_001)
     with pytest.raises(LessonError, match="at most 1,000,000 bytes"):
         load_lesson(str(path))
-    with pytest.raises(LessonError, match="^none.md: cannot read the lesson file"):
+    with pytest.raises(LessonError, match=r"^none\.md: cannot read the lesson file"):
         load_lesson(str(tmp_path / "none.md"))
 
 
