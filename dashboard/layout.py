@@ -251,6 +251,7 @@ class MainArea(pn.viewable.Viewer):
         st.presenter.param.watch(self._relayout, ["enabled", "panels", "highlight"])
         st.lesson.param.watch(self._relayout, ["lesson"])
         st.lesson.param.watch(self._collapse, ["lesson"])
+        self.page.param.watch(self._key, ["forward", "back"])
         st.presenter.param.watch(self._collapse, ["enabled"])
         st.display.param.watch(self._collapse, ["presentation"])
         st.display.param.watch(self._relayout, ["presentation"])
@@ -268,6 +269,12 @@ class MainArea(pn.viewable.Viewer):
         tabs.stylesheets = [*tabs.stylesheets, _TABS_CSS]
         self._sized = None
         self._relayout()
+
+    def _key(self, event):
+        """An arrow key in the page: a step through the lesson, or the saved views in
+        presenter mode (nothing on the ordinary page, where the arrows scroll)."""
+        if self.state.staged:
+            self.state.navigate(1 if event.name == "forward" else -1)
 
     def _measured(self, *_):
         """The browser reported the main area's size: lay out on the next tick (model changes

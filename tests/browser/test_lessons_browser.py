@@ -14,10 +14,8 @@
 
 from __future__ import annotations
 
-import html
 import json
 import math
-import re
 import subprocess
 from urllib.parse import parse_qs, urlparse
 
@@ -70,6 +68,19 @@ def _open(page, serve, query, *, size=(1280, 720)):
     return url, sessions
 
 
+def _new_page(page, size=(1280, 720)):
+    """Another tab of the same browser, its console errors and external requests recorded
+    (as the conftest's ``page``)."""
+    other = page.context.new_page()
+    other.set_default_timeout(20_000)
+    other.set_viewport_size({"width": size[0], "height": size[1]})
+    other.console_errors, other.external_requests = [], []
+    other.on("console", lambda m: other.console_errors.append(m.text)
+             if m.type == "error" else None)
+    other.on("pageerror", lambda e: other.console_errors.append(str(e)))
+    return other
+
+
 def _model(page, name, attr):
     return page.evaluate(f"() => Bokeh.documents[0].get_model_by_name({name!r}).{attr}")
 
@@ -96,10 +107,26 @@ def _assert_unclipped(page, panels, size):
     return geo
 
 
+_DEEP_TEXT = """(el) => {
+  const walk = (n) => {
+    let out = '';
+    if (n.shadowRoot) out += walk(n.shadowRoot);
+    for (const c of n.childNodes) {
+      if (c.nodeType === Node.TEXT_NODE) out += c.textContent;
+      else if (c.nodeType === Node.ELEMENT_NODE && c.tagName !== 'STYLE') out += ' ' + walk(c);
+    }
+    return out;
+  };
+  return walk(el);
+}"""
+
+
 def _lesson_text(page):
-    """The shown step's text as plain text (the Markdown pane's HTML, tags removed)."""
-    raw = _model(page, "lesson_text", "text")
-    return re.sub(r"<[^>]+>", " ", html.unescape(html.unescape(raw)))
+    """The shown step's text as the page shows it (through the shadow roots)."""
+    box = page.locator(".llrlab-lesson-text")
+    if not box.count():
+        return ""
+    return " ".join(box.first.evaluate(_DEEP_TEXT).split())
 
 
 def _query(page):
@@ -156,8 +183,7 @@ def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve):
     _wait_step(page, state, lesson, len(lesson) - 1)
     _assert_step_state(state, lesson.step(len(lesson) - 1))
     # a student opening the link sees the same step, in the same state
-    student = page.context.new_page()
-    student.set_viewport_size({"width": 1280, "height": 720})
+    student = _new_page(page)
     student.goto(url + "?" + urlparse(page.url).query)
     wait_until(student, lambda: len(sessions) > 1 and sessions[1].state.results is not None
                and not sessions[1].state.status.busy, what="the student's session")
@@ -233,8 +259,7 @@ def test_saved_views_through_a_file_and_the_arrow_keys(page, serve, tmp_path):
     assert saved["views"] == json.loads(json.dumps(state.presenter.views))
 
     # another session imports the file and presents the views with the arrow keys
-    other = page.context.new_page()
-    other.set_viewport_size({"width": 1280, "height": 720})
+    other = _new_page(page)
     other.goto(url)
     wait_until(other, lambda: len(sessions) > 1 and sessions[1].state.results is not None
                and not sessions[1].state.status.busy, what="the second session")
@@ -309,8 +334,7 @@ def test_llrlab_serve_lesson_file_opens_the_lesson(page, served, tmp_path):  # n
     wait_until(page, lambda: _model(page, "op_span", "location") == pytest.approx(-2.2,
                abs=1e-9), what="the operating point of step 2")
     # a student's link to step 3
-    student = page.context.new_page()
-    student.set_viewport_size({"width": 1280, "height": 720})
+    student = _new_page(page)
     student.goto(url + "?lesson=lecture&step=3", timeout=120_000)
     wait_until(student, lambda: "Affine calibration" in _lesson_text(student), timeout=60,
                what="step 3 for the student")
