@@ -61,7 +61,7 @@ _GEOMETRY = """(names) => {
 def _open(page, serve, query, *, size=(1280, 720)):
     url, sessions = serve(create_app)
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.goto(url + query)
+    page.goto(url + query, timeout=90_000)
     wait_until(page, lambda: sessions and sessions[0].state.results is not None
                and not sessions[0].state.status.busy, what="the demo data")
     wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 1, what="a plot")
@@ -129,6 +129,21 @@ def _lesson_text(page):
     return " ".join(box.first.evaluate(_DEEP_TEXT).split())
 
 
+def _settled(page, panels, size, what):
+    """Wait until the shown panels are laid out unclipped (the browser lays out again after
+    each size the server sends), then check once more and return the geometry."""
+
+    def ok():
+        try:
+            _assert_unclipped(page, panels, size)
+        except AssertionError:
+            return False
+        return True
+
+    wait_until(page, ok, what=what)
+    return _assert_unclipped(page, panels, size)
+
+
 def _query(page):
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
@@ -175,7 +190,7 @@ def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve):
         assert box["x"] + box["width"] <= 1281 and box["y"] + box["height"] <= 721
         page.wait_for_timeout(400)
         screenshot(page, f"30_lesson_step_{k:02d}")
-        _assert_unclipped(page, step.show, (1280, 720))
+        _settled(page, step.show, (1280, 720), f"step {k} unclipped")
         page.keyboard.press("ArrowRight")
     page.wait_for_timeout(500)
     assert state.lesson.step == len(lesson)  # the last step stays
@@ -204,7 +219,7 @@ def test_a_link_to_a_step_opens_that_step(page, serve):
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
-@pytest.mark.parametrize("panels", [["nber", "det"], ["det"], ["nber", "metrics"]])
+@pytest.mark.parametrize("panels", [["nber", "det"], ["det"], ["histogram", "calibration"]])
 def test_presenter_mode_fills_the_screen_without_clipping(page, serve, size, panels):
     query = "?presenter=true&panels=" + json.dumps(panels).replace(" ", "")
     _, (session,) = _open(page, serve, query, size=size)
@@ -215,14 +230,14 @@ def test_presenter_mode_fills_the_screen_without_clipping(page, serve, size, pan
     # the main area was measured and the panels sized to it
     wait_until(page, lambda: session.page_control.main_width > 0, what="the measured page")
     page.wait_for_timeout(1500)
-    geo = _assert_unclipped(page, panels, size)
+    screenshot(page, f"31_presenter_{'_'.join(panels)}_{size[0]}x{size[1]}")
+    geo = _settled(page, panels, size, "the stage unclipped")
     # one plot or a pair fills the screen: the panels take most of the window's width
     used = sum(r["w"] for r in geo["plots"].values())
     assert used >= 0.8 * size[0], geo
     # large fonts: presentation style's axis labels
     if "nber" in panels:
-        assert int(_model(page, "nber", "xaxis[0].axis_label_text_font_size")[:-2]) >= 18
-    screenshot(page, f"31_presenter_{'_'.join(panels)}_{size[0]}x{size[1]}")
+        assert int(_model(page, "nber", "below[0].axis_label_text_font_size")[:-2]) >= 16
     assert page.console_errors == [] and page.external_requests == []
 
 
