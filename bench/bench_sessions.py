@@ -238,10 +238,24 @@ def summarize(records, t_from, t_to):
 
 
 def run(*, sessions=10, conditions=200_000, timeout=600.0, phase_seconds=10.0,
-        workdir=None, hide=True, log=print):
-    """Run the scenario; returns a dict of measurements (see the module docstring)."""
+        workdir=None, hide=True, log=print, browser=None):
+    """Run the scenario; returns a dict of measurements (see the module docstring).
+    ``browser``: a Playwright chromium browser to open the pages in (by default one is
+    launched; a test suite that holds one already passes it, as Playwright's synchronous API
+    cannot run twice at once)."""
+    if browser is not None:
+        return _run(browser, sessions, conditions, timeout, phase_seconds, workdir, hide, log)
     from playwright.sync_api import sync_playwright
 
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            return _run(b, sessions, conditions, timeout, phase_seconds, workdir, hide, log)
+        finally:
+            b.close()
+
+
+def _run(browser, sessions, conditions, timeout, phase_seconds, workdir, hide, log):
     workdir = Path(workdir or tempfile.mkdtemp(prefix="llrlab-bench-"))
     hostile = workdir / "many_conditions.csv"
     size = make_hostile_file(hostile, conditions)
@@ -249,44 +263,42 @@ def run(*, sessions=10, conditions=200_000, timeout=600.0, phase_seconds=10.0,
     server = Server()
     probe = Probe(server)
     out = {"conditions": conditions, "file_mb": size / 1e6, "sessions": sessions}
+    pages = []
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-            try:
-                t0 = time.monotonic()
-                pages = open_pages(browser, server.url, sessions)
-                log(f"{sessions} sessions open in {time.monotonic() - t0:.1f} s")
-                draggers, uploader = pages[:-1], pages[-1]
-                probe.start()
-                for pg in draggers:
-                    if hide:  # the page keeps its models and websocket, without painting
-                        pg.evaluate("() => { document.body.style.display = 'none'; }")
-                    pg.evaluate(DRAG_JS)
-                # every page answered once (sessions finish starting) before timing begins
-                deadline = time.monotonic() + 300
-                for pg in draggers:
-                    while (pg.evaluate("() => window.__drag.lat.length") < 2
-                           and time.monotonic() < deadline):
-                        pg.wait_for_timeout(100)
-                t_start = time.time()
-                uploader.wait_for_timeout(1000 * phase_seconds)
-                t_load = time.time()
-                upload(uploader, hostile)
-                state = None
-                while time.time() - t_load < timeout:
-                    state = hostile_done(uploader)
-                    if state:
-                        break
-                    uploader.wait_for_timeout(250)
-                t_done = time.time()
-                uploader.wait_for_timeout(1000 * phase_seconds)
-                t_end = time.time()
-                records = drag_records(draggers)
-                for pg in draggers:
-                    pg.evaluate("() => { window.__drag.stop = true; }")
-            finally:
-                browser.close()
+        t0 = time.monotonic()
+        pages = open_pages(browser, server.url, sessions)
+        log(f"{sessions} sessions open in {time.monotonic() - t0:.1f} s")
+        draggers, uploader = pages[:-1], pages[-1]
+        probe.start()
+        for pg in draggers:
+            if hide:  # the page keeps its models and websocket, without painting
+                pg.evaluate("() => { document.body.style.display = 'none'; }")
+            pg.evaluate(DRAG_JS)
+        # every page answered once (sessions finish starting) before timing begins
+        deadline = time.monotonic() + 300
+        for pg in draggers:
+            while (pg.evaluate("() => window.__drag.lat.length") < 2
+                   and time.monotonic() < deadline):
+                pg.wait_for_timeout(100)
+        t_start = time.time()
+        uploader.wait_for_timeout(1000 * phase_seconds)
+        t_load = time.time()
+        upload(uploader, hostile)
+        state = None
+        while time.time() - t_load < timeout:
+            state = hostile_done(uploader)
+            if state:
+                break
+            uploader.wait_for_timeout(250)
+        t_done = time.time()
+        uploader.wait_for_timeout(1000 * phase_seconds)
+        t_end = time.time()
+        records = drag_records(draggers)
+        for pg in draggers:
+            pg.evaluate("() => { window.__drag.stop = true; }")
     finally:
+        for pg in pages:
+            pg.context.close()
         probe.halt.set()
         server.stop()
     out["load"] = os.getloadavg()[0]

@@ -77,6 +77,8 @@ _EXPORTS = {
     "McNemarResult": "significance",
     "ZTestResult": "significance",
     "mcnemar_test": "significance",
+    "opposite_verdicts": "significance",
+    "p_value_text": "significance",
     "paired_trials": "significance",
     "z_test": "significance",
     "LLR_UNITS": "forensic",

@@ -147,10 +147,25 @@ def _sort_with_weights(x, w):
     xs = np.ascontiguousarray(pairs.real)
     ws = np.ascontiguousarray(pairs.imag)
     del pairs
-    cw = np.empty(x.size + 1)
+    return xs, _cumulative(ws), ws
+
+
+def _cumulative(w):
+    """``cw`` with ``cw[i]`` the sum of the ``i`` first weights (``cw[0] == 0``)."""
+    cw = np.empty(w.size + 1)
     cw[0] = 0.0
-    np.cumsum(ws, out=cw[1:])
-    return xs, cw, ws
+    np.cumsum(w, out=cw[1:])
+    return cw
+
+
+def presorted(tar, non, tar_w=None, non_w=None):
+    """:class:`SortedScores` of scores already sorted ascending (and their weights in that
+    order, or None for both): no check, no sort.  For callers that took the order from
+    another sort of the same scores (:meth:`Trials.condition_sorted`)."""
+    if tar_w is None:
+        return SortedScores(tar, non, None, None, float(tar.size), float(non.size))
+    tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
+    return SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w)
 
 
 def _segment_sums(w, starts):

@@ -193,10 +193,18 @@ def analyze(tar, non=None, *, plo=None, tar_weights=None, non_weights=None,
     (0.1429, 0.25, 0.5833333333333333)
     """
     trials = tar if isinstance(tar, Trials) else None
-    tar, non, tw, nw = _validated(tar, non, tar_weights, non_weights)
+    if trials is not None and non is None and "cllr_parts" in trials._cache:
+        # a condition-weighted pool: its sort and Cllr were taken from its trials' shared
+        # sort (llrlab.core.conditions), so the classes are not copied out in file order
+        s = trials.sorted()
+        tar, non, tw, nw = s.tar, s.non, s.tar_w, s.non_w
+    else:
+        tar, non, tw, nw = _validated(tar, non, tar_weights, non_weights)
     plo = DEFAULT_PLO if plo is None else as_plo(plo)
 
     def cllr_parts():
+        if trials is not None and "cllr_parts" in trials._cache:
+            return trials._cache["cllr_parts"]
         return _ce_parts(tar, non, 0.0, tw, nw)
 
     def sort():  # a Trials object keeps its sort for every later measure

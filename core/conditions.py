@@ -36,10 +36,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._parallel import map_chunks
 from ._per_condition import _grouped, condition_measures
 from ._repr import summary_repr
+from ._sorting import presorted
 from ._validate import as_number, choose
 from .analysis import Analysis, analyze
+from .cllr import softplus_terms
 from .errors import DataError
 from .operating_point import prior_from_plo
 from .trials import Trials
@@ -48,8 +51,10 @@ __all__ = [
     "ConditionAnalysis",
     "ConditionWeights",
     "by_condition",
+    "condition_subset",
     "condition_weights",
     "parse_condition_weights",
+    "prepare_pooling",
 ]
 
 #: Relative spread below which per-trial weights count as equal (rounding of ``w*N/N_alpha``).
@@ -293,11 +298,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         raise DataError(f"{where}condition weights must be 'equal', 'pooled' or a mapping "
                         f"{{condition: weight}}, got {type(weights).__name__}")
     keep_cond = w > 0
-    lab = trials.labels
-    # one code per (condition, class): 2 * condition + is_target
-    key = inv * 2
-    key += lab
-    counts = np.bincount(key, minlength=2 * n_all)
+    key, counts = _class_codes(trials)
     count_non, count_tar = counts[0::2], counts[1::2]
     if trials.weights is None:
         mass_non, mass_tar = count_non.astype(np.float64), count_tar.astype(np.float64)
@@ -318,14 +319,24 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
     names = all_names[keep_cond]
     ct, cn = count_tar[keep_cond], count_non[keep_cond]
     mt, mn = mass_tar[keep_cond], mass_non[keep_cond]
-    in_pool = keep_cond[inv]
-    sub = trials if in_pool.all() else trials.subset(in_pool)
+    if keep_cond.all():
+        in_pool, sub = None, trials
+    else:
+        in_pool = keep_cond[inv]
+        sub = trials.subset(in_pool)
     if not (sub.n_tar and sub.n_non):
         raise DataError(f"{where}the pooled conditions {_names(names.tolist())} have no "
                         f"{'target' if not sub.n_tar else 'non-target'} trials")
+    # the order of the pool's scores, from one sort of (score, condition) pairs shared by
+    # every pool of these trials (Trials.condition_sorted): when it is there already, or
+    # when the pool holds most trials (it costs the sort the pool would take anyway)
+    shared_sort = trials.weights is None and (
+        "condition_sorted" in trials._cache or 2 * (ct.sum() + cn.sum()) >= inv.size)
     if spec == "pooled":
         beta_t, beta_n = np.ones(names.size), np.ones(names.size)
         w_t, w_n = mt / mt.sum(), mn / mn.sum()
+        if shared_sort and "sorted" not in sub._cache:
+            sub._with_sorted(_pool_sorted(trials, keep_cond))
         return ConditionWeights(names, w_t, w_n, ct, cn, beta_t, beta_n, sub, spec, False)
     wn = w[keep_cond] / w[keep_cond].sum()
     beta_t = wn * (mt.sum() / mt)
@@ -338,8 +349,98 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         table[0::2][keep_cond], table[1::2][keep_cond] = beta_n, beta_t
         beta = table[key if sub is trials else key[in_pool]]
         weighted = sub.with_weights(beta if sub.weights is None else beta * sub.weights)
+        if shared_sort:
+            weighted._with_sorted(_pool_sorted(trials, keep_cond, table),
+                              _pool_cllr_parts(trials, keep_cond, table))
+    elif shared_sort and "sorted" not in sub._cache:
+        sub._with_sorted(_pool_sorted(trials, keep_cond))
     return ConditionWeights(names, wn, wn.copy(), ct, cn, beta_t, beta_n, weighted, spec,
                             reweight)
+
+
+def prepare_pooling(trials):
+    """Compute once, e.g. in a worker thread when the trials are loaded, what every later
+    condition pool of unweighted ``trials`` shares (:meth:`Trials.condition_sorted`, the
+    (condition, class) codes and the per-condition sums of Cllr's log-losses): afterwards
+    :func:`condition_weights` with any weights or selection sorts nothing and makes a few
+    passes over the trials.  Returns ``trials``; trials with weights or without conditions
+    are returned as they are."""
+    if trials.conditions is not None and trials.weights is None:
+        trials.condition_sorted()
+        _class_codes(trials)
+        _condition_log_losses(trials)
+    return trials
+
+
+def _class_codes(trials):
+    """``(key, counts)``: one code per trial for its (condition, class), ``2 * condition +
+    is_target``, and the number of trials of each code (cached in the trials)."""
+    if "class_codes" not in trials._cache:
+        names, inv = trials.condition_index()
+        key = inv * 2
+        key += trials.labels
+        trials._cache["class_codes"] = (key, np.bincount(key, minlength=2 * len(names)))
+    return trials._cache["class_codes"]
+
+
+def _pool_sorted(trials, keep, table=None):
+    """The sorted scores of the pooled conditions (``keep``: one bool per condition) of
+    unweighted ``trials``, weighted by ``table[2 * condition + is_target]`` (None:
+    unweighted), taken from :meth:`Trials.condition_sorted` (a mask keeps the order; the
+    weights are a look-up): no sort."""
+    tar, tar_c, non, non_c = trials.condition_sorted()
+    if not keep.all():
+        kt, kn = keep[tar_c], keep[non_c]
+        tar, tar_c, non, non_c = tar[kt], tar_c[kt], non[kn], non_c[kn]
+    if table is None:
+        return presorted(tar, non)
+    return presorted(tar, non, table[1::2][tar_c], table[0::2][non_c])
+
+
+def _condition_log_losses(trials):
+    """Per condition, the sums over its target and its non-target trials of the log-losses
+    of Cllr at prior log-odds 0 (``log(1 + exp(-s))``, ``log(1 + exp(s))``) of unweighted
+    ``trials``, and the numbers of those trials (cached in the trials): a weighting that is
+    constant per condition and class gives Cllr from these numbers (the weights of eq. 12
+    of van Leeuwen 2008 are constant in each block)."""
+    if "condition_log_losses" not in trials._cache:
+        tar, tar_c, non, non_c = trials.condition_sorted()
+        c = len(trials.condition_index()[0])
+
+        def sums(x, codes, sign):
+            out = np.zeros(c)
+            for v in map_chunks(lambda sl: np.bincount(
+                    codes[sl], weights=softplus_terms(x[sl], sign=sign), minlength=c),
+                    x.size):
+                out += v
+            return out
+
+        trials._cache["condition_log_losses"] = (
+            sums(tar, tar_c, -1.0), sums(non, non_c, 1.0),
+            np.bincount(tar_c, minlength=c), np.bincount(non_c, minlength=c))
+    return trials._cache["condition_log_losses"]
+
+
+def _pool_cllr_parts(trials, keep, table=None):
+    """Mean target and non-target log-losses (nats, prior log-odds 0) of the pool that
+    :func:`_pool_sorted` sorts, from :func:`_condition_log_losses`."""
+    lt, ln, nt, nn = _condition_log_losses(trials)
+    k = keep.astype(np.float64)
+    bt, bn = (k, k) if table is None else (table[1::2] * k, table[0::2] * k)
+    return float(bt @ lt) / float(bt @ nt), float(bn @ ln) / float(bn @ nn)
+
+
+def condition_subset(trials, k):
+    """The trials of the condition ``condition_index()[0][k]``, whose sort (when the trials
+    are unweighted and their :meth:`Trials.condition_sorted` is there) is taken from it."""
+    names, inv = trials.condition_index()
+    sub = trials.subset(inv == k)
+    if trials.weights is None and "condition_sorted" in trials._cache:
+        keep = np.zeros(len(names), dtype=bool)
+        keep[k] = True
+        if sub.n_tar and sub.n_non:
+            sub._with_sorted(_pool_sorted(trials, keep))
+    return sub
 
 
 @summary_repr("conditions", "plo", "act_dcf", "eer", "cllr")

@@ -33,8 +33,8 @@ from .dcf import _combine, _weights
 from .errors import DataError, LlrlabWarning
 from .trials import Trials
 
-__all__ = ["EXACT_BELOW", "McNemarResult", "ZTestResult", "mcnemar_test", "paired_trials",
-           "z_test"]
+__all__ = ["EXACT_BELOW", "McNemarResult", "ZTestResult", "mcnemar_test", "opposite_verdicts",
+           "p_value_text", "paired_trials", "z_test"]
 
 #: McNemar's test is exact (binomial) when fewer than this many trials are discordant.
 EXACT_BELOW = 25
@@ -155,14 +155,49 @@ def _level(alpha):
     return f"{100 * alpha:g}%"
 
 
-def _p(p):
-    """``p = 0.012``, ``p = 3.4e-07``; below the smallest normal double, ``p < 1e-300``
-    (a p-value that underflows is not zero)."""
+def p_value_text(p):
+    """A p-value as shown in tables: ``0.012``, ``3.4e-07``; below the smallest normal
+    double ``< 1e-300`` (a p-value that underflows is not zero); ``nan``.
+
+    Examples
+    --------
+    >>> p_value_text(0.0123), p_value_text(3.4e-7), p_value_text(0.0), p_value_text(float("nan"))
+    ('0.012', '3.4e-07', '< 1e-300', 'nan')
+    """
+    p = float(p)
     if not np.isfinite(p):
-        return "p = nan"
+        return "nan"
     if p < 1e-300:
-        return "p < 1e-300"
-    return f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
+        return "< 1e-300"
+    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+
+
+def _p(p):
+    """``p = 0.012``, ``p = 3.4e-07``, ``p < 1e-300`` (see :func:`p_value_text`)."""
+    text = p_value_text(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def opposite_verdicts(m, *z):
+    """Why the z-test of the DCF and McNemar's test can point at different systems, or ''.
+
+    ``m`` is the :class:`McNemarResult` over all trials and ``z`` one or more
+    :class:`ZTestResult` of the same pair (e.g. independent and dependent variance).  When a
+    z-test and McNemar are both significant but one system has the lower DCF and the other
+    fewer errors, the sentence says why: the DCF weighs a miss and a false alarm by the costs
+    and priors of the operating point (Bengio & Mariéthoz 2004), McNemar (1947) counts every
+    error once.
+    """
+    if not z or not m.significant or not any(r.significant for r in z):
+        return ""
+    names = z[0].names
+    better_dcf = names[0] if z[0].dcf_a < z[0].dcf_b else names[1]
+    fewer = names[0] if m.only_a_wrong < m.only_b_wrong else names[1]
+    if better_dcf == fewer:
+        return ""
+    return (f"the DCF weighs a miss and a false alarm by the costs and priors of the operating "
+            f"point, McNemar counts every error once; so {better_dcf} can cost less while "
+            f"{fewer} makes fewer errors")
 
 
 @summary_repr("statistic", "p_value", "dcf_a", "dcf_b", "variance", "weighted")

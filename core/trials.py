@@ -647,12 +647,54 @@ class Trials(_Frozen):
         from; measures given this Trials object share it instead of sorting again.
         """
         if "sorted" not in self._cache:
-            from ._sorting import sort_scores
+            from ._sorting import presorted, sort_scores
 
             t = self.require_both_classes()
-            self._cache["sorted"] = sort_scores(t.tar, t.non, tar_weights=t.tar_weights,
-                                                non_weights=t.non_weights)
+            if self.weights is None and "condition_sorted" in self._cache:
+                tar, _, non, _ = self._cache["condition_sorted"]
+                self._cache["sorted"] = presorted(tar, non)
+            else:
+                self._cache["sorted"] = sort_scores(t.tar, t.non, tar_weights=t.tar_weights,
+                                                    non_weights=t.non_weights)
         return self._cache["sorted"]
+
+    def condition_sorted(self):
+        """Each class's scores sorted, with the condition of each (cached).
+
+        ``(tar, tar_codes, non, non_codes)``: ``tar`` ascending, and ``tar_codes[i]`` the index
+        into ``condition_index()[0]`` of the condition of the trial scored ``tar[i]`` (equal
+        scores ordered by code); the same for ``non``.  None for trials without conditions.
+
+        Condition pooling re-weights the same scores by a constant per condition and class
+        (van Leeuwen 2008, sec. 3.4, eq. 12), so this one sort of (score, condition) pairs
+        serves every pool: the unweighted pool (its :meth:`sorted` is taken from here when
+        this was computed first), each condition alone (a mask keeps the order) and each
+        weighting (weights looked up by code, then summed): none sorts again.
+        """
+        if self._cols["condition"] is None:
+            return None
+        if "condition_sorted" not in self._cache:
+            _, codes = self.condition_index()
+            parts = []
+            for mask in (self.labels, ~self.labels):
+                pairs = np.empty(int(np.count_nonzero(mask)), dtype=np.complex128)
+                pairs.real = self.scores[mask]
+                pairs.imag = codes[mask]  # exact: codes < 2**53
+                pairs.sort()
+                parts += [np.ascontiguousarray(pairs.real),
+                          pairs.imag.astype(np.intp)]
+                del pairs
+            self._cache["condition_sorted"] = tuple(parts)
+        return self._cache["condition_sorted"]
+
+    def _with_sorted(self, sorted_scores, cllr_parts=None):
+        """These trials, with their :meth:`sorted` given (by a caller that derived it from
+        another sort of the same scores) and optionally the mean target and non-target
+        log-losses of their Cllr (nats, prior log-odds 0); returns ``self``."""
+        self._cache["sorted"] = sorted_scores
+        if cllr_parts is not None:
+            self._cache["cllr_parts"] = cllr_parts
+        return self
 
     def condition_index(self):
         """``(names, codes)``: the distinct conditions, sorted, and each trial's index into

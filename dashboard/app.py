@@ -326,7 +326,7 @@ def _exception_handler(exc):
 
 
 def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, threaded=True,
-               dask=False, lessons=None, lesson=None):
+               lessons=None, lesson=None, dask=False):
     """Build the dashboard page for one session.
 
     Parameters
@@ -340,14 +340,14 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         Largest file accepted by the upload widgets.
     threaded : bool
         Run heavy work in a worker thread (when served); False runs it inline.
-    dask : bool
-        Read ``specs`` as sets larger than memory and compute on Dask
-        (``llrlab serve --dask``; :mod:`llrlab.dashboard.scaled`).
     lessons : dict of str to Lesson, optional
         The lessons the page offers (default: the built-in ones).
     lesson : str, optional
         The id of a lesson to open at its first step (``llrlab serve --lesson``), unless the
         link names a lesson.
+    dask : bool
+        Read ``specs`` as sets larger than memory and compute on Dask
+        (``llrlab serve --dask``; :mod:`llrlab.dashboard.scaled`).
 
     Returns
     -------

@@ -183,7 +183,7 @@ def run_serve(args):
 
     def app():  # Panel calls only plain functions as page factories (not a partial)
         return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb,
-                          dask=dask is not None, lessons=lessons, lesson=lesson)
+                          lessons=lessons, lesson=lesson, dask=dask is not None)
 
     try:
         server = get_server(app, port=args.port, address=args.address, show=False,

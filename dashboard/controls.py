@@ -83,7 +83,7 @@ def display_controls(state: DashboardState):
 
 
 def condition_controls(state: DashboardState):
-    """Condition weighting (seed 001): weighting, custom weights, selection, per-condition
+    """Condition weighting (van Leeuwen 2008): weighting, custom weights, selection, per-condition
     curves; disabled with a short explanation when the data carry no conditions."""
     fit = {"sizing_mode": "stretch_width"}
     cond, teaching = state.conditions, state.teaching
@@ -156,8 +156,8 @@ def teaching_controls(state: DashboardState):
         pn.widgets.Switch.from_param(teaching.param.enabled, name="Teaching mode"),
         pn.pane.Markdown(
             "Targets and non-targets are Gaussian; the system outputs "
-            "`scale × true LLR + shift` (seed 000, figure 1). The green curve is the "
-            "true LLR; calibrating on dev repairs the miscalibration.", margin=(0, 5)),
+            "`scale × true LLR + shift` (Brümmer & de Villiers 2011, fig. 1). The green curve "
+            "is the true LLR; calibrating on dev repairs the miscalibration.", margin=(0, 5)),
         pn.Param(teaching.param, parameters=["mu_tar", "sigma_tar", "mu_non", "sigma_non",
                                              "n_tar", "n_non", "seed", "scale", "shift",
                                              "references"],

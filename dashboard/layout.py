@@ -23,14 +23,19 @@ import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
-from .safe import md_text as _md
+from .safe import md_text
 from .state import DashboardState
 
-__all__ = ["PAIR_MIN_WIDTH", "SHRINK_CSS", "MainArea", "PageControl", "StageNav"]
+__all__ = ["PAIR_MIN_WIDTH", "PAIR_MIN_WIDTH_PRESENTATION", "SHRINK_CSS", "MainArea",
+           "PageControl", "StageNav"]
 
-#: Main-area width (pixels) from which two panels sit side by side on a screen (the flex
-#: bases of the panels in ``_ROW_CSS``: 600 + 420 px and the gaps).
+#: Width of the panels' row (pixels; the main area less 36 px) from which two panels sit side
+#: by side on a screen (the flex bases of the panels in ``_ROW_CSS``: 600 + 420 px and the
+#: gaps); in presentation style (fonts about 1.5 times larger) from a wider row.  Narrower,
+#: every panel takes the full width, one under the other (a 1280 x 720 projector, or a
+#: 1400 px wide window with the sidebar: DET under NBER).
 PAIR_MIN_WIDTH = 1030
+PAIR_MIN_WIDTH_PRESENTATION = 1360
 #: Height of the stage's navigation bar, and the space kept below the panels.
 NAV_HEIGHT = 56
 _BOTTOM = 24
@@ -44,11 +49,13 @@ TEXT_BAND = {False: 150, True: 200}
 FALLBACK = (1240, 650)
 
 _ROW_CSS = """
-:host { flex-wrap: wrap; align-items: flex-start; min-width: 0 !important; }
+:host { flex-wrap: wrap; align-items: flex-start; min-width: 0 !important;
+        container-type: inline-size; }
 .llrlab-panel { min-width: 0 !important; }
 .llrlab-nber, .llrlab-metrics { flex: 3 1 max(600px, 56%) !important; }
 .llrlab-det, .llrlab-calibration { flex: 2 1 max(420px, 40%) !important; }
 .llrlab-histogram { flex: 1 1 100% !important; }
+%(single)s
 :host(.llrlab-stage) { flex-wrap: nowrap; }
 :host(.llrlab-stage) .llrlab-panel { flex: 0 0 auto !important; width: auto !important; }
 .llrlab-lesson-text { flex: 0 0 auto !important; }
@@ -56,6 +63,15 @@ _ROW_CSS = """
 :host(.llrlab-text-above) .llrlab-lesson-text { order: -1; }
 .llrlab-lit { outline: 4px solid #CC79A7; outline-offset: -4px; border-radius: 6px; }
 """
+# one panel per line below the pair widths: decided in the browser from the row's own width
+# (a container query), so it holds from the first paint and whatever the server knows
+_ROW_CSS = _ROW_CSS.replace("%(single)s", f"""
+@container (max-width: {PAIR_MIN_WIDTH - 1}px) {{
+  .llrlab-panel {{ flex: 1 1 100% !important; }}
+}}
+@container (max-width: {PAIR_MIN_WIDTH_PRESENTATION - 1}px) {{
+  :host(.llrlab-big) .llrlab-panel {{ flex: 1 1 100% !important; }}
+}}""")
 _TABS_CSS = """
 :host { min-width: 0 !important; }
 :host(.llrlab-stage) .bk-header { display: none; }
@@ -185,6 +201,11 @@ class StageNav(pn.viewable.Viewer):
         self.close_lesson.visible = lesson is not None
         self.leave.visible = st.presenter.enabled
         self._layout.visible = st.staged
+
+
+def _md(text):
+    """User text (a lesson or view name) shown literally in Markdown."""
+    return md_text(text, 200)
 
 
 class LessonText(pn.viewable.Viewer):
@@ -340,12 +361,13 @@ class MainArea(pn.viewable.Viewer):
                     self.lesson_text.resize(*text)
             else:
                 width = self._size()[0] - 36
-                pair = width >= PAIR_MIN_WIDTH
+                pair = width >= (PAIR_MIN_WIDTH_PRESENTATION if st.display.presentation
+                                 else PAIR_MIN_WIDTH)
                 wide, narrow = (int(0.6 * width), int(0.4 * width)) if pair else (width, width)
                 widths = {"nber": wide, "metrics": wide, "det": narrow,
                           "calibration": narrow, "histogram": width}
-                key = ("page", width)
-                self.row.css_classes = []
+                key = ("page", width, pair)
+                self.row.css_classes = ["llrlab-big"] if st.display.presentation else []
                 if self.tabs is not None:
                     self.tabs.css_classes = []
                 for item in self.items.values():

@@ -178,4 +178,17 @@ def scaled_results(key, *, systems, system, fusion=False, calibration="none",
                            "score" if cal is not None else "score (read as LLR)", mapping,
                            notes=notes, all_conditions=known,
                            condition_spec=(conditions or ConditionSpec()) if known
-                           else None)
+                           else None,
+                           condition_menu=_menu(known) if known else None)
+
+
+def _menu(known):
+    """The conditions the page offers for a set on Dask: by name (their numbers of trials
+    are not gathered), the first :data:`MAX_LISTED` and one entry for the others."""
+    from .compute.conditions import MAX_LISTED, ConditionMenu, others_label
+
+    if len(known) <= MAX_LISTED:
+        return ConditionMenu(tuple(known))
+    listed = tuple(known[:MAX_LISTED])
+    return ConditionMenu(listed, len(known) - MAX_LISTED, 0,
+                         others_label(len(known) - MAX_LISTED, listed))

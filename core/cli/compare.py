@@ -71,7 +71,7 @@ def _cmd_compare(args, out):
     from ..errors import LlrlabWarning
     from ..llr_check import miscalibration_warning
     from ..operating_point import plo_from_costs
-    from ..significance import mcnemar_test, paired_trials, z_test
+    from ..significance import mcnemar_test, opposite_verdicts, paired_trials, z_test
 
     key = [args.key] if args.key else []
     with Progress(getattr(args, "err", None), quiet=args.quiet or args.json) as progress:
@@ -129,12 +129,7 @@ def _cmd_compare(args, out):
         what = {"target": "misses", "non-target": "false alarms", "all": "all errors"}[t]
         out.write(f"McNemar, {what}: A errs where B is right on {r.only_a_wrong} trials, B errs "
                   f"where A is right on {r.only_b_wrong} ({r.method})\n  {r.verdict}\n")
-    m = mc["all"]
-    if (zi.significant or zd.significant) and m.significant:
-        better_dcf = "A" if zi.dcf_a < zi.dcf_b else "B"
-        fewer = "A" if m.only_a_wrong < m.only_b_wrong else "B"
-        if better_dcf != fewer:
-            out.write(f"note: the DCF weighs a miss and a false alarm by the costs and "
-                      f"priors of the operating point, McNemar counts every error once; so "
-                      f"{better_dcf} can cost less while {fewer} makes fewer errors\n")
+    note = opposite_verdicts(mc["all"], zi, zd)
+    if note:
+        out.write(f"note: {note}\n")
     return 0

@@ -10,7 +10,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from llrlab.core import DataError, analyze
-from llrlab.core.conditions import condition_weights, parse_condition_weights
+from llrlab.core.conditions import (
+    condition_subset,
+    condition_weights,
+    parse_condition_weights,
+    prepare_pooling,
+)
 
 from .datasets import raw_analysis, transformed
 from .results import ConditionCurve
@@ -30,7 +35,8 @@ _MEMO_LOCK = threading.Lock()
 
 @dataclass(frozen=True)
 class ConditionSpec:
-    """How the conditions of the trials are pooled (seed 001; part of the cache key).
+    """How the conditions of the trials are pooled (van Leeuwen 2008, eq. 12-13; part of the
+    cache key).
 
     ``weights``: ``"pooled"`` (every trial counts once), ``"equal"`` (every condition counts
     ``1/C``) or ``"custom"`` with ``text`` such as ``"tel=2, mic=1"`` (read by
@@ -94,10 +100,17 @@ def condition_menu(sets, limit=MAX_LISTED) -> ConditionMenu:
     top = np.sort(order)
     listed = tuple(uniq[top].tolist())
     n_others = len(uniq) - limit
-    label = (f"({n_others:,} other conditions)" if n_others > 1 else "(1 other condition)")
+    return ConditionMenu(listed, n_others, int(total.sum() - total[top].sum()),
+                         others_label(n_others, listed))
+
+
+def others_label(n_others, listed):
+    """The picker's entry for ``n_others`` conditions not listed: a name none of ``listed``
+    has."""
+    label = f"({n_others:,} other conditions)" if n_others > 1 else "(1 other condition)"
     while label in listed:
         label = f"({label})"
-    return ConditionMenu(listed, n_others, int(total.sum() - total[top].sum()), label)
+    return label
 
 def _memo(cache, trials, key, fn):
     """``fn()`` cached under ``(id(trials), *key)`` while ``trials`` is alive (the state drops
@@ -149,7 +162,7 @@ def _pooled(cache, trials, spec: ConditionSpec, known):
     # names: sorted distinct conditions of the set (numpy strings); the selection is made
     # with numpy, never as a Python set or list of every name (10^6 of them hold the GIL,
     # and with it the event loop, for seconds)
-    names, inv = trials.condition_index()
+    names, _ = trials.condition_index()
     if spec.select is not None and not spec.select:
         raise DataError("select at least one condition to pool")
     if spec.select is None and spec.exclude:
@@ -181,6 +194,9 @@ def _pooled(cache, trials, spec: ConditionSpec, known):
             else tuple(select))
 
     def pool():
+        # one sort of (score, condition) pairs serves this pool, the plain pool, each
+        # condition and every later weighting of these trials (none sorts again)
+        prepare_pooling(trials)
         cw = condition_weights(trials, weights, select=select)
         a = raw_analysis(cache, trials) if cw.trials is trials else analyze(cw.trials)
         return cw, a
@@ -190,7 +206,7 @@ def _pooled(cache, trials, spec: ConditionSpec, known):
     for name in cw.conditions.tolist()[:MAX_CONDITIONS]:
         k = int(np.searchsorted(names, name))
         per.append((name, _memo(cache, trials, ("condition", name),
-                                lambda k=k: analyze(trials.subset(inv == k)))))
+                                lambda k=k: analyze(condition_subset(trials, k)))))
     return cw, a, per
 
 

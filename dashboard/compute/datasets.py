@@ -15,8 +15,8 @@ from llrlab.core import Analysis, analyze, analyze_transformed, probit
 
 from .results import DatasetResult, Histogram
 
-__all__ = ["HIST_BINS", "bin_edges", "hist_range", "histogram", "make_dataset", "parallel",
-           "raw_analysis", "transformed"]
+__all__ = ["HIST_BINS", "TEACHING_TAIL", "bin_edges", "hist_range", "histogram", "make_dataset",
+           "parallel", "raw_analysis", "transformed"]
 
 #: Number of histogram bins.
 HIST_BINS = 80
@@ -29,14 +29,22 @@ def _quantile_sorted(a, q):
     return float(a[min(int(q * (a.size - 1)), a.size - 1)])
 
 
-def hist_range(analyses):
-    """Display range of the scores: 0.1 % to 99.9 % quantiles over both classes, padded."""
+#: Tail of each class left out of the histogram's range (teaching mode: the true LLR of
+#: Gaussian scores with unequal variances is quadratic in the score, and its target class has
+#: a tail that made the 0.1 % range span -5 to 80, where the classes could not be read).
+TAIL = 0.001
+TEACHING_TAIL = 0.02
+
+
+def hist_range(analyses, tail=TAIL):
+    """Display range of the scores: the ``tail`` to ``1 - tail`` quantiles of each class
+    (0.1 % to 99.9 % by default), over every analysis, padded by 4 %."""
     lo, hi = np.inf, -np.inf
     for a in analyses:
         for x in (a.sorted.tar, a.sorted.non):
             if x.size:
-                lo = min(lo, _quantile_sorted(x, 0.001))
-                hi = max(hi, _quantile_sorted(x, 0.999))
+                lo = min(lo, _quantile_sorted(x, tail))
+                hi = max(hi, _quantile_sorted(x, 1.0 - tail))
     if not np.isfinite(lo) or not np.isfinite(hi):
         return -1.0, 1.0
     if hi <= lo:
@@ -61,7 +69,13 @@ def histogram(a: Analysis, edges) -> Histogram:
             return np.zeros(edges.size - 1)
         return np.diff(below(edges)) / (total * width)
 
-    return Histogram(edges, dens(s.tar_below, s.n_tar), dens(s.non_below, s.n_non))
+    def outside(below):  # below the first edge, and above the last one
+        lo = below(edges[:1])[0]
+        hi, every = below(np.array([edges[-1], np.inf]), side="right")
+        return float(lo + (every - hi))
+
+    return Histogram(edges, dens(s.tar_below, s.n_tar), dens(s.non_below, s.n_non),
+                     (outside(s.tar_below), outside(s.non_below)))
 
 
 def _pick_points(a: Analysis):

@@ -57,12 +57,14 @@ class Histogram:
 
     ``edges`` has shape (B + 1,); ``tar`` and ``non`` shape (B,): the fraction of the class's
     trials in each bin divided by the bin width (so each class integrates to at most 1; trials
-    outside the edges are not drawn).
+    outside the edges are not drawn).  ``outside`` is ``(targets, non-targets)`` outside the
+    edges: counts (trial weights, for a weighted pool), for a note under the plot.
     """
 
     edges: np.ndarray
     tar: np.ndarray
     non: np.ndarray
+    outside: tuple = (0.0, 0.0)
 
 
 @dataclass(frozen=True, eq=False)

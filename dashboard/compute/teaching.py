@@ -1,5 +1,6 @@
 """Teaching mode's results: synthetic Gaussian scores whose true LLR is known, miscalibrated by
-a scale and a shift (seed 000 figure 1), with reference miscalibrations of the true LLR."""
+a scale and a shift (Brümmer & de Villiers 2011, fig. 1), with reference miscalibrations of the
+true LLR."""
 
 from __future__ import annotations
 
@@ -8,19 +9,21 @@ from dataclasses import dataclass
 from llrlab.core import GaussianModel, analyze, analyze_transformed, gaussian_trials
 from llrlab.core.calibration import fit_calibrator
 
-from .datasets import bin_edges, hist_range, make_dataset, transformed
+from .datasets import TEACHING_TAIL, bin_edges, hist_range, make_dataset, transformed
 from .results import Results
 
 __all__ = ["TEACHING_REFERENCES", "TeachingSpec", "teaching_results"]
 
-#: Reference miscalibrations drawn in teaching mode (seed 000 figure 1): (label, scale, shift).
+#: Reference miscalibrations drawn in teaching mode (Brümmer & de Villiers 2011, fig. 1):
+#: (label, scale, shift).
 TEACHING_REFERENCES = (("2 × LLR", 2.0, 0.0), ("0.5 × LLR", 0.5, 0.0),
                        ("LLR + 2", 1.0, 2.0), ("LLR − 2", 1.0, -2.0))
 
 
 @dataclass(frozen=True)
 class TeachingSpec:
-    """Parameters of the synthetic Gaussian data of teaching mode (seed 000 figure 1)."""
+    """Parameters of the synthetic Gaussian data of teaching mode (Brümmer & de Villiers 2011,
+    fig. 1)."""
 
     mu_tar: float = 3.0
     sigma_tar: float = 2.0
@@ -53,9 +56,12 @@ def teaching_results(key, spec: TeachingSpec, *, calibration, train_prior, progr
     if calibration != "none":
         cal = fit_calibrator(dev, method=calibration, prior=train_prior)
     llrs = {r: (a if cal is None else transformed(a, cal)) for r, a in raw.items()}
-    lo, hi = hist_range([*raw.values(), true_a])
+    # the central 96 % of each class (the target tail of the true LLR is long: TEACHING_TAIL)
+    lo, hi = hist_range([*raw.values(), true_a], TEACHING_TAIL)
     edges = bin_edges(lo, hi)
-    miscal = f"{spec.scale:g} × LLR {'+' if spec.shift >= 0 else '−'} {abs(spec.shift):g}"
+    exact = spec.scale == 1.0 and spec.shift == 0.0
+    miscal = ("true LLR" if exact else
+              f"{spec.scale:g} × LLR {'+' if spec.shift >= 0 else '−'} {abs(spec.shift):g}")
     same = cal is None or cal.strictly_increasing
     apply = None if cal is None else cal.apply
     datasets = {
@@ -69,5 +75,7 @@ def teaching_results(key, spec: TeachingSpec, *, calibration, train_prior, progr
             for label, a, b in TEACHING_REFERENCES]
     mapping = None if cal is None else cal.curve(lo, hi)
     progress(1.0, "done")
-    return Results(key, datasets, cal, "system output (miscalibrated LLR)", mapping,
+    label = ("system output (the true LLR: scale 1, shift 0)" if exact else
+             f"system output (miscalibrated LLR: {miscal})")
+    return Results(key, datasets, cal, label, mapping,
                    references=refs, teaching=True)

@@ -42,6 +42,8 @@ __all__ = ["FUSION", "FUSION_COLOR", "PALETTE", "CompareState"]
 #: the operating point in the main view).
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22",
            "#393b79")
+#: Names of teaching mode's two systems: the synthetic (miscalibrated) one and its true LLR.
+TEACHING_SYSTEM, TEACHING_TRUE = "synthetic system", "true LLR"
 #: Colour of the fused system.
 FUSION_COLOR = "#333333"
 #: How many per-system results / comparisons / significance results a session keeps.
@@ -82,6 +84,7 @@ class CompareState(param.Parameterized):
     def __init__(self, **params):
         self._colors = {}
         self._systems_cache = LRU(SYSTEM_CACHE)
+        self._teaching_systems = None
         self._cache = LRU(COMPARISON_CACHE)
         self._tests_cache = LRU(TESTS_CACHE)
         self._paired = {}
@@ -99,9 +102,32 @@ class CompareState(param.Parameterized):
 
     # ------------------------------------------------------------------ names and colours
 
+    def systems(self):
+        """``{name: SystemData}`` of the compared systems: the loaded ones, or in teaching
+        mode the synthetic system (its dev and eval sets) and the true LLR of the same eval
+        trials (the loaded data are not what the page shows then)."""
+        st = self.state
+        if not st.teaching.enabled:
+            return st.data.systems
+        res = st.results
+        if res is None or not res.teaching:
+            return {}
+        hit = self._teaching_systems
+        if hit is not None and hit[0] is res:
+            return hit[1]
+        ds, t = res.datasets, st.teaching
+        dev = ds["dev"].trials
+        out = {TEACHING_SYSTEM: compute.SystemData(dev, ds["eval"].trials)}
+        if "true" in ds:
+            # the dev set's true LLR: its scores are scale × LLR + shift (scale > 0)
+            true_dev = dev.with_scores((dev.scores - t.shift) / t.scale)
+            out[TEACHING_TRUE] = compute.SystemData(true_dev, ds["true"].trials)
+        self._teaching_systems = (res, out)
+        return out
+
     def names(self):
         """The compared systems: loaded systems in load order, then fusion when on."""
-        names = list(self.state.data.systems)
+        names = list(self.systems())
         if self._fusion_results() is not None:
             names.append(FUSION)
         return names
@@ -138,7 +164,7 @@ class CompareState(param.Parameterized):
     @param.depends("state.data.systems", "state.calibration.fusion", watch=True)
     def _names_changed(self):
         names = self.names()
-        loaded = set(self.state.data.systems)
+        loaded = set(self.systems())
         for n in [n for n in self._colors if n not in loaded]:
             del self._colors[n]
         for n in names:
@@ -152,7 +178,7 @@ class CompareState(param.Parameterized):
 
     def _key(self):
         st = self.state
-        data = tuple((n, d.dev, d.eval) for n, d in st.data.systems.items())
+        data = tuple((n, d.dev, d.eval) for n, d in self.systems().items())
         return (data, st.calibration.method, st.calibration.prior_key(),
                 self._fusion_results(), st.conditions.spec())
 
@@ -203,7 +229,7 @@ class CompareState(param.Parameterized):
                 self._apply(hit)
             return
         st = self.state
-        systems = dict(st.data.systems)
+        systems = dict(self.systems())
         method, prior, fusion, conditions = key[1], st.calibration.train_prior, key[3], key[4]
         raw_cache = st.raw_cache
         todo, have = {}, {}

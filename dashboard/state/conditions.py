@@ -23,7 +23,7 @@ WEIGHTINGS = {"pooled trials": "pooled", "equal per condition": "equal", "custom
 
 
 class ConditionsState(param.Parameterized):
-    """Condition weighting and selection (seed 001), and the conditions the data offer."""
+    """Condition weighting and selection (van Leeuwen 2008), and the conditions the data offer."""
 
     #: Parameters that change the heavy results.
     result_params = ("weighting", "custom_weights", "selected")
@@ -31,11 +31,11 @@ class ConditionsState(param.Parameterized):
     weighting = param.Selector(default="pooled trials", objects=list(WEIGHTINGS),
                                label="Condition weighting", doc="""
         How the conditions of the trials are pooled: every trial once, every condition
-        equally, or custom weights (``custom_weights``).""")
+        equally (van Leeuwen 2008, eq. 12-13), or the custom weights typed below.""")
     custom_weights = param.String(default="", label="Custom weights", doc="""
         Condition weights as NAME=W, e.g. 'tel=2, mic=1' (normalized to sum to 1).""")
     selected = param.ListSelector(default=[], objects=[], label="Pooled conditions", doc="""
-        The conditions pooled (all of ``available`` when new data arrive).""")
+        The conditions pooled (all the conditions of the data when new data arrive).""")
     show_curves = param.Boolean(default=False, label="Per-condition curves")
     available = param.List(default=[], precedence=-1, doc="""
         Conditions of the shown data listed by name (empty: the trials carry none).""")

@@ -150,7 +150,8 @@ class DataState(param.Parameterized):
                         got = loader(scores, key, prog)
                         t, notes = got if isinstance(got, tuple) else (got, [])
                         if str(scores) in display:
-                            t = _with_source(t, display[str(scores)])
+                            # shares every array and id code (no string ids built)
+                            t = t.with_source(display[str(scores)])
                         t = t.require_both_classes()
                     except Exception as exc:
                         raise _FileFailed(name, exc) from exc
@@ -190,7 +191,3 @@ class DataState(param.Parameterized):
         nothing)."""
         return " ".join(self.notes[k] for k in sorted(self.notes))
 
-
-def _with_source(t: Trials, source):
-    return Trials(t.scores, t.labels, t.weights, t.conditions, t.model_ids, t.segment_ids,
-                  source)

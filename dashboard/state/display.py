@@ -23,7 +23,7 @@ class DisplayState(param.Parameterized):
     llr_unit = param.Selector(default="ln", objects=["ln", "log10", "bits"], label="LLR unit",
                               doc="""
         Unit of the LLR axes (Tippett plot, calibration map): natural log, log10 (the forensic
-        convention) or bits; llrlab.core.llr_to_unit.""")
+        convention, Meuwly et al. 2017) or bits.""")
     reliability = param.Selector(default="pav", objects=["pav", "bins"],
                                  label="Reliability diagram", doc="""
         The empirical posterior of the reliability diagram: PAV-recalibrated, or per bin.""")

@@ -14,6 +14,8 @@ import param
 
 from llrlab.core import Trials, miscalibration_warning
 
+from ..safe import md_text
+
 __all__ = ["ExportState", "csv_with_operating_point"]
 
 #: The operating point's columns, first in every CSV.
@@ -129,8 +131,9 @@ class ExportState(param.Parameterized):
         text = miscalibration_warning(d.llr, f"The {d.role} scores of {self.system_name()}")
         if not text:
             return ""
-        return (f"{text}. In this page: choose **affine** or **pav** under Calibration / "
-                f"fusion (trained on the dev set).")
+        # the sentence names the system (user text): escaped for the Markdown pane
+        return (f"{md_text(text)}. In this page: choose **affine** or **pav** under "
+                f"Calibration / fusion (trained on the dev set).")
 
     def metrics_csv(self):
         """The metrics table as CSV text (with the operating point in the first columns)."""

@@ -1,5 +1,5 @@
 """Teaching mode: synthetic Gaussian scores whose true LLR is known, miscalibrated on purpose
-(seed 000 figure 1)."""
+(Brümmer & de Villiers 2011, fig. 1)."""
 
 from __future__ import annotations
 

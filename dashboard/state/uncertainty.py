@@ -24,8 +24,8 @@ class UncertaintyState(param.Parameterized):
 
     ci_method = param.Selector(default="off", objects=list(CI_CHOICES),
                                label="Confidence intervals", doc="""
-        Binomial intervals of Pmiss, Pfa and act DCF at the operating point (normal per
-        seed 002, Wilson, or Clopper-Pearson 'exact').""")
+        Binomial intervals of Pmiss, Pfa and act DCF at the operating point: normal
+        (Bengio & Mariéthoz 2004), Wilson (1927), or Clopper & Pearson (1934) 'exact'.""")
     ci_level = param.Number(default=0.95, bounds=(0.5, 0.999), step=0.01,
                             label="Confidence level")
     boot_by = param.Selector(default="trial", objects=["trial", "speaker"],

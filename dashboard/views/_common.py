@@ -18,12 +18,13 @@ from bokeh.models import (
     CustomJS,
     GlyphRenderer,
     NoOverlap,
+    SaveTool,
     Scatter,
 )
 from bokeh.plotting import figure
 
 __all__ = ["COLORS", "CONDITION_COLORS", "Styler", "connect_drag", "finite", "fit_figure",
-           "new_figure"]
+           "new_figure", "save_name", "set_save_name"]
 
 #: One meaning per colour across the dashboard (Okabe-Ito palette, see the module docstring).
 COLORS = {
@@ -72,7 +73,23 @@ def new_figure(name, **kw):
         ax.axis_label_text_font_style = "normal"
         ax.major_label_policy = NoOverlap()  # narrow plots and large fonts: no collisions
     fig.title.text_font_style = "bold"
+    set_save_name(fig, svg=False)
     return fig
+
+
+def save_name(fig, svg):
+    """The file name the save tool of ``fig`` gives its image: ``llrlab-<figure name>.png``
+    (or ``.svg`` with SVG output), so a save neither asks for a name nor offers
+    ``bokeh_plot``."""
+    return f"llrlab-{fig.name or 'plot'}.{'svg' if svg else 'png'}"
+
+
+def set_save_name(fig, svg):
+    """Set the save tool's file name of ``fig`` (see :func:`save_name`)."""
+    name = save_name(fig, svg)
+    for tool in fig.select({"type": SaveTool}):
+        if tool.filename != name:
+            tool.filename = name
 
 
 def _label_text(label):
@@ -222,6 +239,8 @@ class Styler:
             if size is not None:
                 g.size = size * (1.6 if big else 1.0) * h
         fig.toolbar.autohide = False
+        # the save tool exports what the figure draws: an SVG file needs the SVG backend
         backend = "svg" if svg else "canvas"
         if fig.output_backend != backend:
             fig.output_backend = backend
+        set_save_name(fig, svg)

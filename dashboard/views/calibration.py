@@ -82,8 +82,10 @@ def describe(d):
         return "No calibration: the scores are read as LLRs."
     lines = ["| parameter | value |", "|---|---|"]
     for k, v in d.items():
-        label = LABELS.get(k, str(k).replace("_", " "))
-        lines.append(f"| {md_text(label, MAX_SHOWN)} | {md_text(_fmt(v), MAX_SHOWN)} |")
+        # our own labels as written; any other key, and the values (which may come from
+        # files), escaped
+        label = LABELS[k] if k in LABELS else md_text(str(k).replace("_", " "), MAX_SHOWN)
+        lines.append(f"| {label} | {md_text(_fmt(v), MAX_SHOWN)} |")
     return "\n".join(lines)
 
 
@@ -121,8 +123,9 @@ class CalibrationView(pn.viewable.Viewer):
             label="Calibrated eval scores", button_type="light",
             width=200, disabled=True)
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+        self.title = pn.pane.Markdown("### Trained parameters", margin=(0, 10))
         self.details = pn.Column(
-            pn.pane.Markdown("### Trained parameters", margin=(0, 10)),
+            self.title,
             self.note, self.params,
             pn.Row(self.download_params, self.download_scores),
             sizing_mode="stretch_width")
@@ -221,6 +224,6 @@ class CalibrationView(pn.viewable.Viewer):
             Styler.HIGHLIGHT if "calibration.threshold" in lit else 1.0)
         self.hline.line_width = self.vline.line_width = 2 * k
         size = "130%" if st.display.presentation else "100%"
-        for pane in (self.params, self.note):
+        for pane in (self.params, self.note, self.title):
             pane.styles = {"font-size": size}
 

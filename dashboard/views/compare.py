@@ -20,6 +20,8 @@ import panel as pn
 import param
 from panel.io.state import set_curdoc
 
+from llrlab.core import opposite_verdicts, p_value_text
+
 from ..safe import MAX_SHOWN, html_text, md_text
 from ..state import DashboardState, user_message
 from .compare_plots import (
@@ -40,10 +42,13 @@ TEST_DELAY_MS = 350
 
 _CSS = """
 <style>
+div.llrlab-scroll { max-width: 100%%; overflow-x: auto; }
+table.llrlab-compare .why { color: #6a1b4d; }
 table.llrlab-compare { border-collapse: collapse; font-size: %(size)s; width: 100%%; }
-table.llrlab-compare th, table.llrlab-compare td { padding: 4px 10px;
+table.llrlab-compare th, table.llrlab-compare td { padding: 4px 7px;
     border-bottom: 1px solid #e3e3e3; vertical-align: top; }
-table.llrlab-compare th { text-align: right; border-bottom: 2px solid #999; white-space: nowrap; }
+table.llrlab-compare th { text-align: right; border-bottom: 2px solid #999; vertical-align: bottom;
+    white-space: normal; min-width: 4.2em; }
 table.llrlab-compare td { text-align: right; font-variant-numeric: tabular-nums;
     white-space: nowrap; }
 table.llrlab-compare th.l, table.llrlab-compare td.l { text-align: left; }
@@ -58,6 +63,12 @@ table.llrlab-compare .muted { color: #888; font-style: italic; }
 </style>
 """
 
+#: The plots of the tab wrap (two per row from a main area of about 2 x 460 px).
+_ROW_CSS = """
+:host { flex-wrap: wrap; min-width: 0 !important; }
+.llrlab-cmp-plot { flex: 1 1 460px !important; min-width: 0 !important; }
+"""
+
 _COLUMNS = ("system", "targets", "non-targets", "Cllr", "min Cllr", "cal. loss", "EER (%)",
             "act DCF", "min DCF", "z-test p", "McNemar p")
 
@@ -67,13 +78,13 @@ def _sentence(text):
 
 
 def _p(p):
-    return "nan" if p != p else f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+    return p_value_text(p)  # "< 1e-300" when the p-value underflows, as the CLI writes it
 
 
 def table_html(rows, *, presentation=False, pending=False):
     """HTML of the comparison table (``rows`` from ``CompareState.table_rows()``)."""
     out = [_CSS % {"size": "18px" if presentation else "13.5px"},
-           '<table class="llrlab-compare"><thead><tr>']
+           '<div class="llrlab-scroll"><table class="llrlab-compare"><thead><tr>']
     out += [f'<th class="{"l" if c == "system" else ""}">{c}</th>' for c in _COLUMNS]
     out.append("</tr></thead><tbody>")
     for r in rows:
@@ -105,11 +116,14 @@ def table_html(rows, *, presentation=False, pending=False):
                       f'<td data-key="mcnemar_p" class="{"sig" if m.significant else ""}">'
                       f"{_p(m.p_value)}</td>"]
             verdict = f"{html_text(_sentence(z.verdict))} {html_text(_sentence(m.verdict))}"
+            why = opposite_verdicts(m, z)
+            if why:
+                verdict += f' <span class="why">{html_text(_sentence(why))}</span>'
         out.append(f'<tr data-system="{name}">' + "".join(cells) + "</tr>")
         if verdict:
             out.append(f'<tr class="v"><td></td><td class="l verdict" colspan="'
                        f'{len(_COLUMNS) - 1}" data-system="{name}">{verdict}</td></tr>')
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -143,9 +157,10 @@ class CompareView(pn.viewable.Viewer):
                                     sizing_mode="stretch_width")
         self.status = pn.pane.Markdown("", margin=(0, 10))
 
-        def row(*views):
-            return pn.Row(*[pn.Column(v, sizing_mode="stretch_width") for v in views],
-                          sizing_mode="stretch_width")
+        def row(*views):  # side by side when both fit, else one under the other
+            return pn.Row(*[pn.Column(v, sizing_mode="stretch_width",
+                                      css_classes=["llrlab-cmp-plot"]) for v in views],
+                          sizing_mode="stretch_width", stylesheets=[_ROW_CSS])
 
         self._layout = pn.Column(
             pn.Row(role, ref, run, self.download, self.status),
@@ -210,7 +225,7 @@ class CompareView(pn.viewable.Viewer):
             f"**{cs.role}** sets at effective prior {pt.effective_prior:.4g} (prior log-odds "
             f"**{pt.plo:.3f}**) · each system tested against **{md_text(ref, MAX_SHOWN)}** "
             f"at the {100 * cs.significance_level:g}% level: z-test of the DCF difference "
-            f"(seed 002) and McNemar on the paired decisions"
+            f"(Bengio & Mariéthoz 2004) and McNemar (1947) on the paired decisions"
             + ("" if st.conditions.spec().weights == "pooled" else
                " (the tests count every trial once: condition weights are not used)"))
 

@@ -1,11 +1,11 @@
 """DET plot: probit axes labelled in percent, steppy and ROCCH curves, EER, DR30, operating point.
 
-Coordinates are ``probit(Pfa)``, ``probit(Pmiss)`` (seed 000 section 2.6).  Ticks are fixed
-probabilities (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 40 % ...) placed at their probits with
-``FixedTicker`` and labelled with ``major_label_overrides``.  For each dataset the actual
-operating point (error rates at the Bayes threshold ``-plo``, circle) and the minimum-DCF point
-(square) are drawn; a click or drag on the plot moves the operating point to the plo whose
-minimum-DCF point is nearest (``DashboardState.pick_det``).
+Coordinates are ``probit(Pfa)``, ``probit(Pmiss)`` (Brümmer & de Villiers 2011, sec. 2.6; Martin et
+al. 1997).  Ticks are fixed probabilities (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 40 % ...) placed at
+their probits with ``FixedTicker`` and labelled with ``major_label_overrides``.  For each dataset
+the actual operating point (error rates at the Bayes threshold ``-plo``, circle) and the
+minimum-DCF point (square) are drawn; a click or drag on the plot moves the operating point to the
+plo whose minimum-DCF point is nearest (``DashboardState.pick_det``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 from ..state import DashboardState
 from ._common import COLORS, Styler, connect_drag, fit_figure, new_figure
 
-__all__ = ["HistogramView"]
+__all__ = ["HistogramView", "outside_note"]
 
 #: Height of the figure in the page (the legend is below the plot).
 HEIGHT = 380
@@ -31,6 +31,28 @@ def _empty_bars():
 def _empty_steps():
     e = np.empty(0)
     return {"x": e, "tar": e, "non": e}
+
+
+#: Share of a class outside the histogram's range from which the page says so (the default
+#: range leaves out 0.1 % per tail; teaching mode's 2 %).
+NOTE_FROM = 0.005
+
+
+def outside_note(d):
+    """'' or a sentence: how many scores of the dataset result ``d`` lie outside the
+    histogram's range (when a class has :data:`NOTE_FROM` or more outside)."""
+    if d is None or d.hist is None:
+        return ""
+    s = d.raw.sorted
+    totals = (s.tar_below(np.array([np.inf]))[0], s.non_below(np.array([np.inf]))[0])
+    shares = [(k / total, what) for k, total, what in
+              zip(d.hist.outside, totals, ("targets", "non-targets"), strict=True) if total > 0]
+    if not any(f >= NOTE_FROM for f, _ in shares):
+        return ""
+    e = d.hist.edges
+    out = " and ".join(f"{100 * f:.1f} % of the {what}" for f, what in shares if f > 0)
+    return (f"Shown: scores from {e[0]:.3g} to {e[-1]:.3g}; {out} ({d.role}) lie outside "
+            f"(zoom out with the wheel to see them).")
 
 
 class HistogramView(pn.viewable.Viewer):
@@ -74,11 +96,15 @@ class HistogramView(pn.viewable.Viewer):
         self.styler = Styler(fig, legend_cols=4)
         self.styler.capture()
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+        # what the range leaves out (teaching mode shows the central 96 % of each class)
+        self.note = pn.pane.Markdown("", name="hist_note", margin=(0, 10), visible=False,
+                                     styles={"color": "#555555", "font-size": "90%"})
+        self._layout = pn.Column(self._pane, self.note, sizing_mode="stretch_width")
         self._on_results()
         self._on_op()
 
     def __panel__(self):
-        return self._pane
+        return self._layout
 
     def _on_drag(self, x, _y):
         self.state.set_threshold_score(x)
@@ -116,6 +142,8 @@ class HistogramView(pn.viewable.Viewer):
                 self.figure.x_range.start, self.figure.x_range.end = float(e[0]), float(e[-1])
                 self.figure.y_range.start, self.figure.y_range.end = 0.0, 1.08 * (ymax or 1.0)
             self.figure.xaxis[0].axis_label = res.score_label if res is not None else "score"
+            self.note.object = outside_note(ev if ev is not None else dv)
+            self.note.visible = bool(self.note.object)
             self._on_op()
             self._on_options()
 

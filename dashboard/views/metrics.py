@@ -225,7 +225,7 @@ class MetricsView(pn.viewable.Viewer):
         parts = []
         ci = next(iter((st.op_ci or {}).values()), None)
         if ci is not None:
-            name = {"normal": "normal (seed 002)", "wilson": "Wilson",
+            name = {"normal": "normal (Bengio & Mariéthoz 2004)", "wilson": "Wilson",
                     "clopper-pearson": "Clopper-Pearson"}.get(ci.method, ci.method)
             parts.append(f"Grey: {100 * ci.confidence:g} % {name} intervals of Pmiss, Pfa and "
                          f"act DCF at this threshold (independent trials).")

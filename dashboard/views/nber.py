@@ -1,12 +1,12 @@
 """Normalized Bayes error-rate (NBER) plot with a draggable operating point.
 
-x: prior log-odds, y: normalized DCF (seed 000 section 2.5.4, figures 1-3).  Actual DCF (red)
-and minimum DCF (black) for dev (dashed) and eval (solid), optionally the contributions of
-misses and false alarms to the actual DCF, the default system at 1, DR30 triangles, and the
-regions outside DR30 shaded as unreliable.  The operating point is a vertical line: a drag (or
-a click) anywhere on the plot moves it.  The drag uses Bokeh's ``PanStart``/``Pan``/``Tap``
-UI events with no active drag tool: a CustomJS callback moves the line in the browser at once,
-and a Python callback sets ``state.point.plo``, which updates every other view.
+x: prior log-odds, y: normalized DCF (Brümmer & de Villiers 2011, sec. 2.5.4, figs. 1-3). Actual
+DCF (red) and minimum DCF (black) for dev (dashed) and eval (solid), optionally the contributions
+of misses and false alarms to the actual DCF, the default system at 1, DR30 triangles, and the
+regions outside DR30 shaded as unreliable.  The operating point is a vertical line: a drag (or a
+click) anywhere on the plot moves it.  The drag uses Bokeh's ``PanStart``/``Pan``/``Tap`` UI events
+with no active drag tool: a CustomJS callback moves the line in the browser at once, and a Python
+callback sets ``state.point.plo``, which updates every other view.
 """
 
 from __future__ import annotations
@@ -238,7 +238,7 @@ class NBERView(pn.viewable.Viewer):
         names = {h.split(".", 1)[1] for h in self.state.presenter.highlight or ()
                  if h.startswith("nber.")}
         out = []
-        for role, r in self.renderers.items():
+        for r in self.renderers.values():
             if "act" in names:
                 out.append(r["act"])
             if "min" in names:

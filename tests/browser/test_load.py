@@ -41,12 +41,10 @@ def _bench():
 
 
 @pytest.mark.timeout(1200)
-def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path):
+def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path, browser):
     bench = _bench()
-    if not Path(bench.CHROMIUM).exists():
-        pytest.skip(f"chromium not found at {bench.CHROMIUM}")
     out = bench.run(sessions=10, conditions=200_000, timeout=300.0, phase_seconds=10.0,
-                    workdir=tmp_path)
+                    workdir=tmp_path, browser=browser)
     text = bench.table(out)
     print(text)
     ARTIFACTS.mkdir(exist_ok=True)

@@ -399,3 +399,43 @@ def test_weights_must_match_on_paired_trials():
     with pytest.raises(DataError, match=r"trial weights of a\.txt and b\.txt differ.*position 3"):
         mcnemar_test(a.with_weights(w), b.with_weights(np.where(w == 4.0, 4.5, w)))
     assert z_test(a.with_weights(w), b.with_weights(w * (1 + 1e-15))).weighted
+
+
+def _errs(n_tar, n_non, misses, fas):
+    """Scores +-1 with the first ``misses`` targets and ``fas`` non-targets wrong at 0."""
+    lab = np.r_[np.ones(n_tar, bool), np.zeros(n_non, bool)]
+    s = np.where(lab, 1.0, -1.0)
+    s[:misses] = -1.0
+    s[n_tar:n_tar + fas] = 1.0
+    return Trials(s, lab)
+
+
+def test_p_value_text_writes_an_underflow_as_below_1e300():
+    from llrlab.core import p_value_text
+    from llrlab.core.significance import _p
+
+    assert [p_value_text(p) for p in (0.0, 1e-301, 2.5e-300, 0.0004567, 0.0123, 1.0)] == [
+        "< 1e-300", "< 1e-300", "2.5e-300", "0.00046", "0.012", "1.000"]
+    assert p_value_text(float("nan")) == "nan"
+    assert _p(0.0) == "p < 1e-300" and _p(0.0123) == "p = 0.012"
+
+
+def test_opposite_verdicts_explains_lower_dcf_against_fewer_errors():
+    from llrlab.core import opposite_verdicts
+
+    # A: no miss, 500 false alarms (Pfa 5 %); B: 50 misses (Pmiss 50 %), no false alarm.
+    # At plo 0 the DCF weighs the rates equally: A costs less; McNemar: B errs less often.
+    a, b = _errs(100, 10_000, 0, 500), _errs(100, 10_000, 50, 0)
+    z, m = z_test(a, b, 0.0), mcnemar_test(a, b, 0.0)
+    assert z.significant and m.significant and z.dcf_a < z.dcf_b
+    assert m.only_a_wrong > m.only_b_wrong
+    note = opposite_verdicts(m, z)
+    assert note.endswith("so A can cost less while B makes fewer errors")
+    # same system better on both: no note; the note needs both tests significant
+    c = _errs(100, 10_000, 40, 600)
+    assert opposite_verdicts(mcnemar_test(a, c, 0.0), z_test(a, c, 0.0)) == ""
+    # equal DCF (Pmiss 5 % + Pfa 0 against Pmiss 0 + Pfa 5 %): McNemar alone is significant
+    d = _errs(100, 10_000, 5, 0)
+    zd, md = z_test(a, d, 0.0), mcnemar_test(a, d, 0.0)
+    assert not zd.significant and md.significant
+    assert opposite_verdicts(md, zd) == ""

@@ -361,3 +361,36 @@ def test_a_link_to_the_tab_computes_the_comparison_once_the_data_arrive():
     assert list(st.compare.comparison.systems) == ["A", "B"]
     assert st.compare.comparison.systems["A"].results is st.results
 
+
+
+def _errs(n_tar, n_non, misses, fas):
+    lab = np.r_[np.ones(n_tar, bool), np.zeros(n_non, bool)]
+    s = np.where(lab, 1.0, -1.0)
+    s[:misses] = -1.0
+    s[n_tar:n_tar + fas] = 1.0
+    from llrlab.core import Trials
+    return Trials(s, lab)
+
+
+def test_table_writes_underflowing_p_values_and_explains_opposite_verdicts():
+    from llrlab.core import opposite_verdicts
+    from llrlab.dashboard.compute.compare import SignificanceRow
+    from llrlab.dashboard.views.compare import table_html
+
+    a, b = _errs(100, 100_000, 0, 5000), _errs(100, 100_000, 50, 0)
+    z = z_test(a, b, 0.0, names=("A", "B"))
+    m = mcnemar_test(a, b, 0.0, names=("A", "B"))
+    assert m.p_value < 1e-300  # the case the issue saw: "p = 0"
+    base = {"n_tar": 100, "n_non": 10_000, "cllr": 1.0, "min_cllr": 0.5,
+            "calibration_loss": 0.5, "eer": 0.1, "act_dcf": 0.2, "min_dcf": 0.1,
+            "color": "#000000"}
+    rows = [{**base, "system": "B", "is_reference": True, "significance": None},
+            {**base, "system": "A", "is_reference": False,
+             "significance": SignificanceRow(z, m)}]
+    text = table_html(rows)
+    assert "&lt; 1e-300" in text and ">0.000<" not in text
+    assert "so A can cost less while B makes fewer errors." in text
+    assert opposite_verdicts(m, z)[1:] in text  # capitalised as a sentence
+    # the table scrolls sideways in its own box rather than being cut off
+    assert '<div class="llrlab-scroll"><table class="llrlab-compare">' in text
+    assert "overflow-x: auto" in text

@@ -196,3 +196,127 @@ def test_the_table_follows_the_operating_point_after_other_changes(state, views)
     assert f"{state.op['eval'].act_dcf:.4f}" in metrics.table.object
     assert "-3.000" in metrics.header.object
 
+
+
+def test_every_save_has_a_file_name_and_svg_output_saves_svg(state, views):
+    from bokeh.models import SaveTool
+
+    figs = {v.figure.name: v.figure for v in views.values() if hasattr(v, "figure")}
+    assert set(figs) == {"nber", "det", "histogram", "calibration"}
+
+    def names():
+        out = {}
+        for name, fig in figs.items():
+            (tool,) = fig.select({"type": SaveTool})
+            out[name] = (tool.filename, fig.output_backend)
+        return out
+
+    assert names() == {n: (f"llrlab-{n}.png", "canvas") for n in figs}
+    state.display.svg = True
+    assert names() == {n: (f"llrlab-{n}.svg", "svg") for n in figs}
+    state.display.svg = False
+    assert names() == {n: (f"llrlab-{n}.png", "canvas") for n in figs}
+
+
+def test_widget_tooltips_are_plain_sentences():
+    """The docs of the parameters shown as widgets are their tooltips: no ``markup``, no
+    internal names, no source-document numbers."""
+    import re
+
+    import param
+
+    from llrlab.dashboard.state import DashboardState
+
+    st, seen, shown = DashboardState(), set(), 0
+    for name in st.param:
+        part = getattr(st, name)
+        if not isinstance(part, param.Parameterized) or id(part) in seen:
+            continue
+        seen.add(id(part))
+        if type(part).__name__ in ("PresenterState", "LessonState"):
+            continue  # presenter mode and lessons: another branch's
+        for pname, p in part.param.objects().items():
+            if pname == "name" or (p.precedence is not None and p.precedence < 0):
+                continue
+            doc = " ".join((p.doc or "").split())
+            shown += bool(doc)
+            assert "``" not in doc and "seed" not in doc.lower(), (pname, doc)
+            assert "llrlab." not in doc and "/" not in doc.replace("/ fusion", ""), (pname, doc)
+            assert not re.search(r"\b[a-z]+_[a-z_]+\b", doc), (pname, doc)
+    assert shown >= 8
+
+
+def test_presentation_style_enlarges_every_text(state, views):
+    """Labels on the plots, the metrics header and alerts, the parameter table and its title,
+    the Compare table (issue 14.6); legend markers keep their fill (thin outlines)."""
+    from bokeh.models import Scatter
+
+    from llrlab.dashboard.views.compare import table_html
+
+    nber, det, metrics, cal = views["nber"], views["det"], views["metrics"], views["cal"]
+    small = (nber.op_label.text_font_size, nber.label_fa.text_font_size,
+             det.off_label.text_font_size)
+    state.display.presentation = True
+    big = (nber.op_label.text_font_size, nber.label_fa.text_font_size,
+           det.off_label.text_font_size)
+    assert all(float(b[:-2]) >= 1.4 * float(s[:-2]) for s, b in zip(small, big, strict=True))
+    assert nber.label_miss.text_font_size == nber.label_fa.text_font_size
+    for pane in (metrics.header, metrics.warning, metrics.calibration_note):
+        assert pane.styles["font-size"] == "140%"
+    for pane in (cal.params, cal.title):
+        assert pane.styles["font-size"] == "130%"
+    assert "18px" in table_html([], presentation=True)
+    for fig in (nber.figure, det.figure):
+        for r in fig.renderers:
+            g = getattr(r, "glyph", None)
+            if isinstance(g, Scatter) and g.line_color == "black":  # an outline framing a fill
+                assert g.line_width <= 1.5 and g.size >= 16, (fig.name, g.marker)
+    state.display.presentation = False
+    assert (nber.op_label.text_font_size, nber.label_fa.text_font_size,
+            det.off_label.text_font_size) == small
+    assert cal.title.styles["font-size"] == "100%"
+
+
+def test_trained_parameters_have_readable_names(state, views):
+    """No raw keys (train_cllr_before, pure_ends) in the parameter table (issue 14.7)."""
+    import re
+
+    for method in ("affine", "pav"):
+        state.calibration.method = method
+        text = views["cal"].params.object
+        assert "dev Cllr before (bits)" in text and "trained on" in text
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), text
+    assert "pure end blocks" in views["cal"].params.object
+
+
+def test_the_demo_says_why_act_dcf_is_1_and_how_to_calibrate():
+    """The demo's raw scores are not LLRs: act DCF is 1.0000 everywhere; the page says why
+    with core's sentence and where to calibrate, and says nothing once calibrated."""
+    from llrlab.core import miscalibration_warning
+    from llrlab.dashboard.app import demo_specs, load_specs
+    from llrlab.dashboard.state import DashboardState
+
+    st = DashboardState()
+    load_specs(st, demo_specs())
+    metrics = MetricsView(state=st)
+    assert f"{st.op['eval'].act_dcf:.4f}" == "1.0000"
+    ev = st.results.datasets["eval"]
+    core = miscalibration_warning(ev.llr, f"The eval scores of {st.data.system}")
+    assert core and metrics.calibration_note.visible
+    assert "choose **affine** or **pav**" in metrics.calibration_note.object
+    assert "Calibration / fusion" in metrics.calibration_note.object
+    st.calibration.method = "affine"
+    assert not metrics.calibration_note.visible
+
+
+def test_metrics_csv_names_system_and_calibration(state, views):
+    import csv
+    import io
+
+    state.calibration.method = "affine"
+    rows = list(csv.DictReader(io.StringIO(state.export.metrics_csv())))
+    assert [r["role"] for r in rows] == ["dev", "eval"]
+    assert {r["system"] for r in rows} == {state.data.system}
+    assert {r["calibration"] for r in rows} == {"affine, prior 0.5"}
+    header = list(rows[0])
+    assert header.index("system") < header.index("role") < header.index("cllr")
