@@ -480,6 +480,12 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
             if lesson and not state.lesson.lesson and "lesson" not in (
                     pn.state.session_args or {}):
                 state.lesson.open(lesson)
+                # into the address bar once the page is there, so that the link a lecturer
+                # shares opens this lesson at this step
+                location = pn.state.location
+                pn.state.onload(lambda: location.update_query(
+                    lesson=state.lesson.lesson, step=state.lesson.step)
+                    if state.lesson.lesson else None)
         pn.state.location.sync(tabs, {"active": "tab"})
     elif lesson:
         state.lesson.open(lesson)

@@ -186,7 +186,8 @@ def presenter_controls(state: DashboardState):
     start.on_click(lambda _e: lessons.open(pick.value, 1) if pick.value else None)
     start.disabled = not options
 
-    present = pn.widgets.Switch.from_param(state.presenter.param.enabled)
+    present = pn.widgets.Switch.from_param(state.presenter.param.enabled,
+                                           css_classes=["llrlab-presenter-switch"])
     panels = pn.widgets.CheckButtonGroup.from_param(
         state.presenter.param.panels, button_type="primary", button_style="outline", **fit)
 
@@ -241,7 +242,7 @@ def presenter_controls(state: DashboardState):
         styles={"color": "#555555", "font-size": "90%"})
     return pn.Column(
         pick, start,
-        pn.Row(pn.pane.Markdown("Presenter mode", margin=(4, 5)), present, **fit),
+        present,
         pn.pane.Markdown("Shown in presenter mode", margin=(5, 5, 0, 5)), panels,
         pn.Row(name, save, **fit), views, pn.Row(show, delete, export, **fit),
         pn.pane.Markdown("Import views (a file from 'Export views')", margin=(5, 5, 0, 5)),

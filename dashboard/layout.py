@@ -17,6 +17,8 @@ window otherwise.
 
 from __future__ import annotations
 
+import contextlib
+
 import panel as pn
 import param
 from panel.reactive import ReactiveHTML
@@ -269,9 +271,12 @@ class MainArea(pn.viewable.Viewer):
         self._sized = None
         st.presenter.param.watch(self._relayout, ["enabled", "panels", "highlight"])
         st.lesson.param.watch(self._relayout, ["lesson"])
+        st.lesson.param.watch(self._collapse, ["lesson"])
+        self.page.param.watch(self._key, ["forward", "back"])
+        st.presenter.param.watch(self._collapse, ["enabled"])
         st.display.param.watch(self._collapse, ["presentation"])
         st.display.param.watch(self._relayout, ["presentation"])
-        self.page.param.watch(self._relayout, ["main_width", "main_height"])
+        self.page.param.watch(self._measured, ["main_width", "main_height"])
         self._collapse()
         self._relayout()
 
@@ -286,9 +291,26 @@ class MainArea(pn.viewable.Viewer):
         self._sized = None
         self._relayout()
 
+    def _key(self, event):
+        """An arrow key in the page: a step through the lesson, or the saved views in
+        presenter mode (nothing on the ordinary page, where the arrows scroll)."""
+        if self.state.staged:
+            self.state.navigate(1 if event.name == "forward" else -1)
+
+    def _measured(self, *_):
+        """The browser reported the main area's size: lay out on the next tick (model changes
+        made while Panel applies the browser's own event were not all sent back)."""
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            doc.add_next_tick_callback(self._relayout)
+        else:
+            self._relayout()
+
     def _collapse(self, *_):
-        """The sidebar folds in presentation style (presenter mode included)."""
-        self.page.collapsed = bool(self.state.display.presentation)
+        """The sidebar folds in presentation style and on a stage (presenter mode, an open
+        lesson: the plots and the step's text take the whole screen; the menu button
+        unfolds it)."""
+        self.page.collapsed = bool(self.state.display.presentation or self.state.staged)
 
     def _size(self):
         w, h = self.page.main_width, self.page.main_height
@@ -319,7 +341,9 @@ class MainArea(pn.viewable.Viewer):
         st = self.state
         staged = st.staged
         lit = set(st.presenter.highlight or ())
-        with pn.io.hold():
+        # no pn.io.hold() here: under Bokeh's 'combine' hold the figures' new heights were
+        # dropped (the browser kept the fallback height while the server had the new one)
+        with contextlib.nullcontext():
             if staged:
                 sizes, text, above = self.stage_sizes()
                 key = ("stage", tuple(sorted(sizes.items())), text)

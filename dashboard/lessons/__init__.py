@@ -168,8 +168,11 @@ class _Checker:
         try:
             obj.param.update(**{name: obj.param[name].deserialize(value)})
         except (ValueError, TypeError) as exc:
+            objects = getattr(obj.param[name], "objects", None)
+            why = (f"one of: {', '.join(map(str, objects))}" if objects
+                   else _short(str(exc).splitlines()[0]))
             raise LessonError(f"{where}, key {key!r}: bad value {_short(value)} "
-                              f"({_short(str(exc).splitlines()[0])})") from None
+                              f"({why})") from None
         if getattr(obj, "error", ""):  # e.g. costs the operating point refuses
             raise LessonError(f"{where}, key {key!r}: bad value {_short(value)} "
                               f"({_short(obj.error)})")
@@ -279,6 +282,9 @@ def _build(source, lesson_id, header, steps):
             raise LessonError(f"{where}: no text (a few sentences after the settings)")
         if len(text) > _MAX_TEXT:
             raise LessonError(f"{where}: the text has more than {_MAX_TEXT} characters")
+        if "![" in text:  # an image would be fetched from wherever it points
+            raise LessonError(f"{where}: the text has an image ('![...](...)'); a lesson's "
+                              f"text is Markdown without images (HTML is shown as text)")
         own = {}
         for key, value, kwhere in s["settings"]:
             part, name, value = chk.setting(key, value, kwhere)

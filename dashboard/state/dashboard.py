@@ -331,8 +331,13 @@ class DashboardState(param.Parameterized):
             return
         view = views[index]
         self.presenter.current = index
+        # a view sets the plots, not the mode: presenter mode and its style stay as they are
+        state = {part: dict(values) for part, values in view["state"].items()}
+        state.get("presenter", {}).pop("enabled", None)
+        if self.presenter.enabled:
+            state.get("display", {}).pop("presentation", None)
         try:
-            self.restore(view["state"])
+            self.restore(state)
         except DataError as exc:
             self.status.error = f"saved view {_short(view['name'])}: {_short(str(exc))}"
 
