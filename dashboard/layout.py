@@ -97,8 +97,9 @@ class PageControl(ReactiveHTML):
           state.onkey = (e) => {
             if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
             const t = e.composedPath()[0];
+            const slider = t && t.getAttribute && t.getAttribute('role') === 'slider';
             if (t && t.tagName && (['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName)
-                || t.isContentEditable || (t.getAttribute && t.getAttribute('role') === 'slider'))) {
+                || t.isContentEditable || slider)) {
               return;
             }
             if (e.key === 'ArrowRight' || e.key === 'PageDown') {

@@ -113,6 +113,11 @@ class HistogramView(pn.viewable.Viewer):
     def resize(self, width=None, height=None):
         """A fixed size on the stage, or the page's width (see ``fit_figure``)."""
         fit_figure(self.figure, self.styler, width, height, default_height=HEIGHT)
+        # the note below wraps within the figure's width (a long one widened the panel)
+        if height is None:
+            self.note.param.update(sizing_mode="stretch_width", width=None)
+        else:
+            self.note.param.update(sizing_mode="fixed", width=max(int(width), 200) - 20)
         self._on_options()
 
     @param.depends("state.results", watch=True)

@@ -171,11 +171,6 @@ def _assert_step_state(state, step):
                 assert got == value, (step.title, part, key, got, value)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "after merging main (19:30): on a stage the histogram panel's new 'Shown: scores from "
-    "...' note is wider than the staged figure (about 620 px for a 437 px plot), so at "
-    "1280 x 720 the lesson text of steps 1-2 is pushed past the right edge (x + width = "
-    "1417 px); views/histogram.py's resize must bound the note's width"))
 def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve):
     lesson = builtin_lessons()["calibration"]
     url, sessions = _open(page, serve, "?lesson=calibration&step=1")
