@@ -14,6 +14,7 @@ output into README.md (for commands whose expected output has no ``...``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -118,12 +119,14 @@ def matches(expected, actual):
 
 
 def workspace(path):
-    """A working directory with the repository's assets, as in a clone."""
+    """A working directory with the repository's assets and lessons, as in a clone."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    link = path / "assets"
-    if not link.exists():
-        link.symlink_to(ROOT / "assets")
+    for part in ("assets", "dashboard/lessons"):
+        link = path / part
+        if not link.exists():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(ROOT / part)
     return path
 
 
@@ -171,7 +174,8 @@ def _run_serve(command, cwd, timeout):
             lines.append("(the page is not the dashboard)")
         return lines
     finally:
-        os.killpg(proc.pid, signal.SIGINT)
+        with contextlib.suppress(ProcessLookupError):  # (it may have exited already)
+            os.killpg(proc.pid, signal.SIGINT)
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
