@@ -350,7 +350,8 @@ def _fill_when_ready(*areas):
     builds only the frame of the page, so that it is fast even while the server is busy (a
     browser or a health check waiting for it gives up after a few seconds), and the
     page's ~900 models follow in one message."""
-    slots = [pn.Column(sizing_mode="stretch_width") for _ in areas]
+    # (a slot may shrink below its content's width, as the areas do: see layout.SHRINK_CSS)
+    slots = [pn.Column(sizing_mode="stretch_width", stylesheets=[SHRINK_CSS]) for _ in areas]
     slots[-1].append(pn.indicators.LoadingSpinner(value=True, size=40, name="Loading…",
                                                   margin=20))
 
