@@ -25,8 +25,15 @@ def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
     assert "llrlab/core/calibration/__init__.py" in names
     assert "llrlab/core/scale/__init__.py" in names
     assert "llrlab/dashboard/__init__.py" in names
-    for sub in ("compute", "state", "views"):  # subpackages are listed one by one
-        assert f"llrlab/dashboard/{sub}/__init__.py" in names
+    # subpackages are listed one by one in pyproject.toml: every folder of core/ and
+    # dashboard/ with an __init__.py, and the lessons' text files, must be in the wheel
+    for top in ("core", "dashboard"):
+        for init in (root / top).rglob("__init__.py"):
+            rel = init.relative_to(root / top).as_posix()
+            if "_toplevel" not in rel:
+                assert f"llrlab/{top}/{rel}" in names, f"{top}/{rel} not packaged"
+    for lesson in (root / "dashboard" / "lessons").glob("*.md"):
+        assert f"llrlab/dashboard/lessons/{lesson.name}" in names, "lesson not packaged"
     assert "llrlab/assets/__init__.py" in names
     assert any(n.startswith("llrlab/assets/demo") for n in names), "demo data not packaged"
     # no generic top-level packages leak into site-packages
@@ -39,13 +46,14 @@ def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
                     str(target), str(wheel)], check=True, capture_output=True, timeout=300)
-    code = ("import llrlab, llrlab.core, llrlab.dashboard.app as a; "
-            "print(llrlab.__version__, llrlab.core.__file__, len(a.demo_specs()))")
+    code = ("import llrlab, llrlab.core, llrlab.dashboard.app as a, llrlab.dashboard.lessons as l; "
+            "print(llrlab.__version__, llrlab.core.__file__, len(a.demo_specs()), "
+            "len(l.builtin_lessons()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={**__import__("os").environ,
                                           "PYTHONPATH": str(target)}).stdout.split()
     assert out[0] == __import__("llrlab").__version__
-    assert out[1].startswith(str(target)) and out[2] == "4"
+    assert out[1].startswith(str(target)) and out[2] == "4" and int(out[3]) >= 1
 
 
 def test_core_does_not_import_panel_or_bokeh():
