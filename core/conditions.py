@@ -272,31 +272,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
                         f"condition column")
     all_names, inv = trials.condition_index()
     n_all = all_names.size
-    if select is None:
-        chosen = np.ones(n_all, dtype=bool)
-    else:
-        sel = np.unique(np.asarray(list([select] if isinstance(select, str) else select),
-                                   dtype=str))
-        if sel.size == 0:
-            raise DataError(f"{where}the selection of conditions is empty")
-        bad = sel[~np.isin(sel, all_names)]
-        if bad.size:
-            raise DataError(f"{where}selected condition(s) {_names(bad.tolist())} not found; "
-                            f"the conditions are {_names(all_names.tolist())}")
-        chosen = np.isin(all_names, sel)
-    if isinstance(weights, str):
-        if weights not in ("equal", "pooled"):
-            raise DataError(f"{where}condition weights must be 'equal', 'pooled' or a mapping "
-                            f"{{condition: weight}}, got {weights!r}")
-        spec = weights
-        w = np.where(chosen, 1.0, 0.0)
-    elif isinstance(weights, Mapping):
-        spec = "custom"
-        w = np.zeros(n_all)
-        w[chosen] = _check_weight_map(weights, all_names[chosen], all_names, where)
-    else:
-        raise DataError(f"{where}condition weights must be 'equal', 'pooled' or a mapping "
-                        f"{{condition: weight}}, got {type(weights).__name__}")
+    spec, w = _condition_weight_table(all_names, weights, select, where)
     keep_cond = w > 0
     key, counts = _class_codes(trials)
     count_non, count_tar = counts[0::2], counts[1::2]
@@ -356,6 +332,36 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         sub._with_sorted(_pool_sorted(trials, keep_cond))
     return ConditionWeights(names, wn, wn.copy(), ct, cn, beta_t, beta_n, weighted, spec,
                             reweight)
+
+
+def _condition_weight_table(all_names, weights, select, where):
+    """``(spec, w)``: ``"equal"``, ``"pooled"`` or ``"custom"``, and the weight of each of
+    ``all_names`` (sorted distinct conditions) given ``weights`` and ``select`` as
+    :func:`condition_weights` takes them (0 outside the selection), checked; ``where``
+    prefixes the messages."""
+    if select is None:
+        chosen = np.ones(all_names.size, dtype=bool)
+    else:
+        sel = np.unique(np.asarray(list([select] if isinstance(select, str) else select),
+                                   dtype=str))
+        if sel.size == 0:
+            raise DataError(f"{where}the selection of conditions is empty")
+        bad = sel[~np.isin(sel, all_names)]
+        if bad.size:
+            raise DataError(f"{where}selected condition(s) {_names(bad.tolist())} not found; "
+                            f"the conditions are {_names(all_names.tolist())}")
+        chosen = np.isin(all_names, sel)
+    if isinstance(weights, str):
+        if weights not in ("equal", "pooled"):
+            raise DataError(f"{where}condition weights must be 'equal', 'pooled' or a mapping "
+                            f"{{condition: weight}}, got {weights!r}")
+        return weights, np.where(chosen, 1.0, 0.0)
+    if isinstance(weights, Mapping):
+        w = np.zeros(all_names.size)
+        w[chosen] = _check_weight_map(weights, all_names[chosen], all_names, where)
+        return "custom", w
+    raise DataError(f"{where}condition weights must be 'equal', 'pooled' or a mapping "
+                    f"{{condition: weight}}, got {type(weights).__name__}")
 
 
 def prepare_pooling(trials):

@@ -10,13 +10,12 @@ result equals :func:`llrlab.core.analyze` of the in-memory weighted trials.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._repr import summary_repr
-from ..conditions import _check_weight_map, _equal, _names
+from ..conditions import _condition_weight_table, _equal, _names
 from ..errors import DataError
 from ._dask import compute, dask_modules
 from ._frame import ScoreSet, as_frame
@@ -117,30 +116,7 @@ def condition_weights_dask(data, weights="equal", *, select=None,
     mt = np.array([table[n][2] for n in all_names])
     mn = np.array([table[n][3] for n in all_names])
     pre = f"{where}: "
-    if select is None:
-        chosen = np.ones(all_names.size, dtype=bool)
-    else:
-        sel = np.unique(np.asarray(list([select] if isinstance(select, str) else select),
-                                   dtype=str))
-        if sel.size == 0:
-            raise DataError(f"{pre}the selection of conditions is empty")
-        bad = sel[~np.isin(sel, all_names)]
-        if bad.size:
-            raise DataError(f"{pre}selected condition(s) {_names(bad.tolist())} not found; "
-                            f"the conditions are {_names(all_names.tolist())}")
-        chosen = np.isin(all_names, sel)
-    if isinstance(weights, str):
-        if weights not in ("equal", "pooled"):
-            raise DataError(f"{pre}condition weights must be 'equal', 'pooled' or a mapping "
-                            f"{{condition: weight}}, got {weights!r}")
-        spec, w = weights, np.where(chosen, 1.0, 0.0)
-    elif isinstance(weights, Mapping):
-        spec = "custom"
-        w = np.zeros(all_names.size)
-        w[chosen] = _check_weight_map(weights, all_names[chosen], all_names, pre)
-    else:
-        raise DataError(f"{pre}condition weights must be 'equal', 'pooled' or a mapping "
-                        f"{{condition: weight}}, got {type(weights).__name__}")
+    spec, w = _condition_weight_table(all_names, weights, select, pre)
     keep = w > 0
     if spec != "pooled":
         for mass, what in ((mt, "target"), (mn, "non-target")):
