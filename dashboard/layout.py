@@ -85,8 +85,11 @@ SHRINK_CSS = ":host { min-width: 0 !important; }"
 class PageControl(ReactiveHTML):
     """The page's script: main-area size, arrow keys, sidebar (see the module docstring)."""
 
-    forward = param.Integer(default=0, doc="Right-arrow (or Page Down) presses.")
-    back = param.Integer(default=0, doc="Left-arrow (or Page Up) presses.")
+    presses = param.Integer(default=0, doc="Arrow (or Page Up/Down) presses so far.")
+    keys = param.String(default="", doc="""
+        The directions of the last presses, oldest first: 'f' (right arrow, Page Down) or
+        'b' (left arrow, Page Up).  One counter and the sequence, so that presses that reach
+        the server in one message (a busy server takes them together) keep their order.""")
     collapsed = param.Boolean(default=False, doc="Fold the sidebar.")
     main_width = param.Integer(default=0, doc="Width of the main area (0: not known yet).")
     main_height = param.Integer(default=0, doc="Height of the main area.")
@@ -102,10 +105,13 @@ class PageControl(ReactiveHTML):
                 || t.isContentEditable || slider)) {
               return;
             }
-            if (e.key === 'ArrowRight' || e.key === 'PageDown') {
-              data.forward = data.forward + 1; e.preventDefault();
-            } else if (e.key === 'ArrowLeft' || e.key === 'PageUp') {
-              data.back = data.back + 1; e.preventDefault();
+            let d = null;
+            if (e.key === 'ArrowRight' || e.key === 'PageDown') { d = 'f'; }
+            else if (e.key === 'ArrowLeft' || e.key === 'PageUp') { d = 'b'; }
+            if (d !== null) {
+              data.keys = (data.keys + d).slice(-64);
+              data.presses = data.presses + 1;
+              e.preventDefault();
             }
           };
           document.addEventListener('keydown', state.onkey);
@@ -273,7 +279,7 @@ class MainArea(pn.viewable.Viewer):
         st.presenter.param.watch(self._relayout, ["enabled", "panels", "highlight"])
         st.lesson.param.watch(self._relayout, ["lesson"])
         st.lesson.param.watch(self._collapse, ["lesson"])
-        self.page.param.watch(self._key, ["forward", "back"])
+        self.page.param.watch(self._key, ["presses"])
         st.presenter.param.watch(self._collapse, ["enabled"])
         st.display.param.watch(self._collapse, ["presentation"])
         st.display.param.watch(self._relayout, ["presentation"])
@@ -293,10 +299,14 @@ class MainArea(pn.viewable.Viewer):
         self._relayout()
 
     def _key(self, event):
-        """An arrow key in the page: a step through the lesson, or the saved views in
-        presenter mode (nothing on the ordinary page, where the arrows scroll)."""
-        if self.state.staged:
-            self.state.navigate(1 if event.name == "forward" else -1)
+        """Arrow keys in the page: steps through the lesson, or the saved views in presenter
+        mode (nothing on the ordinary page, where the arrows scroll), one per press in the
+        order pressed (the presses since the last call are the end of ``keys``)."""
+        n = max(0, min(event.new - (event.old or 0), len(self.page.keys)))
+        if not self.state.staged or n == 0:
+            return
+        for d in self.page.keys[-n:]:
+            self.state.navigate(1 if d == "f" else -1)
 
     def _measured(self, *_):
         """The browser reported the main area's size: lay out on the next tick (model changes

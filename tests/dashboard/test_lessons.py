@@ -358,3 +358,18 @@ def test_a_bad_views_file_is_refused_and_changes_nothing(data, expected):
     msg = str(err.value)
     assert expected in msg and msg.startswith("views.json") and len(msg) < 300
     assert [v["name"] for v in st.presenter.views] == ["kept"]
+
+
+def test_arrow_presses_taken_together_keep_their_order():
+    """A busy server may receive several key presses in one message: 'f' at the last step
+    (stays) then 'b' must end one step back, not where it was (a sum would give 0)."""
+    from llrlab.dashboard.app import create_app
+
+    app = create_app(threaded=False)
+    st, page = app.state, app.page_control
+    st.lesson.open("calibration", len(builtin_lessons()["calibration"]))
+    last = st.lesson.step
+    page.param.update(keys="fb", presses=2)
+    assert st.lesson.step == last - 1
+    page.param.update(keys="fbbb", presses=4)  # two more presses, both back
+    assert st.lesson.step == last - 3
