@@ -353,7 +353,7 @@ def test_llrlab_serve_lesson_file_opens_the_lesson(page, served, tmp_path):  # n
     wait_until(page, lambda: "A shifted system" in _lesson_text(page), what="step 2")
     wait_until(page, lambda: _query(page) == {"lesson": "lecture", "step": "2"}
                or (_query(page).get("lesson"), _query(page).get("step")) == ("lecture", "2"),
-               what="the step in the link")
+               timeout=60, what="the step in the link")  # (a busy server: seen > 20 s in CI)
     wait_until(page, lambda: _model(page, "op_span", "location") == pytest.approx(-2.2,
                abs=1e-9), what="the operating point of step 2")
     # a student's link to step 3
