@@ -210,7 +210,8 @@ def test_served_page_names_no_cdn_even_when_the_environment_asks_for_one(tmp_pat
     llrlab = Path(sys.executable).with_name("llrlab")
     with served.Server([], llrlab=str(llrlab), env={"BOKEH_RESOURCES": "cdn"}) as srv:
         srv.wait(120)
-        html = urllib.request.urlopen(srv.url, timeout=60).read().decode()
+        with urllib.request.urlopen(srv.url, timeout=60) as r:
+            html = r.read().decode()
     urls = {u for u in re.findall(r"https?://[^\"'\s)]+", html) if "127.0.0.1" not in u}
     assert urls == set()
     assert "static/js/bokeh.min.js" in html
