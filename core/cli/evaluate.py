@@ -165,9 +165,50 @@ def _fmt(key, value):
     return fmt_number(percent(value) if key in _PERCENT else value)
 
 
-def _cmd_eval(args, out):
+def write_report(out, args, a, summary, op, *, cal=None, what="", after=None, op_after=None,
+                 note=None):
+    """Write ``llrlab eval``'s report of one evaluation (in memory or on Dask alike).
+
+    Warns when uncalibrated scores do not look like LLRs, then writes the ``--json`` object,
+    or the text table of the raw (and calibrated) measures with the DR30 lines and the
+    calibration's parameters.  ``note`` is a line under the title (how it was computed).
+    Returns True after the JSON object (nothing more is to be written).
+    """
     from ..llr_check import miscalibration_warning
 
+    if cal is None:
+        import warnings
+
+        from ..errors import LlrlabWarning
+
+        warning = miscalibration_warning(a, f"the scores of {args.scores}")
+        if warning:
+            warnings.warn(warning, LlrlabWarning, stacklevel=1)
+    if args.json:
+        obj = summary if after is None else {"raw": summary, "calibrated": after,
+                                             "calibration": cal.report()}
+        out.write(json.dumps(obj) + "\n")
+        return True
+    head = f"{'':28}{'raw':>14}" + (f"{'calibrated':>14}" if after else "")
+    out.write(f"llrlab eval: {args.scores}" + (f" + {args.key}" if args.key else "") + "\n")
+    if note:
+        out.write(f"{note}\n")
+    out.write(f"operating point: p_target={args.p_target:g} c_miss={args.c_miss:g} "
+              f"c_fa={args.c_fa:g}\n")
+    out.write(weighting_line(args) + head + "\n")
+    for key, label in _ROWS:
+        line = f"{label:28}{_fmt(key, summary[key]):>14}"
+        if after:
+            line += f"{_fmt(key, after[key]):>14}"
+        out.write(line + "\n")
+    out.write(_dr30_line(op) + "\n")
+    if after:
+        out.write(f"after {what}: " + _dr30_line(op_after) + "\n")
+        out.write("".join(f"  {line}\n" for line in cal.lines()))
+    return False
+
+
+def _cmd_eval(args, out):
     _check_args(args)
     if args.dask is not None:  # the same report, computed on Dask
         from ..scale.cli import eval_dask
@@ -189,33 +230,9 @@ def _cmd_eval(args, out):
                 tables_after = condition_report(calibrated, args, after)
         ci_lines = interval_lines(args, [(weighted_for_eval(trials, args), summary)] + (
             [(weighted_for_eval(calibrated, args), after)] if after else []), progress)
-    if cal is None:
-        import warnings
-
-        from ..errors import LlrlabWarning
-
-        note = miscalibration_warning(a, f"the scores of {args.scores}")
-        if note:
-            warnings.warn(note, LlrlabWarning, stacklevel=1)
-    if args.json:
-        obj = summary if after is None else {"raw": summary, "calibrated": after,
-                                             "calibration": cal.report()}
-        out.write(json.dumps(obj) + "\n")
+    if write_report(out, args, a, summary, op, cal=cal, what=what,
+                    after=after, op_after=op_after if after else None):
         return 0
-    head = f"{'':28}{'raw':>14}" + (f"{'calibrated':>14}" if after else "")
-    out.write(f"llrlab eval: {args.scores}" + (f" + {args.key}" if args.key else "") + "\n")
-    out.write(f"operating point: p_target={args.p_target:g} c_miss={args.c_miss:g} "
-              f"c_fa={args.c_fa:g}\n")
-    out.write(weighting_line(args) + head + "\n")
-    for key, label in _ROWS:
-        line = f"{label:28}{_fmt(key, summary[key]):>14}"
-        if after:
-            line += f"{_fmt(key, after[key]):>14}"
-        out.write(line + "\n")
-    out.write(_dr30_line(op) + "\n")
-    if after:
-        out.write(f"after {what}: " + _dr30_line(op_after) + "\n")
-        out.write("".join(f"  {line}\n" for line in cal.lines()))
     out.write("".join(f"{line}\n" for line in ci_lines))
     out.write("".join(f"{line}\n" for line in tables))
     if after and tables:

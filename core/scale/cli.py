@@ -11,8 +11,6 @@ scheduler, out of core) or the address of a ``dask.distributed`` scheduler.
 
 from __future__ import annotations
 
-import json
-
 from ..errors import LlrlabError
 
 __all__ = ["eval_dask"]
@@ -50,7 +48,7 @@ def _summary(a, args):
 def eval_dask(args, out):
     """The ``eval`` subcommand on Dask (``args`` as parsed by ``llrlab eval``)."""
     from ..calibration import load_calibrator
-    from ..cli.evaluate import _ROWS, _dr30_line, _fmt
+    from ..cli.evaluate import write_report
     from .analysis import _scheduler_of, analyze_dask
     from .calibration import fit_calibrator_dask
     from .readers import open_scores
@@ -90,35 +88,6 @@ def eval_dask(args, out):
                 from ..cli._conditions import _select
 
                 s["selected_conditions"] = _select(args)
-    if cal is None:
-        import warnings
-
-        from ..errors import LlrlabWarning
-        from ..llr_check import miscalibration_warning
-
-        note = miscalibration_warning(a, f"the scores of {args.scores}")
-        if note:
-            warnings.warn(note, LlrlabWarning, stacklevel=1)
-    if args.json:
-        obj = summary if after is None else {"raw": summary, "calibrated": after,
-                                             "calibration": cal.report()}
-        out.write(json.dumps(obj) + "\n")
-        return 0
-    from ..cli._conditions import weighting_line
-
-    head = f"{'':28}{'raw':>14}" + (f"{'calibrated':>14}" if after else "")
-    out.write(f"llrlab eval: {args.scores}" + (f" + {args.key}" if args.key else "") + "\n")
-    out.write(f"{a.note}\n")
-    out.write(f"operating point: p_target={args.p_target:g} c_miss={args.c_miss:g} "
-              f"c_fa={args.c_fa:g}\n")
-    out.write(weighting_line(args) + head + "\n")
-    for key, label in _ROWS:
-        line = f"{label:28}{_fmt(key, summary[key]):>14}"
-        if after:
-            line += f"{_fmt(key, after[key]):>14}"
-        out.write(line + "\n")
-    out.write(_dr30_line(op) + "\n")
-    if after:
-        out.write(f"after {what}: " + _dr30_line(op_after) + "\n")
-        out.write("".join(f"  {line}\n" for line in cal.lines()))
+    write_report(out, args, a, summary, op, cal=cal, what=what, after=after,
+                 op_after=op_after if after else None, note=a.note)
     return 0
