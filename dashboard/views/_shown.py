@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["when_shown"]
+import panel as pn
+import param
+
+from ..state import DashboardState
+from ._common import isolated
+
+__all__ = ["RoleCurvesView", "when_shown"]
 
 
 def when_shown(method):
@@ -19,3 +25,50 @@ def when_shown(method):
         return method(self, *args, **kwargs)
 
     return run
+
+
+class RoleCurvesView(pn.viewable.Viewer):
+    """A view of one curve per shown set ("eval", "dev") that is computed only while the view
+    is shown, once per result (then only redrawn).
+
+    Subclasses give ``_curve(llr)`` (the set's curve, kept in ``self._per_role``) and
+    ``_redraw()`` (draw the kept curves); they build their figure in ``__init__`` and call
+    ``self._on_results()`` last."""
+
+    state = param.ClassSelector(class_=DashboardState)
+    active = param.Boolean(default=True, doc="""
+        Compute and draw; False while the view is hidden (it is refreshed when shown).""")
+
+    #: The sets drawn, in this order.
+    ROLES = ("eval", "dev")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._per_role = {}  # role -> the curve of the shown results' set
+        self._shown = None   # the results whose curves are kept
+        self._stale = False
+
+    def _curve(self, llr):
+        raise NotImplementedError
+
+    def _redraw(self):
+        raise NotImplementedError
+
+    @param.depends("active", watch=True)
+    @isolated
+    def _on_active(self):
+        if self.active and self._stale:
+            self._stale = False
+            self._on_results()
+
+    @param.depends("state.results", watch=True)
+    @isolated
+    @when_shown
+    def _on_results(self):
+        res = self.state.results
+        if res is not self._shown:
+            self._shown = res
+            ds = {} if res is None else res.datasets
+            self._per_role = {role: self._curve(ds[role].llr)
+                              for role in self.ROLES if role in ds}
+        self._redraw()

@@ -25,15 +25,13 @@ from scipy.special import expit
 
 from llrlab.core import reliability
 
-from ..state import DashboardState
 from ._common import COLORS, DASH, Styler, isolated, new_figure
-from ._shown import when_shown
+from ._shown import RoleCurvesView, when_shown
 
 __all__ = ["RELIABILITY_POINTS", "ReliabilityView"]
 
 #: Corners per PAV curve sent to the browser.
 RELIABILITY_POINTS = 1000
-_ROLES = ("eval", "dev")
 
 
 def _empty_line():
@@ -46,13 +44,9 @@ def _empty_bins():
     return {"x": e, "y": e, "size": e, "n": e}
 
 
-class ReliabilityView(pn.viewable.Viewer):
+class ReliabilityView(RoleCurvesView):
     """The reliability diagram of a :class:`DashboardState` (figure and sources built
-    once)."""
-
-    state = param.ClassSelector(class_=DashboardState)
-    active = param.Boolean(default=True, doc="""
-        Compute and draw; False while the view is hidden (it is refreshed when shown).""")
+    once); per set, the prior-free PAV diagram is kept (``_per_role``)."""
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -65,7 +59,7 @@ class ReliabilityView(pn.viewable.Viewer):
         self.figure = fig
         fig.line([0, 1], [0, 1], line_color=COLORS["default"], line_dash="dotted")
         self.lines, self.bins, self.renderers, items = {}, {}, {}, []
-        for role in _ROLES:
+        for role in self.ROLES:
             alpha = 1.0 if role == "eval" else 0.6
             src = ColumnDataSource(_empty_line(), name=f"reliability_pav_{role}")
             line = fig.line("x", "y", source=src, line_color=COLORS["map"], line_width=2,
@@ -83,17 +77,8 @@ class ReliabilityView(pn.viewable.Viewer):
         fig.add_layout(self.legend)
         self.styler = Styler(fig)
         self.styler.capture()
-        self._pav = {}  # role -> prior-free ReliabilityDiagram of the shown results
-        self._shown = None
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         self._on_results()
-
-    @param.depends("active", watch=True)
-    @isolated
-    def _on_active(self):
-        if self.active and getattr(self, "_stale", False):
-            self._stale = False
-            self._on_results()
 
     def __panel__(self):
         return self._pane
@@ -106,21 +91,14 @@ class ReliabilityView(pn.viewable.Viewer):
         if d is None:
             return None
         if self.display.reliability == "pav":
-            return self._pav[role].at_plo(self.point.plo)
+            return self._per_role[role].at_plo(self.point.plo)
         return reliability(d.llr, plo=self.point.plo, method="bins",
                            bins=self.display.reliability_bins)
 
-    @param.depends("state.results", watch=True)
-    @isolated
-    @when_shown
-    def _on_results(self):
-        res = self.state.results
-        if res is not self._shown:
-            self._shown = res
-            ds = {} if res is None else res.datasets
-            self._pav = {role: reliability(ds[role].llr, method="pav",
-                                           max_points=RELIABILITY_POINTS)
-                         for role in _ROLES if role in ds}
+    def _curve(self, llr):
+        return reliability(llr, method="pav", max_points=RELIABILITY_POINTS)
+
+    def _redraw(self):
         self._on_op()
 
     @param.depends("state.display.reliability", "state.display.reliability_bins", watch=True)
@@ -135,8 +113,8 @@ class ReliabilityView(pn.viewable.Viewer):
         plo = self.point.plo
         method = self.display.reliability
         with pn.io.hold():
-            for role in _ROLES:
-                r = self._pav.get(role)
+            for role in self.ROLES:
+                r = self._per_role.get(role)
                 if r is None or method != "pav":
                     self.lines[role].data = _empty_line()
                 else:
@@ -162,7 +140,7 @@ class ReliabilityView(pn.viewable.Viewer):
         d = self.display
         with pn.io.hold():
             for role, rs in self.renderers.items():
-                shown = role in self._pav and (role == "eval" or d.show_dev)
+                shown = role in self._per_role and (role == "eval" or d.show_dev)
                 rs["pav"].visible = shown and d.reliability == "pav"
                 rs["bins"].visible = shown and d.reliability == "bins"
             for item in self.legend.items:

@@ -22,15 +22,13 @@ from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from llrlab.core import llr_from_unit, llr_label, llr_to_unit, tippett
 
-from ..state import DashboardState
 from ._common import COLORS, DASH, Styler, connect_drag, isolated, new_figure
-from ._shown import when_shown
+from ._shown import RoleCurvesView, when_shown
 
 __all__ = ["TIPPETT_POINTS", "TippettView"]
 
 #: Corners per Tippett curve sent to the browser.
 TIPPETT_POINTS = 2000
-_ROLES = ("eval", "dev")
 _CLASSES = (("tar", "targets (H1)"), ("non", "non-targets (H2)"))
 
 
@@ -39,12 +37,9 @@ def _empty():
     return {"x": e, "y": e}
 
 
-class TippettView(pn.viewable.Viewer):
-    """The Tippett plot of a :class:`DashboardState` (figure and sources built once)."""
-
-    state = param.ClassSelector(class_=DashboardState)
-    active = param.Boolean(default=True, doc="""
-        Compute and draw; False while the view is hidden (it is refreshed when shown).""")
+class TippettView(RoleCurvesView):
+    """The Tippett plot of a :class:`DashboardState` (figure and sources built once); per
+    set, its :class:`~llrlab.core.TippettCurves` are kept (``_per_role``)."""
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -58,7 +53,7 @@ class TippettView(pn.viewable.Viewer):
         fig.add_layout(Span(location=0.0, dimension="height", line_color=COLORS["default"],
                             line_width=1, line_dash="dotted"))  # LR = 1
         self.sources, self.renderers, items = {}, {}, []
-        for role in _ROLES:
+        for role in self.ROLES:
             for cls, what in _CLASSES:
                 src = ColumnDataSource(_empty(), name=f"tippett_{cls}_{role}")
                 r = fig.line("x", "y", source=src, line_color=COLORS[cls], line_width=2,
@@ -84,18 +79,9 @@ class TippettView(pn.viewable.Viewer):
         self.styler.capture()
         self.note = pn.pane.Markdown("", name="tippett_note", margin=(0, 10),
                                      styles={"color": "#555555", "font-size": "90%"})
-        self._curves = {}  # role -> TippettCurves of the shown results
-        self._shown = None
         self._layout = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), self.note,
                                  sizing_mode="stretch_width")
         self._on_results()
-
-    @param.depends("active", watch=True)
-    @isolated
-    def _on_active(self):
-        if self.active and getattr(self, "_stale", False):
-            self._stale = False
-            self._on_results()
 
     def __panel__(self):
         return self._layout
@@ -109,18 +95,12 @@ class TippettView(pn.viewable.Viewer):
 
     def curves(self, role):
         """The :class:`~llrlab.core.TippettCurves` drawn for ``role`` (None: not shown)."""
-        return self._curves.get(role)
+        return self._per_role.get(role)
 
-    @param.depends("state.results", watch=True)
-    @isolated
-    @when_shown
-    def _on_results(self):
-        res = self.state.results
-        if res is not self._shown:
-            self._shown = res
-            ds = {} if res is None else res.datasets
-            self._curves = {role: tippett(ds[role].llr, max_points=TIPPETT_POINTS)
-                            for role in _ROLES if role in ds}
+    def _curve(self, llr):
+        return tippett(llr, max_points=TIPPETT_POINTS)
+
+    def _redraw(self):
         self._on_unit()
 
     @param.depends("state.display.llr_unit", watch=True)
@@ -130,7 +110,7 @@ class TippettView(pn.viewable.Viewer):
         """(Re)draw the curves in the display unit, with an x range holding every finite
         corner and LR = 1 (infinite LLRs of pure PAV blocks are drawn at the ends)."""
         unit = self.unit
-        finite = [c[np.isfinite(c)] for cv in self._curves.values()
+        finite = [c[np.isfinite(c)] for cv in self._per_role.values()
                   for c in (cv.tar_llr, cv.non_llr)]
         allx = np.concatenate([*finite, [0.0]])
         lo, hi = float(allx.min()), float(allx.max())
@@ -138,7 +118,7 @@ class TippettView(pn.viewable.Viewer):
         lo, hi = lo - pad, hi + pad
         with pn.io.hold():
             for (role, cls), src in self.sources.items():
-                c = self._curves.get(role)
+                c = self._per_role.get(role)
                 if c is None:
                     src.data = _empty()
                     continue
@@ -153,7 +133,7 @@ class TippettView(pn.viewable.Viewer):
 
     def _note(self):
         parts = [f"{role}: targets {100 * c.rme_tar:.3f} %, non-targets "
-                 f"{100 * c.rme_non:.3f} %" for role, c in self._curves.items()]
+                 f"{100 * c.rme_non:.3f} %" for role, c in self._per_role.items()]
         if not parts:
             return ""
         return ("Misleading evidence (LR < 1 for targets, LR > 1 for non-targets) — "
@@ -167,7 +147,7 @@ class TippettView(pn.viewable.Viewer):
         thr = float(llr_to_unit(-self.point.plo, self.unit))
         x, y, color, roles = [], [], [], []
         for role, o in (st.op or {}).items():
-            if role not in self._curves or (role == "dev" and not self.display.show_dev):
+            if role not in self._per_role or (role == "dev" and not self.display.show_dev):
                 continue
             x += [thr, thr]
             y += [1.0 - float(o.act.p_miss), float(o.act.p_fa)]
@@ -185,7 +165,7 @@ class TippettView(pn.viewable.Viewer):
         d = self.display
         with pn.io.hold():
             for (role, _), r in self.renderers.items():
-                r.visible = role in self._curves and (role == "eval" or d.show_dev)
+                r.visible = role in self._per_role and (role == "eval" or d.show_dev)
             for item in self.legend.items:
                 item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(d.presentation, d.svg)
