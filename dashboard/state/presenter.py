@@ -66,6 +66,11 @@ class PresenterState(param.Parameterized):
         chosen = [p for p in PANELS if p in (self.panels or [])]
         return chosen[:MAX_PANELS] or ["nber"]
 
+    def lit(self, panel):
+        """The elements of ``panel`` that are highlighted (``highlight`` entries
+        ``"panel.element"``), as a set of element names."""
+        return {h.split(".", 1)[1] for h in self.highlight or () if h.startswith(panel + ".")}
+
     # ------------------------------------------------------------------ saved views
 
     def add_view(self, name, snapshot):

@@ -267,8 +267,7 @@ class DETView(pn.viewable.Viewer):
         self._on_options()
 
     def _lit(self):
-        names = {h.split(".", 1)[1] for h in self.state.presenter.highlight or ()
-                 if h.startswith("det.")}
+        names = self.state.presenter.lit("det")
         return [r[k] for r in self.renderers.values() for k in ("steppy", "rocch", "eer",
                                                                   "dr30", "op") if k in names]
 

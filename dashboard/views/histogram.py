@@ -182,6 +182,6 @@ class HistogramView(pn.viewable.Viewer):
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.display.presentation, st.display.svg)
-            lit = "histogram.threshold" in (st.presenter.highlight or ())
+            lit = "threshold" in st.presenter.lit("histogram")
             self.threshold.line_width = (2.5 * (2.0 if st.display.presentation else 1.0)
                                          * (Styler.HIGHLIGHT if lit else 1.0))

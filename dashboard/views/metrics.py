@@ -263,8 +263,7 @@ class MetricsView(pn.viewable.Viewer):
         st, pt = self.state, self.state.point
         big = st.display.presentation
         self.data = table_data(st)
-        lit = {h.split(".", 1)[1] for h in st.presenter.highlight or ()
-               if h.startswith("metrics.")}
+        lit = st.presenter.lit("metrics")
         self.table.object = table_html(self.data, self.roles(), big, lit)
         size = {"font-size": "140%" if big else "100%"}
         for pane in (self.header, self.condition_title, self.calibration_note, self.warning):

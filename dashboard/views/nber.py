@@ -221,8 +221,7 @@ class NBERView(pn.viewable.Viewer):
 
     def _lit(self):
         """The renderers to draw thicker for the highlighted elements of this plot."""
-        names = {h.split(".", 1)[1] for h in self.state.presenter.highlight or ()
-                 if h.startswith("nber.")}
+        names = self.state.presenter.lit("nber")
         out = []
         for r in self.renderers.values():
             if "act" in names:
