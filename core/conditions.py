@@ -61,9 +61,28 @@ __all__ = [
 _EQUAL_RTOL = 8 * np.finfo(np.float64).eps
 
 
+@dataclass(frozen=True, eq=False)
+class _ConditionTable:
+    """The per-condition weights and counts shared by :class:`ConditionWeights` and its
+    out-of-core twin (``llrlab.core.scale.DaskConditionWeights``); see the former for the
+    meaning of each field."""
+
+    conditions: np.ndarray
+    w_tar: np.ndarray
+    w_non: np.ndarray
+    n_tar: np.ndarray
+    n_non: np.ndarray
+    beta_tar: np.ndarray
+    beta_non: np.ndarray
+
+    @property
+    def n_conditions(self):
+        return self.conditions.size
+
+
 @summary_repr("spec", "conditions", "w_tar", "w_non", "reweighted")
 @dataclass(frozen=True, eq=False)
-class ConditionWeights:
+class ConditionWeights(_ConditionTable):
     """Condition weights and the per-trial weights ``beta`` that implement them.
 
     Attributes
@@ -94,20 +113,9 @@ class ConditionWeights:
         constant in each class): then every measure equals that of the plain pool, bitwise.
     """
 
-    conditions: np.ndarray
-    w_tar: np.ndarray
-    w_non: np.ndarray
-    n_tar: np.ndarray
-    n_non: np.ndarray
-    beta_tar: np.ndarray
-    beta_non: np.ndarray
     trials: Trials
     spec: str
     reweighted: bool
-
-    @property
-    def n_conditions(self):
-        return self.conditions.size
 
 
 def parse_condition_weights(text):

@@ -61,6 +61,12 @@ CSV_TABLE = bytes.maketrans(b',"', b"  ")
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
+def _as_text(value):
+    """A user value as text (bytes decoded as UTF-8, undecodable bytes replaced)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray) else \
+        str(value)
+
+
 def shorten(value, width=40):
     """A user value as text (bytes decoded), cut to about ``width`` characters when longer.
 
@@ -74,8 +80,7 @@ def shorten(value, width=40):
     >>> shorten(b"abc")
     'abc'
     """
-    s = value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray) else \
-        str(value)
+    s = _as_text(value)
     if len(s) <= width:
         return s
     return f"{s[:width - 3]}... ({len(s):,} characters)"
@@ -91,8 +96,7 @@ def show(value, width=40):
     >>> show(b"abc")
     "'abc'"
     """
-    s = value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray) else \
-        str(value)
+    s = _as_text(value)
     if len(s) <= width:
         return repr(s)
     return f"{s[:width - 3]!r}"[:-1] + f"...' ({len(s):,} characters)"

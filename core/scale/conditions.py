@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._repr import summary_repr
-from ..conditions import _condition_weight_table, _equal, _names
+from ..conditions import _condition_weight_table, _ConditionTable, _equal, _names
 from ..errors import DataError
 from ._dask import compute, dask_modules
 from ._frame import ScoreSet, as_frame
@@ -25,7 +25,7 @@ __all__ = ["DaskConditionWeights", "condition_weights_dask"]
 
 @summary_repr("conditions", "w_tar", "w_non", "spec", "reweighted")
 @dataclass(frozen=True, eq=False)
-class DaskConditionWeights:
+class DaskConditionWeights(_ConditionTable):
     """Condition weights of an out-of-core score set (as
     :class:`llrlab.core.ConditionWeights`, with ``scores`` instead of ``trials``).
 
@@ -42,13 +42,6 @@ class DaskConditionWeights:
     reweighted : bool
     """
 
-    conditions: np.ndarray
-    w_tar: np.ndarray
-    w_non: np.ndarray
-    n_tar: np.ndarray
-    n_non: np.ndarray
-    beta_tar: np.ndarray
-    beta_non: np.ndarray
     scores: ScoreSet
     spec: str
     reweighted: bool
