@@ -27,6 +27,8 @@ place a marker.
 
 from __future__ import annotations
 
+from .table_css import METRICS_TABLE_CSS
+
 __all__ = ["CSS", "SCRIPT", "TEMPLATE"]
 
 SCRIPT = r"""
@@ -232,13 +234,7 @@ main.llrlab { padding: 8px 16px 24px 16px; }
 .llrlab-note { font-size: 13px; color: #555; margin: 4px 0; }
 #llrlab-op-header { font-size: 14px; margin: 6px 0 8px 0; font-variant-numeric: tabular-nums; }
 table.llrlab-metrics { border-collapse: collapse; font-size: 14px; min-width: 420px; }
-table.llrlab-metrics th, table.llrlab-metrics td { padding: 3px 12px;
-    border-bottom: 1px solid #e3e3e3; }
-table.llrlab-metrics th { text-align: right; border-bottom: 2px solid #999; }
-table.llrlab-metrics th:first-child, table.llrlab-metrics td:first-child { text-align: left;
-    font-weight: bold; }
-table.llrlab-metrics td { text-align: right; font-variant-numeric: tabular-nums; }
-table.llrlab-metrics tr:nth-child(even) td { background: #f6f7f9; }
+""" + METRICS_TABLE_CSS + """\
 table.llrlab-metrics td.llrlab-bad { color: #c62828; font-weight: bold; }
 table.llrlab-params td:last-child { text-align: left; }
 @media (max-width: 1000px) { .llrlab-grid { grid-template-columns: minmax(0, 1fr); }

@@ -21,6 +21,7 @@ import param
 
 from ..safe import MAX_SHOWN, html_text, md_text
 from ..state import DashboardState
+from ..table_css import METRICS_TABLE_CSS
 from ._common import isolated
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
@@ -94,15 +95,9 @@ _CSS = """
 <style>
 div.llrlab-scroll { max-width: 100%%; overflow-x: auto; }
 table.llrlab-metrics { border-collapse: collapse; font-size: %(size)s; }
+""" + METRICS_TABLE_CSS + """\
 table.llrlab-metrics tr.lit td { background: #f9e3ef; }
 table.llrlab-metrics tr.lit td:first-child { box-shadow: inset 5px 0 0 #CC79A7; }
-table.llrlab-metrics th, table.llrlab-metrics td { padding: 3px 12px;
-    border-bottom: 1px solid #e3e3e3; }
-table.llrlab-metrics th { text-align: right; border-bottom: 2px solid #999; }
-table.llrlab-metrics th:first-child, table.llrlab-metrics td:first-child { text-align: left;
-    font-weight: bold; }
-table.llrlab-metrics td { text-align: right; font-variant-numeric: tabular-nums; }
-table.llrlab-metrics tr:nth-child(even) td { background: #f6f7f9; }
 table.llrlab-metrics .llrlab-ci { display: block; font-size: 80%%; color: #6b6b6b;
     font-weight: normal; white-space: nowrap; }
 table.llrlab-metrics .llrlab-swatch { display: inline-block; width: 18px; height: 3px;

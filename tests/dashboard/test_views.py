@@ -320,3 +320,12 @@ def test_metrics_csv_names_system_and_calibration(state, views):
     assert {r["calibration"] for r in rows} == {"affine, prior 0.5"}
     header = list(rows[0])
     assert header.index("system") < header.index("role") < header.index("cllr")
+
+
+def test_a_highlighted_row_of_the_metrics_table_wins_over_the_row_stripes():
+    """Both rules are equally specific, so the later one paints: a highlighted even row
+    must be pink, not striped grey (the highlight rule once came first)."""
+    from llrlab.dashboard.views.metrics import _CSS
+
+    css = _CSS % {"size": "14px"}
+    assert css.index("tr.lit td {") > css.index("tr:nth-child(even) td {")
