@@ -28,7 +28,6 @@ converter.  Neither accepts ``1_000``.
 from __future__ import annotations
 
 import csv
-import io
 import re
 import sys
 
@@ -43,7 +42,7 @@ from ._columns import (
     drop_through,
     expected_rows,
 )
-from ._source import iter_blocks
+from ._source import ReadOnlyRaw, iter_blocks
 from ._text import CSV_TABLE, label_value
 
 __all__ = ["read_fast"]
@@ -75,7 +74,7 @@ def _pandas(src):
     return pd, extra
 
 
-class _Feed(io.RawIOBase):
+class _Feed(ReadOnlyRaw):
     """The checked blocks of a source, as a binary file object for pandas."""
 
     def __init__(self, src, delimiter, skip_line, progress, first):
@@ -85,9 +84,6 @@ class _Feed(io.RawIOBase):
         self._src, self._delim, self._skip = src, delimiter, skip_line
         self._progress, self._done = progress, 0
         self.first = first  # called with the first non-empty block
-
-    def readable(self):
-        return True
 
     def read(self, n=-1):
         for block, line0 in self._blocks:
@@ -116,11 +112,6 @@ class _Feed(io.RawIOBase):
                                f"reading {self._src.name}")
             return block
         return b""
-
-    def readinto(self, b):  # pragma: no cover - io.RawIOBase protocol, unused by pandas
-        data = self.read(len(b))
-        b[:len(data)] = data
-        return len(data)
 
     def close(self):
         try:

@@ -215,15 +215,25 @@ class Source:
             return f.read(n)
 
 
-class _Checked(io.RawIOBase):
+class ReadOnlyRaw(io.RawIOBase):
+    """A readable binary file object built on its own ``read(n)`` (subclasses give it and
+    ``close``)."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):  # pragma: no cover - io.RawIOBase protocol, unused
+        data = self.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+
+class _Checked(ReadOnlyRaw):
     """A file object whose read errors become FileFormatError naming the file."""
 
     def __init__(self, f, name, inner=None):
         super().__init__()
         self._f, self._name, self._inner = f, name, inner
-
-    def readable(self):
-        return True
 
     def read(self, n=-1):
         try:
@@ -233,11 +243,6 @@ class _Checked(io.RawIOBase):
             raise FileFormatError(self._name, f"is not a valid gzip file ({why})") from None
         except OSError as exc:
             raise _os_error(self._name, exc) from None
-
-    def readinto(self, b):  # pragma: no cover - io.RawIOBase protocol, unused
-        data = self.read(len(b))
-        b[:len(data)] = data
-        return len(data)
 
     def close(self):
         try:
@@ -280,7 +285,7 @@ def _read_stdin(limits):
     return b"".join(parts)
 
 
-def _hdf5_at(f, size):
+def hdf5_at(f, size):
     """True if the HDF5 signature is at offset 0 or a user-block offset (512, 1024, ...)."""
     offset = 0
     while offset + 8 <= size:
@@ -301,7 +306,7 @@ def open_source(path, *, limits=None):
     if name == STDIN:
         data = _read_stdin(limits)
         f = io.BytesIO(data)
-        kind = ("hdf5" if _hdf5_at(f, len(data)) else
+        kind = ("hdf5" if hdf5_at(f, len(data)) else
                 "gzip" if data[:2] == GZIP_MAGIC else "text")
         src = Source(STDIN_NAME, None, data, kind, len(data))
         _refuse_gzipped_hdf5(src)
@@ -309,7 +314,7 @@ def open_source(path, *, limits=None):
     try:
         with open(name, "rb") as f:
             size = os.fstat(f.fileno()).st_size
-            if _hdf5_at(f, size):
+            if hdf5_at(f, size):
                 kind = "hdf5"
             else:
                 f.seek(0)

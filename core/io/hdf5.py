@@ -100,7 +100,7 @@ import numpy as np
 
 from ..errors import DataError, FileFormatError, LlrlabError
 from ..trials import IdCodes
-from ._source import HDF5_SIGNATURE, Source, make_limits, open_source, path_name
+from ._source import HDF5_SIGNATURE, Source, hdf5_at, make_limits, open_source, path_name
 from ._text import shorten, show
 from .bosaris_text import Table, id_column
 
@@ -143,16 +143,9 @@ def is_hdf5(path):
         if name == "-":
             return False
         with open(name, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            offset = 0
-            while offset + 8 <= size:
-                f.seek(offset)
-                if f.read(8) == HDF5_SIGNATURE:
-                    return True
-                offset = 512 if offset == 0 else 2 * offset
+            return hdf5_at(f, os.fstat(f.fileno()).st_size)
     except (OSError, TypeError, ValueError, DataError):
         return False
-    return False
 
 
 def _h5py():
