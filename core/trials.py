@@ -339,12 +339,35 @@ def trial_codes(*sets):
 _FACTORIZE_SCAN = 32
 
 
+def _packed(values):
+    """The labels as one uint64 each, when that is exact: strings of at most 8 characters,
+    each below U+0100 (``U`` dtype), or of at most 8 bytes (``S`` dtype); else None.
+
+    Equal labels give equal numbers and different labels different numbers (numpy compares
+    strings without their trailing NULs, and the padding is NUL), so the labels can be
+    compared as integers, about 10 times faster than as strings."""
+    kind, n = values.dtype.kind, values.size
+    if kind == "U" and 0 < values.dtype.itemsize <= 32:
+        width = values.dtype.itemsize // 4
+        chars = np.ascontiguousarray(values.reshape(-1)).view(np.uint32).reshape(n, width)
+        if n and int(chars.max()) > 0xFF:
+            return None
+        key = chars[:, 0].astype(np.uint64)
+        for j in range(1, chars.shape[1]):
+            key |= chars[:, j].astype(np.uint64) << np.uint64(8 * j)
+        return key
+    if kind == "S" and 0 < values.dtype.itemsize <= 8:
+        return np.ascontiguousarray(values.reshape(-1), dtype="S8").view(np.uint64)
+    return None
+
+
 def factorize(values):
     """``(names, codes)`` of an array of labels: ``numpy.unique(values, return_inverse=True)``.
 
     Conditions take few distinct values over many trials: one vectorized comparison per
-    distinct value (``O(C n)``) is then far cheaper than sorting ``n`` strings; with more
-    than a few dozen values it falls back to ``numpy.unique``.
+    distinct value (``O(C n)``) is then far cheaper than sorting ``n`` strings (short labels
+    are compared as integers, see :func:`_packed`); with more than a few dozen values it
+    falls back to ``numpy.unique``.
 
     Examples
     --------
@@ -353,19 +376,25 @@ def factorize(values):
     (['far', 'mic', 'tel'], [2, 1, 2, 0])
     """
     values = np.asarray(values)
-    codes = np.full(values.size, -1, dtype=np.intp)
+    flat = values.reshape(-1)
+    keys = _packed(flat)
+    compared = flat if keys is None else keys
+    codes = np.full(flat.size, -1, dtype=np.intp)
     found = []
+    j = 0 if flat.size else -1  # the first trial without a code (-1: none)
     while len(found) <= _FACTORIZE_SCAN:
-        todo = np.flatnonzero(codes < 0)[:1]
-        if todo.size == 0:
-            names = np.array(found, dtype=values.dtype) if found else values[:0]
+        if j < 0:
+            names = flat[np.array(found, dtype=np.intp)] if found else flat[:0]
             order = np.argsort(names, kind="stable")
             rank = np.empty_like(order)
             rank[order] = np.arange(order.size)
             return names[order], rank[codes] if codes.size else codes
-        v = values[todo[0]]
-        codes[values == v] = len(found)
-        found.append(v)
+        np.putmask(codes, compared == compared[j], len(found))
+        found.append(j)
+        open_ = codes < 0
+        j = int(open_.argmax())
+        if not open_[j]:
+            j = -1
     names, codes = np.unique(values, return_inverse=True)
     return names, codes.ravel()
 

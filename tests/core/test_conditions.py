@@ -485,6 +485,43 @@ def test_factorize_equals_numpy_unique(n_values):
     assert np.array_equal(codes, ref_codes.ravel())
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(["a", "b", "\x00", "\xff", "\u0100", "z",
+                                                   "\U0001f600"]), max_size=10),
+                min_size=0, max_size=60),
+       st.sampled_from(["U", "S", "O"]))
+def test_factorize_equals_numpy_unique_on_any_labels(labels, kind):
+    """Labels compared as packed integers (at most 8 characters below U+0100, or 8 bytes)
+    or as strings (longer ones, wider characters) give numpy.unique's names and codes:
+    trailing NULs, which numpy drops, included."""
+    from llrlab.core.trials import _packed, factorize
+
+    if kind == "S":
+        labels = [x.encode("utf-8") for x in labels]
+    values = np.array(labels, dtype={"U": str, "S": bytes, "O": object}[kind])
+    names, codes = factorize(values)
+    ref_names, ref_codes = np.unique(values, return_inverse=True)
+    assert names.tolist() == ref_names.tolist()
+    assert np.array_equal(codes, ref_codes.ravel())
+    keys = _packed(values.reshape(-1)) if kind != "O" else None
+    if keys is not None:  # equal keys exactly when equal labels
+        same = keys[:, None] == keys[None, :]
+        assert np.array_equal(same, values[:, None] == values[None, :])
+
+
+def test_factorize_packs_short_labels_and_compares_the_others_as_strings():
+    from llrlab.core.trials import _packed
+
+    assert _packed(np.array(["cond0001", "x"])) is not None        # 8 characters
+    assert _packed(np.array(["cond00001", "x"])) is None           # 9: as strings
+    assert _packed(np.array(["été", "x"])) is not None              # below U+0100
+    assert _packed(np.array(["\u0100", "x"])) is None              # wider: as strings
+    assert _packed(np.array([b"12345678"])) is not None
+    assert _packed(np.array([b"123456789"])) is None
+    strided = np.array(["a", "b"] * 50)[::3]  # not contiguous
+    assert np.array_equal(_packed(strided), _packed(strided.copy()))
+
+
 # ---------------------------------------------------------------------------------------
 # Many conditions: the per-condition measures in one vectorized pass (linear in trials and
 # conditions), against analyze of each condition alone.
