@@ -39,7 +39,7 @@ from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.session import end_with_session, quiet_closed_connections
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
-from llrlab.dashboard.url import POINT_NAMES, Debounced, sync_url
+from llrlab.dashboard.url import POINT_NAMES, Debounced, keep_lesson_in_address, sync_url
 from llrlab.dashboard.views import (
     CalibrationView,
     DETView,
@@ -481,12 +481,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
             if lesson and not state.lesson.lesson and "lesson" not in (
                     pn.state.session_args or {}):
                 state.lesson.open(lesson)
-                # into the address bar once the page is there, so that the link a lecturer
-                # shares opens this lesson at this step
-                location = pn.state.location
-                pn.state.onload(lambda: location.update_query(
-                    lesson=state.lesson.lesson, step=state.lesson.step)
-                    if state.lesson.lesson else None)
+                keep_lesson_in_address(pn.state.location, state.lesson, doc)
         pn.state.location.sync(tabs, {"active": "tab"})
     elif lesson:
         state.lesson.open(lesson)

@@ -17,7 +17,7 @@ import param
 
 from .views._common import apply_held
 
-__all__ = ["POINT_NAMES", "Debounced", "sync_url"]
+__all__ = ["POINT_NAMES", "Debounced", "keep_lesson_in_address", "sync_url"]
 
 
 class Debounced(param.Parameterized):
@@ -96,3 +96,35 @@ def sync_url(location, state, params, *, mirrors=None):
     mirrors = mirrors or {}
     for part_name, names in params.items():
         location.sync(mirrors.get(part_name) or getattr(state, part_name), names)
+
+
+def keep_lesson_in_address(location, lesson, doc):
+    """While a lesson opened by the server (``llrlab serve --lesson``) is open, the page's
+    address names it and its step, so that the link a lecturer shares opens the same step.
+
+    The server sets the address before the page exists; when the page starts, the browser
+    replaces it with its own (Panel's location view reports ``window.location``), sometimes
+    after the page's load callbacks ran.  So whenever an address without the lesson arrives
+    while it is open, the lesson and its step are put back (on the next turn of the event
+    loop: a value the browser just sent is not echoed back in the same turn).  ``doc`` is the
+    page's document (None when not served: the address is then set at once).
+    """
+    if doc is None:  # not served: no browser replaces the address
+        location.update_query(lesson=lesson.lesson, step=lesson.step)
+        return
+    doc_ref = weakref.ref(doc)
+
+    def put_back():
+        if lesson.lesson and "lesson" not in location.query_params:
+            location.update_query(lesson=lesson.lesson, step=lesson.step)
+
+    def check(*_):
+        d = doc_ref()
+        if d is not None and lesson.lesson and "lesson" not in location.query_params:
+            try:
+                d.add_next_tick_callback(put_back)
+            except Exception:  # the session has ended
+                pass
+
+    location.param.watch(check, ["search"])
+    check()
