@@ -352,10 +352,9 @@ def _packed(values):
         chars = np.ascontiguousarray(values.reshape(-1)).view(np.uint32).reshape(n, width)
         if n and int(chars.max()) > 0xFF:
             return None
-        key = chars[:, 0].astype(np.uint64)
-        for j in range(1, chars.shape[1]):
-            key |= chars[:, j].astype(np.uint64) << np.uint64(8 * j)
-        return key
+        packed = np.zeros((n, 8), dtype=np.uint8)
+        packed[:, :width] = chars  # exact: every character is below 256
+        return packed.view(np.uint64).reshape(n)
     if kind == "S" and 0 < values.dtype.itemsize <= 8:
         return np.ascontiguousarray(values.reshape(-1), dtype="S8").view(np.uint64)
     return None
