@@ -90,6 +90,51 @@ def data_files(n_eval, n_dev, directory):
 # ------------------------------------------------------------------------------------ server
 
 
+def stop_process_group(proc):
+    """Stop ``proc`` (started with ``start_new_session=True``) and its children: SIGTERM to
+    its process group, SIGKILL if it is still there 20 s later."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=20)
+
+
+def add_served_arguments(ap):
+    """The options every served-dashboard benchmark takes: the data size, the data directory,
+    the server's log and the llrlab console script(s) to compare."""
+    ap.add_argument("--n-eval", type=float, default=1e7)
+    ap.add_argument("--n-dev", type=float, default=1e6)
+    ap.add_argument("--dir", default="/tmp/llrlab-bench-serve")
+    ap.add_argument("--log", default=None, help="write the server's output here")
+    ap.add_argument("--llrlab", default=None,
+                    help="the llrlab console script to serve with (e.g. of an older checkout's "
+                         "venv, for a before/after comparison); default: the one on PATH")
+    ap.add_argument("--before", default=None,
+                    help="also measure this llrlab console script first (e.g. of a checkout "
+                         "of main in another venv) and print both columns")
+
+
+def served_data(args):
+    """``(files, what)``: the ``llrlab serve`` FILE arguments for ``args.n_eval`` and
+    ``args.n_dev`` trials (none for the demo) and a phrase naming them for the table."""
+    n_eval, n_dev = int(args.n_eval), int(args.n_dev)
+    files = data_files(n_eval, n_dev, args.dir) if n_eval else []
+    what = f"dev {n_dev:,} / eval {n_eval:,} trials" if n_eval else "the demo"
+    return files, what
+
+
+def served_runs(args):
+    """``[(label, llrlab)]``: the "before" script first when ``--before`` is given, then the
+    one measured ("after", or "value" alone)."""
+    return ([("before", args.before)] if args.before else []) + [
+        ("after" if args.before else "value", args.llrlab)]
+
+
 class Server:
     """``llrlab serve --no-show --port P FILES...`` in its own process group."""
 
@@ -128,15 +173,7 @@ class Server:
         return self.ps.memory_info().rss / 1e6
 
     def stop(self):
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait(timeout=20)
+        stop_process_group(self.proc)
         if self._log is not subprocess.DEVNULL:
             self._log.close()
 

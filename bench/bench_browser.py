@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _served import Server, data_files, print_table
+from _served import Server, add_served_arguments, print_table, served_data, served_runs
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -130,24 +130,12 @@ def measure(url, moves, seed=0):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n-eval", type=float, default=1e7)
-    ap.add_argument("--n-dev", type=float, default=1e6)
+    add_served_arguments(ap)
     ap.add_argument("--moves", type=int, default=100)
-    ap.add_argument("--dir", default="/tmp/llrlab-bench-serve")
-    ap.add_argument("--log", default=None, help="write the server's output here")
-    ap.add_argument("--llrlab", default=None,
-                    help="the llrlab console script to serve with (e.g. of an older checkout's "
-                         "venv, for a before/after comparison); default: the one on PATH")
-    ap.add_argument("--before", default=None,
-                    help="also measure this llrlab console script first (e.g. of a checkout "
-                         "of main in another venv) and print both columns")
     args = ap.parse_args(argv)
-    n_eval, n_dev = int(args.n_eval), int(args.n_dev)
-    files = data_files(n_eval, n_dev, args.dir) if n_eval else []
-    what = f"dev {n_dev:,} / eval {n_eval:,} trials" if n_eval else "the demo"
+    files, what = served_data(args)
     print(f"serving {what}; {args.moves} mouse moves in chromium ...", flush=True)
-    runs = ([("before", args.before)] if args.before else []) + [("after" if args.before
-                                                                  else "value", args.llrlab)]
+    runs = served_runs(args)
     columns, external = [], []
     for label, exe in runs:
         with Server(files, log=args.log, llrlab=exe) as server:

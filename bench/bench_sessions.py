@@ -26,8 +26,6 @@ import itertools
 import os
 import re
 import selectors
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,6 +34,9 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _served import free_port, stop_process_group
 
 CHROMIUM = os.environ.get("LLRLAB_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -70,12 +71,6 @@ DRAG_JS = """
   }, 10);
 }
 """
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def make_hostile_file(path, n_conditions, seed=0):
@@ -130,15 +125,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/"
 
     def stop(self):
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait(timeout=20)
+        stop_process_group(self.proc)
         self.proc.stdout.close()
 
 
