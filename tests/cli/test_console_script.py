@@ -6,18 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests._subprocess import python_prints
+
 LLRLAB = Path(sys.executable).parent / "llrlab"
 
 
 def _run(*args, **kw):
     return subprocess.run([str(LLRLAB), *args], capture_output=True, text=True, timeout=120,
                           **kw)
-
-
-def _python_prints(code):
-    """What a fresh interpreter prints for ``code`` (stripped)."""
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True).stdout.strip()
 
 
 def test_version_on_the_command_line_and_in_python():
@@ -46,14 +42,14 @@ def test_help_imports_neither_numpy_nor_scipy_nor_panel():
     code = ("import sys; from llrlab.dashboard.cli import build_parser; build_parser(); "
             "print(sorted(m for m in ('numpy', 'scipy', 'h5py', 'panel', 'bokeh') "
             "if m in sys.modules))")
-    assert _python_prints(code) == "[]"
+    assert python_prints(code) == "[]"
 
 
 def test_the_core_api_is_importable_lazily():
     code = ("import sys, llrlab.core as c; before = 'scipy' in sys.modules; "
             "from llrlab.core import analyze, Trials, z_test; "
             "print(before, callable(analyze), sorted(set(c.__all__) - set(dir(c))))")
-    assert _python_prints(code) == "False True []"
+    assert python_prints(code) == "False True []"
 
 
 def test_functions_keep_their_names_beside_submodules_of_the_same_name():
@@ -62,4 +58,4 @@ def test_functions_keep_their_names_beside_submodules_of_the_same_name():
     code = ("import llrlab.core.cllr, llrlab.core.pav, llrlab.core.rocch, llrlab.core.epc; "
             "from llrlab.core import cllr, pav, rocch, epc; "
             "print(all(callable(f) for f in (cllr, pav, rocch, epc)))")
-    assert _python_prints(code) == "True"
+    assert python_prints(code) == "True"

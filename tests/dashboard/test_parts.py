@@ -146,15 +146,11 @@ def test_url_parameters_keep_their_names():
 
 
 def test_the_parts_import_no_panel():
-    import subprocess
-    import sys
+    from tests._subprocess import loaded_by
 
-    code = ("import sys, llrlab.dashboard.state, llrlab.dashboard.compute; "
-            "from llrlab.dashboard.state import DashboardState; DashboardState(); "
-            "print(','.join(m for m in ('panel', 'bokeh') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == ""
+    code = ("import llrlab.dashboard.state, llrlab.dashboard.compute; "
+            "from llrlab.dashboard.state import DashboardState; DashboardState()")
+    assert loaded_by(code, ("panel", "bokeh")) == []
 
 
 def _watching_methods():

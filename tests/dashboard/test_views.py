@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -21,6 +19,7 @@ from llrlab.dashboard.views import (
 )
 from llrlab.dashboard.views.det import choose_ticks, tick_labels
 from llrlab.dashboard.views.metrics import MEASURES
+from tests._subprocess import loaded_by
 
 
 @pytest.fixture
@@ -163,11 +162,8 @@ def test_det_ticks_never_collide():
 
 
 def test_core_does_not_import_panel_or_bokeh():
-    code = ("import sys, llrlab.core, llrlab.dashboard.state, llrlab.dashboard.compute; "
-            "bad = [m for m in ('panel', 'bokeh') if m in sys.modules]; print(','.join(bad))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == ""
+    code = "import llrlab.core, llrlab.dashboard.state, llrlab.dashboard.compute"
+    assert loaded_by(code, ("panel", "bokeh")) == []
 
 
 def test_drag_channels_move_the_operating_point(state, views):

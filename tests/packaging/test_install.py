@@ -8,6 +8,8 @@ import zipfile
 
 import pytest
 
+from tests._subprocess import loaded_by, python_prints
+
 
 @pytest.mark.slow
 def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
@@ -49,18 +51,11 @@ def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
     code = ("import llrlab, llrlab.core, llrlab.dashboard.app as a, llrlab.dashboard.lessons as l; "
             "print(llrlab.__version__, llrlab.core.__file__, len(a.demo_specs()), "
             "len(l.builtin_lessons()))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env={**__import__("os").environ,
-                                          "PYTHONPATH": str(target)}).stdout.split()
+    out = python_prints(code, env={"PYTHONPATH": str(target)}).split()
     assert out[0] == __import__("llrlab").__version__
     assert out[1].startswith(str(target)) and out[2] == "4" and int(out[3]) >= 1
 
 
 def test_core_does_not_import_panel_or_bokeh():
-    code = ("import sys, llrlab.core, llrlab.core.cli, llrlab.core.io, "
-            "llrlab.core.calibration; "
-            "bad = [m for m in ('panel', 'bokeh') if m in sys.modules]; "
-            "print(','.join(bad))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == ""
+    code = "import llrlab.core, llrlab.core.cli, llrlab.core.io, llrlab.core.calibration"
+    assert loaded_by(code, ("panel", "bokeh")) == []

@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from tests._subprocess import loaded_by, python_prints
 
 
 def test_core_import_loads_no_dask_distributed_or_pyarrow():
-    code = ("import sys, llrlab.core, llrlab.core.cli, llrlab.core.io, "
-            "llrlab.core.calibration, llrlab.core.scale; "
-            "bad = [m for m in ('dask', 'distributed', 'pyarrow', 'pandas') if m in "
-            "sys.modules]; print(','.join(bad))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == ""
+    code = ("import llrlab.core, llrlab.core.cli, llrlab.core.io, llrlab.core.calibration, "
+            "llrlab.core.scale")
+    assert loaded_by(code, ("dask", "distributed", "pyarrow", "pandas")) == []
 
 
 def test_cli_parser_builds_without_dask():
     code = ("import sys; from llrlab.core.cli import build_parser; "
             "a = build_parser().parse_args(['eval', 's.parquet', '--dask', 'tcp://h:8786']); "
             "print(a.dask, 'dask' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "tcp://h:8786 False"
+    assert python_prints(code) == "tcp://h:8786 False"
 
 
 def test_reprs_are_one_short_line():
