@@ -21,6 +21,7 @@ from llrlab.core.io import write_trials
 from llrlab.dashboard.app import create_app
 from llrlab.dashboard.uploads import SpoolingFileDropper, UploadPanel, disk_name
 
+from ..io._files import huge_declared_matrix
 from .conftest import make_trials
 
 
@@ -339,17 +340,7 @@ def test_a_failed_load_names_the_file(app_state, exc, shown, caplog):
 def test_a_small_upload_declaring_a_huge_matrix_is_refused_by_the_loader(app_state, tmp_path):
     """An HDF5 file of a few hundred kB declaring a 40000 x 40000 matrix: the load is refused
     before anything is allocated (the upload limit bounds the memory of the load)."""
-    import h5py
-    import numpy as np
-
-    p = tmp_path / "huge.h5"
-    with h5py.File(p, "w") as f:
-        f.create_dataset("scores", shape=(40000, 40000), dtype="f8", chunks=(1000, 1000),
-                         compression="gzip")
-        f.create_dataset("score_mask", shape=(40000, 40000), dtype="u1", chunks=(1000, 1000),
-                         compression="gzip", fillvalue=1)
-        f["ID/row_ids"] = np.array([f"m{i}".encode() for i in range(40000)])
-        f["ID/column_ids"] = np.array([f"s{i}".encode() for i in range(40000)])
+    p = huge_declared_matrix(tmp_path / "huge.h5")
     key = tmp_path / "key.txt"
     key.write_text("m0 s0 target\nm0 s1 nontarget\n")
     assert p.stat().st_size < 2_000_000

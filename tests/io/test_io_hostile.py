@@ -21,7 +21,7 @@ from llrlab.core.io import (
 )
 from llrlab.core.io import hdf5 as h5mod
 
-from ._files import write
+from ._files import huge_declared_matrix, write
 
 MODELS = [b"m1", b"m2"]
 SEGS = [b"s1", b"s2", b"s3"]
@@ -230,14 +230,7 @@ def test_too_many_objects_are_refused(tmp_path, monkeypatch):
 
 
 def test_a_small_file_declaring_a_huge_matrix_gives_one_line(tmp_path):
-    p = tmp_path / "huge.h5"
-    with h5py.File(p, "w") as f:
-        f.create_dataset("scores", shape=(40000, 40000), dtype="f8", chunks=(1000, 1000),
-                         compression="gzip")
-        f.create_dataset("score_mask", shape=(40000, 40000), dtype="u1", chunks=(1000, 1000),
-                         compression="gzip", fillvalue=1)
-        f["ID/row_ids"] = np.array([f"m{i}".encode() for i in range(40000)])
-        f["ID/column_ids"] = np.array([f"s{i}".encode() for i in range(40000)])
+    p = huge_declared_matrix(tmp_path / "huge.h5")
     assert p.stat().st_size < 2_000_000
     msg = one_line_error(lambda: load_scores(p, max_bytes=2 * 10**9), str(p),
                          "not enough memory")
