@@ -8,6 +8,7 @@ of its own: in the test process some earlier test has always imported them alrea
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -25,3 +26,20 @@ def loaded_by(code, modules):
     out = python_prints(f"import sys\n{code}\n"
                         f"print(','.join(m for m in {tuple(modules)!r} if m in sys.modules))")
     return out.split(",") if out else []
+
+
+def stop_process_group(proc, *streams):
+    """Stop ``proc`` (started with ``start_new_session=True``) and its children: SIGTERM to
+    its process group, SIGKILL if it is still there 20 s later; then close ``streams`` (its
+    pipes)."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=20)
+    for stream in streams:
+        stream.close()

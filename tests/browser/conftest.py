@@ -105,6 +105,24 @@ def _reset_panel():
     pn.state.reset()
 
 
+
+def model_data(page, name):
+    """The columns of the page's ColumnDataSource named ``name``, as lists (full precision)."""
+    return page.evaluate("""(name) => {
+        const d = Bokeh.documents[0].get_model_by_name(name).data, o = {};
+        for (const k in d) { o[k] = Array.from(d[k]); }
+        return o; }""", name)
+
+
+def screen_xy(page, fig, x, y):
+    """Viewport coordinates of the data point (x, y) of figure ``fig`` (scrolled into view)."""
+    return page.evaluate("""([name, x, y]) => {
+        const v = Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name(name));
+        v.el.scrollIntoView({block: "center"});
+        const r = v.canvas_view.el.getBoundingClientRect();
+        return [r.x + v.frame.x_scale.compute(x), r.y + v.frame.y_scale.compute(y)]; }""",
+                         [fig, x, y])
+
 def wait_until(page, condition, timeout=20.0, what="condition"):
     """Poll ``condition()`` while letting the page run; fail with ``what`` on timeout."""
     deadline = time.monotonic() + timeout

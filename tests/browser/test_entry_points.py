@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import pytest
 
 from llrlab.core.io import write_key, write_scores
 
+from .._subprocess import stop_process_group
 from ..dashboard.conftest import make_trials
 from .conftest import screenshot, wait_until
 
@@ -67,13 +67,7 @@ def served():
 
     yield start
     for proc in procs:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
-        proc.stdout.close()
+        stop_process_group(proc, proc.stdout)
 
 
 def _numbers(texts):

@@ -35,6 +35,14 @@ def _watch_dialogs(page):
     return seen
 
 
+def _assert_no_script_ran(page, dialogs, wait_ms=500):
+    """After ``wait_ms`` (an injected image would have failed to load by then): no dialog
+    opened and no ``img[onerror]`` element is in the page."""
+    page.wait_for_timeout(wait_ms)
+    assert dialogs == []
+    assert page.locator("img[onerror]").count() == 0
+
+
 def _shown(page, selector, text):
     """True when a visible element matching ``selector`` shows ``text`` literally (the
     match looks into the element's shadow root)."""
@@ -67,19 +75,15 @@ def test_link_value_in_the_error_runs_no_script(page, serve):
                what="the link value shown literally in the alert")
     wait_until(page, lambda: _shown(page, ".notyf__message", PAYLOAD),
                what="the link value shown literally in the notification")
-    page.wait_for_timeout(500)  # an injected image would have failed to load by now
-    assert dialogs == []
-    assert page.locator("img[onerror]").count() == 0
+    _assert_no_script_ran(page, dialogs)
 
 
 def test_link_to_an_unknown_system_runs_no_script(page, serve):
     dialogs = _watch_dialogs(page)
     served = serve(create_app)
     state = _open(page, served=served, query=f"?system={PAYLOAD}&tab=1").state
-    page.wait_for_timeout(800)
+    _assert_no_script_ran(page, dialogs, wait_ms=800)
     assert state.data.system in state.data.systems  # the unknown value was refused
-    assert dialogs == []
-    assert page.locator("img[onerror]").count() == 0
 
 
 def test_uploaded_file_name_runs_no_script(page, serve, tmp_path):
@@ -93,9 +97,7 @@ def test_uploaded_file_name_runs_no_script(page, serve, tmp_path):
                what="the error naming the file")
     wait_until(page, lambda: _shown(page, ".alert-danger", bad.name),
                what="the file name shown literally")
-    page.wait_for_timeout(500)
-    assert dialogs == []
-    assert page.locator("img[onerror]").count() == 0
+    _assert_no_script_ran(page, dialogs)
 
 
 def test_trial_id_echoed_in_an_error_runs_no_script(page, serve, tmp_path):
@@ -110,9 +112,7 @@ def test_trial_id_echoed_in_an_error_runs_no_script(page, serve, tmp_path):
                what="the error echoing the id")
     wait_until(page, lambda: _shown(page, ".alert-danger", PAYLOAD_NOSPACE),
                what="the id shown literally")
-    page.wait_for_timeout(500)
-    assert dialogs == []
-    assert page.locator("img[onerror]").count() == 0
+    _assert_no_script_ran(page, dialogs)
 
 
 def test_trial_ids_in_the_join_report_run_no_script(page, serve, tmp_path):
@@ -138,9 +138,7 @@ def test_trial_ids_in_the_join_report_run_no_script(page, serve, tmp_path):
     # both counts and both files, in the page
     for part in ("1 scored trial", "1 key trial", "scores.txt", "key.txt", "40 trials"):
         assert page.locator(".alert-warning", has_text=part).count() > 0, part
-    page.wait_for_timeout(500)
-    assert dialogs == []
-    assert page.locator("img[onerror]").count() == 0
+    _assert_no_script_ran(page, dialogs)
 
 
 def test_condition_names_run_no_script(page, serve, tmp_path):
@@ -179,9 +177,7 @@ def test_condition_names_run_no_script(page, serve, tmp_path):
     header = page.get_by_text(f"Conditions: custom (<b>bold</b>=1, {PAYLOAD_NOSPACE}=1")
     wait_until(page, lambda: header.count() > 0 and header.first.is_visible(),
                what="the weighting text naming the conditions")
-    page.wait_for_timeout(500)
-    assert dialogs == []
-    assert page.locator("img[onerror]").count() == 0
+    _assert_no_script_ran(page, dialogs)
     assert page.locator("b", has_text="bold").count() == 0
     # the picker is not Choices.js (which renders labels as HTML and warns about it)
     assert [m for m in warnings if "allowHTML" in m] == []

@@ -8,7 +8,6 @@ import base64
 import os
 import re
 import selectors
-import signal
 import socket
 import subprocess
 import time
@@ -17,6 +16,7 @@ import urllib.request
 
 import pytest
 
+from .._subprocess import stop_process_group
 from .conftest import screenshot, wait_until
 from .test_entry_points import LLRLAB, START_TIMEOUT, _free_port
 
@@ -54,14 +54,7 @@ def server():
 
     yield start
     for proc in procs:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
-        proc.stdout.close()
-        proc.stderr.close()
+        stop_process_group(proc, proc.stdout, proc.stderr)
 
 
 def _get(url, cookie=None, host=None):

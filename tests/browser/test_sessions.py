@@ -136,6 +136,17 @@ def test_closed_sessions_are_freed_apart(serve):
     assert rss[-1] - rss[0] < 60, f"RSS after each closed session (MB): {rss}"
 
 
+def _drag_without_release(page, reach, step):
+    """Press the mouse on the first plot and move it ``reach`` pixels to the right in steps of
+    ``step``, leaving the button down (the page is then closed in the middle of the drag)."""
+    box = page.locator(".bk-Canvas").nth(0).bounding_box()
+    x, y = box["x"] + 0.3 * box["width"], box["y"] + 0.5 * box["height"]
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for dx in range(0, reach, step):
+        page.mouse.move(x + dx, y)
+
+
 def test_sessions_end_cleanly(browser, serve, caplog):
     """Pages closed at once, during the data loading and in the middle of a drag: the server
     logs none of the errors of a session that ends badly, and chromium warns of nothing."""
@@ -157,12 +168,7 @@ def test_sessions_end_cleanly(browser, serve, caplog):
         wait_until(page, lambda s=state, p=page: s.results is not None and not s.status.busy
                    and p.locator(".bk-Canvas").count() >= 4, what="the demo")
         if i >= 2:  # closed in the middle of a drag
-            box = page.locator(".bk-Canvas").nth(0).bounding_box()
-            x, y = box["x"] + 0.3 * box["width"], box["y"] + 0.5 * box["height"]
-            page.mouse.move(x, y)
-            page.mouse.down()
-            for dx in range(0, 200, 8):
-                page.mouse.move(x + dx, y)
+            _drag_without_release(page, 200, 8)
         ctx.close()
     time.sleep(2.0)  # the server destroys the closed sessions
     noise = [r.getMessage() + (str(r.exc_info) if r.exc_info else "")
@@ -204,12 +210,7 @@ def test_llrlab_serve_ends_sessions_and_stops_cleanly(browser):
                 wait_until(page, lambda p=page: p.locator(".bk-Canvas").count() >= 4,
                            what="the plots")
             if i >= 2:  # closed in the middle of a drag
-                box = page.locator(".bk-Canvas").nth(0).bounding_box()
-                x, y = box["x"] + 0.3 * box["width"], box["y"] + 0.5 * box["height"]
-                page.mouse.move(x, y)
-                page.mouse.down()
-                for dx in range(0, 300, 4):
-                    page.mouse.move(x + dx, y)
+                _drag_without_release(page, 300, 4)
             ctx.close()
         time.sleep(2.0)
         proc.send_signal(signal.SIGINT)
