@@ -24,3 +24,18 @@ def run_times(fn, repeats, *, warmup=False):
         fn()
         times.append(time.perf_counter() - t)
     return times
+
+
+def interleaved(fns, repeats):
+    """Time several callables side by side: ``(results, median times)``, dicts by name.
+
+    Each callable runs once untimed (warm-up; its result is returned), then the callables
+    take turns ``repeats`` times (garbage collected before each run), so a slow phase of the
+    machine hits all of them alike.
+    """
+    out = {k: fn() for k, fn in fns.items()}
+    times = {k: [] for k in fns}
+    for _ in range(repeats):
+        for k, fn in fns.items():
+            times[k].append(run_times(fn, 1)[0])
+    return out, {k: statistics.median(v) for k, v in times.items()}

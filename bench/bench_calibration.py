@@ -36,15 +36,14 @@ Usage: python bench/bench_calibration.py [--sizes 1e4 1e5 1e6] [--repeats 5] [--
 from __future__ import annotations
 
 import argparse
-import gc
 import os
-import statistics
 import time
 import warnings
 
 import numpy as np
 import scipy
 import sklearn
+from _timing import interleaved
 from scipy.optimize import minimize
 from scipy.special import expit, logit
 from sklearn.isotonic import IsotonicRegression
@@ -59,23 +58,6 @@ from llrlab.core.errors import LlrlabWarning
 #: Above this many trials the repeats are capped (runtime on a 2-core machine).
 BIG = 500_000
 BIG_REPEATS = 3
-
-
-def timed(fns, repeats):
-    """Time several callables side by side: ``(results, median times)``, dicts by name.
-
-    Each callable runs once untimed (warm-up; its result is returned), then the callables
-    take turns ``repeats`` times, so a slow phase of the machine hits all of them alike.
-    """
-    out = {k: fn() for k, fn in fns.items()}
-    times = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, fn in fns.items():
-            gc.collect()
-            t = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t)
-    return out, {k: statistics.median(v) for k, v in times.items()}
 
 
 # --- data --------------------------------------------------------------------------------------
@@ -164,7 +146,7 @@ def rel_diff(theta, ref):
 def linear_rows(name, x, lab, p, repeats, fit_llrlab):
     """One row comparing an llrlab linear fit with sklearn and scipy on (x, lab)."""
     x2 = x if x.ndim == 2 else x[:, None]
-    res, t = timed({"ll": lambda: fit_llrlab(p), "kernel": lambda: fit_linear(x2, lab, p),
+    res, t = interleaved({"ll": lambda: fit_llrlab(p), "kernel": lambda: fit_linear(x2, lab, p),
                     "sk": lambda: sklearn_fit(x2, lab, p),
                     "sp": lambda: scipy_fit(x2, lab, p)}, repeats)
     theta, (sk, sk_flag), (sp, sp_flag) = res["ll"], res["sk"], res["sp"]
@@ -229,7 +211,7 @@ def pav_row(n, repeats):
     s, lab = affine_data(n, seed=3)
     s = np.round(s, 2)
     y = lab.astype(np.float64)
-    res, t = timed({
+    res, t = interleaved({
         "cal": lambda: PAVCalibrator.fit(Trials(s, lab)),  # fresh: no cached sort
         "pav": lambda: pav(s, lab),
         "skfit": lambda: IsotonicRegression(out_of_bounds="clip").fit(s, y),

@@ -32,10 +32,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import importlib
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,6 +41,7 @@ import time
 import warnings
 
 import numpy as np
+from _timing import interleaved
 
 import llrlab.core as after_core
 
@@ -74,21 +73,6 @@ def cpu_load(n):
         for p in procs:
             p.kill()
             p.wait()
-
-
-def interleaved(fns, repeats):
-    """Median time of each callable, the callables taking turns ``repeats`` times after one
-    untimed warm-up each (so a slow phase of the machine hits all of them alike)."""
-    for fn in fns.values():
-        fn()
-    times = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, fn in fns.items():
-            gc.collect()
-            t = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t)
-    return {k: statistics.median(v) for k, v in times.items()}
 
 
 # --- data --------------------------------------------------------------------------------------
@@ -136,7 +120,7 @@ def fit_rows(cores, n, repeats, load, rng):
         fns[f"fit_report {tag}"] = (
             lambda c=core, k=cal: k.AffineCalibrator.fit(c.Trials(s, lab), prior=0.5))
     with cpu_load(load):
-        t = interleaved(fns, repeats)
+        t = interleaved(fns, repeats)[1]
     return [("fit", "affine fit kernel (fit_linear), default BLAS threads, under load", t),
             ("fit_report", "AffineCalibrator.fit (with training report), same load", t)]
 
@@ -149,7 +133,7 @@ def analyze_rows(cores, n, repeats, rng):
     fns = {"sort": lambda: np.sort(scores)}
     for tag, core in cores.items():
         fns[f"analyze10 {tag}"] = lambda c=core: c.analyze(tar, non)
-    return [("analyze10", "analyze, 10% targets", interleaved(fns, repeats))]
+    return [("analyze10", "analyze, 10% targets", interleaved(fns, repeats)[1])]
 
 
 def weighted_rows(cores, n, repeats, rng):
@@ -164,7 +148,7 @@ def weighted_rows(cores, n, repeats, rng):
         indexed.condition_index()  # the conditions of a loaded Trials, factorized once
         fns[f"weighted_indexed {tag}"] = (
             lambda c=core, t=indexed: c.analyze(c.condition_weights(t, "equal").trials))
-    t = interleaved(fns, repeats)
+    t = interleaved(fns, repeats)[1]
     return [("weighted", "condition-weighted analyze (10 conditions, equal weights), "
              "fresh Trials", t),
             ("weighted_indexed", "the same, conditions already factorized (a Trials "
@@ -184,7 +168,7 @@ def condition_rows(cores, n_after, n_before, repeats, rng):
             fns[f"conditions {tag}"] = run
         reps = repeats if n <= 100_000 else 1
         rows.append((f"conditions@{n}", f"by_condition, {n:,d} trials in {n // 2:,d} "
-                     f"conditions", interleaved(fns, reps)))
+                     f"conditions", interleaved(fns, reps)[1]))
     return rows
 
 
