@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests._subprocess import python_prints
+from .._subprocess import python_prints
 
 LLRLAB = Path(sys.executable).parent / "llrlab"
 

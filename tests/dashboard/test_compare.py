@@ -19,6 +19,7 @@ from llrlab.dashboard.compute import SystemData
 from llrlab.dashboard.state import FUSION, FUSION_COLOR, PALETTE, DashboardState
 from llrlab.dashboard.views.compare import CompareView
 
+from ..core.test_significance import _errs
 from .conftest import count_heavy, make_trials
 
 
@@ -361,15 +362,6 @@ def test_a_link_to_the_tab_computes_the_comparison_once_the_data_arrive():
     assert list(st.compare.comparison.systems) == ["A", "B"]
     assert st.compare.comparison.systems["A"].results is st.results
 
-
-
-def _errs(n_tar, n_non, misses, fas):
-    lab = np.r_[np.ones(n_tar, bool), np.zeros(n_non, bool)]
-    s = np.where(lab, 1.0, -1.0)
-    s[:misses] = -1.0
-    s[n_tar:n_tar + fas] = 1.0
-    from llrlab.core import Trials
-    return Trials(s, lab)
 
 
 def test_table_writes_underflowing_p_values_and_explains_opposite_verdicts():

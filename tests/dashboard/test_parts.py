@@ -146,7 +146,7 @@ def test_url_parameters_keep_their_names():
 
 
 def test_the_parts_import_no_panel():
-    from tests._subprocess import loaded_by
+    from .._subprocess import loaded_by
 
     code = ("import llrlab.dashboard.state, llrlab.dashboard.compute; "
             "from llrlab.dashboard.state import DashboardState; DashboardState()")

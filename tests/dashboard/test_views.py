@@ -19,7 +19,8 @@ from llrlab.dashboard.views import (
 )
 from llrlab.dashboard.views.det import choose_ticks, tick_labels
 from llrlab.dashboard.views.metrics import MEASURES
-from tests._subprocess import loaded_by
+
+from .._subprocess import loaded_by
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from tests._subprocess import loaded_by, python_prints
+from .._subprocess import loaded_by, python_prints
 
 
 @pytest.mark.slow

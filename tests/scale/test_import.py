@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests._subprocess import loaded_by, python_prints
+from .._subprocess import loaded_by, python_prints
 
 
 def test_core_import_loads_no_dask_distributed_or_pyarrow():

@@ -23,6 +23,18 @@ def _cut(scores, labels, weights, cuts):
             for a, b in itertools.pairwise(bounds)]
 
 
+def _draw_tied(data, n_min, n_max, span, max_cuts):
+    """``(n, scores, labels, cuts)`` drawn by hypothesis: ``n`` in [n_min, n_max] trials
+    with integer scores in [-span, span] (many ties), random labels, and up to ``max_cuts``
+    partition cuts in [0, n] (repeats give empty partitions)."""
+    n = data.draw(st.integers(n_min, n_max))
+    scores = np.array(data.draw(st.lists(st.integers(-span, span), min_size=n, max_size=n)),
+                      dtype=np.float64)
+    labels = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    cuts = np.array(data.draw(st.lists(st.integers(0, n), max_size=max_cuts)), dtype=np.int64)
+    return n, scores, labels, cuts
+
+
 def _merged(parts, table):
     sums = [_kernel.summarize(s, lab, w, table=table) for s, lab, w in parts]
     n_tar = sum(x.weight_tar for x in sums)
@@ -59,12 +71,8 @@ def _check(scores, labels, weights, cuts):
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_any_cut_of_tied_scores_merges_to_the_in_memory_pav(data):
-    n = data.draw(st.integers(2, 60))
-    scores = np.array(data.draw(st.lists(st.integers(-4, 4), min_size=n, max_size=n)),
-                      dtype=np.float64)
-    labels = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    n, scores, labels, cuts = _draw_tied(data, 2, 60, 4, 6)
     labels[0], labels[-1] = True, False  # both classes present
-    cuts = np.array(data.draw(st.lists(st.integers(0, n), max_size=6)), dtype=np.int64)
     weighted = data.draw(st.booleans())
     weights = None
     if weighted:
@@ -102,12 +110,8 @@ def test_an_empty_partition_summary_is_neutral():
 def test_counts_at_the_dr30_scores_with_ties_cut_by_partitions(data):
     from llrlab.core.scale.analysis import _count_at, _extremes
 
-    n = data.draw(st.integers(70, 160))
-    scores = np.array(data.draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)),
-                      dtype=np.float64)
-    labels = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    _, scores, labels, cuts = _draw_tied(data, 70, 160, 3, 8)
     labels[:35], labels[-35:] = True, False  # at least 30 of each class
-    cuts = np.array(data.draw(st.lists(st.integers(0, n), max_size=8)), dtype=np.int64)
     sums = [_kernel.summarize(s, lab, w) for s, lab, w in _cut(scores, labels, None, cuts)]
     v, w = _extremes(sums)
     tar, non = np.sort(scores[labels]), np.sort(scores[~labels])
