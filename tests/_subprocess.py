@@ -7,10 +7,13 @@ of its own: in the test process some earlier test has always imported them alrea
 
 from __future__ import annotations
 
+import importlib.util
 import os
-import signal
 import subprocess
 import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def python_prints(code, env=None):
@@ -28,18 +31,22 @@ def loaded_by(code, modules):
     return out.split(",") if out else []
 
 
+def bench_served():
+    """``bench/_served.py`` (the served benchmarks' helpers: server process, light websocket
+    client) as a module, loaded once from the repository."""
+    name = "llrlab_bench_served"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "_served.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
+
+
 def stop_process_group(proc, *streams):
-    """Stop ``proc`` (started with ``start_new_session=True``) and its children: SIGTERM to
-    its process group, SIGKILL if it is still there 20 s later; then close ``streams`` (its
-    pipes)."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=20)
+    """Stop ``proc`` (started with ``start_new_session=True``) and its children as the
+    benchmarks do (``bench/_served.py``: SIGTERM to its process group, SIGKILL 20 s later);
+    then close ``streams`` (its pipes)."""
+    bench_served().stop_process_group(proc)
     for stream in streams:
         stream.close()
