@@ -8,7 +8,6 @@ import base64
 import os
 import re
 import selectors
-import signal
 import socket
 import subprocess
 import time
@@ -17,8 +16,8 @@ import urllib.request
 
 import pytest
 
-from .conftest import screenshot, wait_until
-from .test_entry_points import LLRLAB, START_TIMEOUT, _free_port
+from .conftest import free_port, screenshot, stop_process_group, wait_until
+from .test_entry_points import LLRLAB, START_TIMEOUT
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +33,7 @@ def server():
     procs = []
 
     def start(*args, env=None):
-        port = _free_port()
+        port = free_port()
         proc = subprocess.Popen([str(LLRLAB), "serve", "--no-show", "--port", str(port), *args],
                                 env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -54,14 +53,7 @@ def server():
 
     yield start
     for proc in procs:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
-        proc.stdout.close()
-        proc.stderr.close()
+        stop_process_group(proc)
 
 
 def _get(url, cookie=None, host=None):

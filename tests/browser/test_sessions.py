@@ -181,9 +181,10 @@ def test_llrlab_serve_ends_sessions_and_stops_cleanly(browser):
     import signal
     import subprocess
 
-    from .test_entry_points import LLRLAB, START_TIMEOUT, _free_port
+    from .conftest import free_port
+    from .test_entry_points import LLRLAB, START_TIMEOUT
 
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([str(LLRLAB), "serve", "--no-show", "--port", str(port)],
                             env=dict(os.environ, PYTHONUNBUFFERED="1"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
