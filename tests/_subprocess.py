@@ -7,13 +7,9 @@ of its own: in the test process some earlier test has always imported them alrea
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def python_prints(code, env=None):
@@ -30,23 +26,3 @@ def loaded_by(code, modules):
                         f"print(','.join(m for m in {tuple(modules)!r} if m in sys.modules))")
     return out.split(",") if out else []
 
-
-def bench_served():
-    """``bench/_served.py`` (the served benchmarks' helpers: server process, light websocket
-    client) as a module, loaded once from the repository."""
-    name = "llrlab_bench_served"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "_served.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
-
-
-def stop_process_group(proc, *streams):
-    """Stop ``proc`` (started with ``start_new_session=True``) and its children as the
-    benchmarks do (``bench/_served.py``: SIGTERM to its process group, SIGKILL 20 s later);
-    then close ``streams`` (its pipes)."""
-    bench_served().stop_process_group(proc)
-    for stream in streams:
-        stream.close()

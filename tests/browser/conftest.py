@@ -8,8 +8,12 @@ are skipped, unless the environment variable CI is "true" (then they fail).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 from urllib.parse import urlparse
@@ -60,10 +64,27 @@ def page(browser):
     ctx.close()
 
 
-def _free_port():
+def free_port():
+    """A localhost TCP port free at the time of the call."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def stop_process_group(proc, timeout=20):
+    """Stop a server started with ``start_new_session=True`` and its children: SIGTERM to
+    its process group, SIGKILL if it is still there after ``timeout`` seconds; then close
+    its pipes."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=timeout)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=timeout)
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 @pytest.fixture
@@ -82,7 +103,7 @@ def serve():
                 sessions.append(page)
             return page
 
-        port = _free_port()
+        port = free_port()
         pn.serve(app, port=port, address="127.0.0.1", threaded=True, show=False,
                  websocket_max_message_size=64_000_000, **options)
         deadline = time.monotonic() + 20
@@ -105,24 +126,6 @@ def _reset_panel():
     pn.state.reset()
 
 
-
-def model_data(page, name):
-    """The columns of the page's ColumnDataSource named ``name``, as lists (full precision)."""
-    return page.evaluate("""(name) => {
-        const d = Bokeh.documents[0].get_model_by_name(name).data, o = {};
-        for (const k in d) { o[k] = Array.from(d[k]); }
-        return o; }""", name)
-
-
-def screen_xy(page, fig, x, y):
-    """Viewport coordinates of the data point (x, y) of figure ``fig`` (scrolled into view)."""
-    return page.evaluate("""([name, x, y]) => {
-        const v = Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name(name));
-        v.el.scrollIntoView({block: "center"});
-        const r = v.canvas_view.el.getBoundingClientRect();
-        return [r.x + v.frame.x_scale.compute(x), r.y + v.frame.y_scale.compute(y)]; }""",
-                         [fig, x, y])
-
 def wait_until(page, condition, timeout=20.0, what="condition"):
     """Poll ``condition()`` while letting the page run; fail with ``what`` on timeout."""
     deadline = time.monotonic() + timeout
@@ -139,3 +142,34 @@ def wait_until(page, condition, timeout=20.0, what="condition"):
 def screenshot(page, name):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+# ------------------------------------------------------------------ reading the page's models
+
+
+def model_value(page, name, attr):
+    """The attribute ``attr`` of the page's Bokeh model named ``name``: a path such as
+    ``"title.text"`` or ``"below[0].axis_label"`` (None when a step of it is missing)."""
+    path = [int(k) if k.isdigit() else k for k in re.findall(r"[^.\[\]]+", attr)]
+    return page.evaluate("""([name, path]) => {
+        let v = Bokeh.documents[0].get_model_by_name(name);
+        for (const k of path) { if (v == null) { return null; } v = v[k]; }
+        return v === undefined ? null : v; }""", [name, path])
+
+
+def source_data(page, name):
+    """The columns of the page's ColumnDataSource named ``name``, as lists."""
+    return page.evaluate("""(name) => {
+        const d = Bokeh.documents[0].get_model_by_name(name).data, o = {};
+        for (const k in d) { o[k] = Array.from(d[k]); }
+        return o; }""", name)
+
+
+def screen_point(page, fig, x, y):
+    """Viewport coordinates of the data point (x, y) of figure ``fig`` (scrolled into view)."""
+    return page.evaluate("""([name, x, y]) => {
+        const v = Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name(name));
+        v.el.scrollIntoView({block: "center"});
+        const r = v.canvas_view.el.getBoundingClientRect();
+        return [r.x + v.frame.x_scale.compute(x), r.y + v.frame.y_scale.compute(y)]; }""",
+                         [fig, x, y])

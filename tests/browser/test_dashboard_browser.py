@@ -8,7 +8,7 @@ from llrlab.core.io import write_trials
 from llrlab.dashboard.app import create_app
 
 from ..dashboard.conftest import make_trials
-from .conftest import screenshot, wait_until
+from .conftest import model_value, screenshot, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -30,9 +30,6 @@ def _open(page, serve=None, factory=create_app, *, query="", served=None):
     return sessions[n]
 
 
-def _model(page, name, attr):
-    return page.evaluate(
-        f"() => Bokeh.documents[0].get_model_by_name({name!r}).{attr}")
 
 
 def _table(page, role):
@@ -53,8 +50,8 @@ def _canvas_boxes(page):
 def test_demo_renders_without_console_errors(page, serve):
     state = _open(page, serve).state
     assert page.locator(".bk-Canvas").count() >= 4
-    assert _model(page, "nber", "title.text") == "Normalized Bayes error rate"
-    assert _model(page, "det", "title.text") == "DET"
+    assert model_value(page, "nber", "title.text") == "Normalized Bayes error rate"
+    assert model_value(page, "det", "title.text") == "DET"
     wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
                what="the metrics table")
     page.wait_for_timeout(500)
@@ -78,13 +75,13 @@ def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
     wait_until(page, lambda: abs(state.point.plo - plo0) > 0.5,
                what="the drag to reach the server")
     assert state.point.plo > plo0  # dragged to the right
-    wait_until(page, lambda: abs(_model(page, "op_span", "location") - state.point.plo) < 1e-9,
+    wait_until(page, lambda: abs(model_value(page, "op_span", "location") - state.point.plo) < 1e-9,
                what="the operating-point line")
     wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
                what="the metrics table to follow the drag")
     assert _table(page, "eval") != table0  # min DCF, misses, false alarms moved
     # the histogram threshold moved with it
-    wait_until(page, lambda: abs(_model(page, "hist_threshold", "location")
+    wait_until(page, lambda: abs(model_value(page, "hist_threshold", "location")
                                  - state.results.threshold_score(state.point.plo)) < 1e-9,
                what="the histogram threshold")
     screenshot(page, "02_after_drag")
@@ -96,7 +93,7 @@ def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
     for dx in range(0, 81, 10):
         page.mouse.move(x - 100 + dx, y - 60 + dx, steps=2)
     page.mouse.up()
-    wait_until(page, lambda: _model(page, "nber", "x_range.start") > -6.9, what="the zoom")
+    wait_until(page, lambda: model_value(page, "nber", "x_range.start") > -6.9, what="the zoom")
     page.wait_for_timeout(300)
     assert state.point.plo == plo1
     assert page.console_errors == []
@@ -120,7 +117,7 @@ def test_dragging_on_the_det_plot_moves_the_operating_point(page, serve):
     d = state.results.datasets["eval"]
     i = int(abs(d.pick_plo - state.point.plo).argmin())
     assert d.pick_plo[i] == state.point.plo
-    wait_until(page, lambda: abs(_model(page, "op_span", "location") - state.point.plo) < 1e-9,
+    wait_until(page, lambda: abs(model_value(page, "op_span", "location") - state.point.plo) < 1e-9,
                what="the NBER line to follow")
     assert page.console_errors == []
 
@@ -134,7 +131,7 @@ def test_calibration_toggle_changes_eval_act_dcf(page, serve):
     wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
                what="the table to show calibrated values")
     assert _act_dcf_shown(page) != before
-    wait_until(page, lambda: "affine" in _model(page, "calibration", "title.text"),
+    wait_until(page, lambda: "affine" in model_value(page, "calibration", "title.text"),
                what="the calibration map")
     assert "cal=affine" in page.url
     screenshot(page, "03_affine")
@@ -278,12 +275,12 @@ def test_compare_systems_tab(page, serve):
 
     wait_until(page, lambda: shown_canvases() == 6, what="the six comparison plots shown")
     for name in ("cmp_nber", "cmp_det", "cmp_ape", "cmp_ece", "cmp_epc", "cmp_cllr"):
-        assert _model(page, name, "title.text")
+        assert model_value(page, name, "title.text")
     # the curves reached the browser, one row per system
-    wait_until(page, lambda: _model(page, "cmp_nber_act", "data.name.length") == 2,
+    wait_until(page, lambda: model_value(page, "cmp_nber_act", "data.name.length") == 2,
                what="the NBER curves of both systems")
-    assert _model(page, "cmp_cllr_bars", "data.name.length") == 2
-    assert state.point.plo == _model(page, "cmp_nber_op", "location")
+    assert model_value(page, "cmp_cllr_bars", "data.name.length") == 2
+    assert state.point.plo == model_value(page, "cmp_nber_op", "location")
     page.wait_for_timeout(500)
     screenshot(page, "07_compare")
     assert page.console_errors == []
@@ -329,7 +326,7 @@ def test_condition_weighting_curves_and_intervals(page, serve):
     page.locator(".bk-btn", has_text="wilson").first.click()
     wait_until(page, lambda: state.uncertainty.ci_method == "wilson", what="Wilson intervals")
     for name in ("nber_ci", "det_ci_x", "det_ci_y"):
-        wait_until(page, lambda name=name: _model(page, name, "visible"),
+        wait_until(page, lambda name=name: model_value(page, name, "visible"),
                    what=f"the {name} whisker")
     ci = state.op_ci["eval"]
     wait_until(page, lambda: f"[{ci.dcf.lower:.4f}, {ci.dcf.upper:.4f}]"

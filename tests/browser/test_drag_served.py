@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import wait_until
+from .conftest import model_value, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -51,10 +51,6 @@ def server(tmp_path_factory):
 _SUMMARY = re.compile(r"prior log-odds\s*(-?[0-9]+\.[0-9]+)")
 
 
-def _model(page, name, attr):
-    return page.evaluate(
-        f"() => {{ const m = Bokeh.documents[0].get_model_by_name({json.dumps(name)});"
-        f" return m == null ? null : m[{json.dumps(attr)}]; }}")
 
 
 def _server_plo(page):
@@ -115,7 +111,7 @@ def test_a_drag_step_costs_at_most_two_messages(server, page):
     page.wait_for_timeout(1500)  # the drag's start has landed (and the debounced widgets)
     n0, moves = len(page.patches), 20
     for k in range(moves):  # a steady drag: each move once the previous one has landed
-        before = _model(page, "op_label", "text")  # "plo = x.xx", written by the server
+        before = model_value(page, "op_label", "text")  # "plo = x.xx", written by the server
         page.mouse.move(box["x"] + (0.32 + 0.015 * k) * box["width"], y)
         page.wait_for_function(
             f"() => Bokeh.documents[0].get_model_by_name('op_label').text != "
@@ -144,12 +140,12 @@ def test_a_fast_drag_ends_with_the_numbers_at_the_line(server, page):
     box = page.locator(".bk-Canvas").nth(0).bounding_box()
     fractions = [0.15 + 0.5 * abs(((k * 0.37) % 2) - 1) for k in range(60)] + [0.55]
     _fast_drag(page, box, fractions)
-    line = _model(page, "op_span", "location")  # where the browser drew the line last
+    line = model_value(page, "op_span", "location")  # where the browser drew the line last
     wait_until(page, lambda: abs(_server_plo(page) - line) < 6e-4,
                what=f"the numbers at the line ({line})")
     page.wait_for_timeout(1500)  # nothing stale arrives later
     assert _server_plo(page) == pytest.approx(line, abs=6e-4)
-    assert _model(page, "op_span", "location") == pytest.approx(line, abs=1e-9)
+    assert model_value(page, "op_span", "location") == pytest.approx(line, abs=1e-9)
 
 
 def test_a_fast_histogram_drag_ends_with_the_line_where_the_numbers_are(server, page):
@@ -161,13 +157,13 @@ def test_a_fast_histogram_drag_ends_with_the_line_where_the_numbers_are(server, 
     plo0 = _server_plo(page)
     fractions = [0.3 + 0.4 * abs(((k * 0.41) % 2) - 1) for k in range(60)] + [0.62]
     _fast_drag(page, box, fractions, y_frac=0.6)
-    line = _model(page, "hist_threshold", "location")
+    line = model_value(page, "hist_threshold", "location")
     page.wait_for_timeout(2500)
     # the server applied the last position: its threshold is the line the mouse left
-    assert _model(page, "hist_threshold", "location") == pytest.approx(line, abs=1e-6)
+    assert model_value(page, "hist_threshold", "location") == pytest.approx(line, abs=1e-6)
     plo = _server_plo(page)
     assert plo is not None and plo != plo0
-    nber_line = _model(page, "op_span", "location")
+    nber_line = model_value(page, "op_span", "location")
     assert nber_line == pytest.approx(plo, abs=6e-4)
 
 
@@ -178,7 +174,7 @@ def test_press_hold_then_move_drags(server, page):
     # where a plain click at the target puts the point
     target = box["x"] + 0.55 * box["width"]
     page.mouse.click(target, y)
-    wait_until(page, lambda: _model(page, "op_span", "location") is not None)
+    wait_until(page, lambda: model_value(page, "op_span", "location") is not None)
     page.wait_for_timeout(800)
     expected = _server_plo(page)
     # back elsewhere

@@ -20,9 +20,8 @@ import pytest
 
 from llrlab.core.io import write_key, write_scores
 
-from .._subprocess import stop_process_group
 from ..dashboard.conftest import make_trials
-from .conftest import screenshot, wait_until
+from .conftest import free_port, screenshot, stop_process_group, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -33,10 +32,6 @@ LLRLAB = BIN / "llrlab"
 START_TIMEOUT = 120
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_for_port(proc, port, timeout=START_TIMEOUT):
@@ -67,7 +62,7 @@ def served():
 
     yield start
     for proc in procs:
-        stop_process_group(proc, proc.stdout)
+        stop_process_group(proc)
 
 
 def _numbers(texts):
@@ -89,7 +84,7 @@ def _check_page(page, url, name, *, datasets=("dev", "eval")):
 
 
 def test_llrlab_serve_shows_the_demo(page, served):
-    port = _free_port()
+    port = free_port()
     url = served([str(LLRLAB), "serve", "--no-show", "--port", str(port)], port)
     _check_page(page, url, "10_entry_llrlab_serve_demo")
     assert page.get_by_text("system A", exact=False).count() > 0
@@ -112,7 +107,7 @@ def files(tmp_path_factory):
 
 @pytest.mark.parametrize("ext", ["txt", "h5"])
 def test_llrlab_serve_with_files_on_the_command_line(page, served, files, ext):
-    port = _free_port()
+    port = free_port()
     args = [f"{role}:mine={files[role, ext][0]},{files[role, ext][1]}"
             for role in ("dev", "eval")]
     url = served([str(LLRLAB), "serve", "--no-show", "--port", str(port), *args], port)
@@ -122,7 +117,7 @@ def test_llrlab_serve_with_files_on_the_command_line(page, served, files, ext):
 
 
 def test_panel_serve_dashboard_app_py(page, served):
-    port = _free_port()
+    port = free_port()
     url = served([sys.executable, "-m", "panel", "serve", str(ROOT / "dashboard" / "app.py"),
                   "--port", str(port), "--address", "127.0.0.1"], port, cwd=ROOT)
     _check_page(page, url + "app", "12_entry_panel_serve")

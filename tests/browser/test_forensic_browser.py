@@ -12,13 +12,17 @@ from llrlab.core import Trials
 from llrlab.core.io import write_trials
 from llrlab.dashboard.app import FileSpec, create_app
 
-from .conftest import model_data, screen_xy, screenshot, wait_until
+from .conftest import screen_point, screenshot, source_data, wait_until
 
 pytestmark = pytest.mark.browser
 
 LN10 = np.log(10.0)
 # natural-log LLRs: targets -1, 2, 2; non-targets -3, 0, 1, 5
 TAR, NON = [-1.0, 2.0, 2.0], [-3.0, 0.0, 1.0, 5.0]
+
+
+
+
 
 
 @pytest.fixture
@@ -45,24 +49,24 @@ def test_forensic_tab_hand_computed_and_export(page, serve, small, tmp_path):
         what="the Tippett curves")
 
     # Tippett corners, natural log: P(tar >= x) and P(non >= x)
-    t = model_data(page, "tippett_tar_eval")
+    t = source_data(page, "tippett_tar_eval")
     assert t["x"] == [-1.0, -1.0, 2.0, 2.0]
     assert t["y"] == pytest.approx([1.0, 2 / 3, 2 / 3, 0.0], rel=1e-15)
-    n = model_data(page, "tippett_non_eval")
+    n = source_data(page, "tippett_non_eval")
     assert n["x"] == [-3.0, -3.0, 0.0, 0.0, 1.0, 1.0, 5.0, 5.0]
     assert n["y"] == pytest.approx([1, 0.75, 0.75, 0.5, 0.5, 0.25, 0.25, 0], rel=1e-15)
 
     # log10 (the Display card's LLR unit): the page's axis and columns change
     page.locator(".bk-btn", has_text="log10").click()
     wait_until(page, lambda: display.llr_unit == "log10", what="the unit on the server")
-    wait_until(page, lambda: model_data(page, "tippett_tar_eval")["x"][0] == pytest.approx(
+    wait_until(page, lambda: source_data(page, "tippett_tar_eval")["x"][0] == pytest.approx(
         -1 / LN10, rel=1e-15), what="the log10 axis")
     assert page.evaluate("() => Bokeh.documents[0].get_model_by_name('tippett')"
                          ".below[0].axis_label") == "log10(LR)"
 
     # drag the threshold to log10 LR = 0.25 (LLR 0.576, between the scores 0 and 1)
-    sx, sy = screen_xy(page, "tippett", -point.plo / LN10, 0.5)
-    ex, ey = screen_xy(page, "tippett", 0.25, 0.5)
+    sx, sy = screen_point(page, "tippett", -point.plo / LN10, 0.5)
+    ex, ey = screen_point(page, "tippett", 0.25, 0.5)
     page.mouse.move(sx, sy)
     page.mouse.down()
     page.mouse.move(ex, ey, steps=8)
@@ -71,16 +75,16 @@ def test_forensic_tab_hand_computed_and_export(page, serve, small, tmp_path):
                what="the drag to reach the server")
     plo = point.plo
     # hand-computed markers: P(tar >= 0.576) = 2/3, P(non >= 0.576) = 1/2
-    wait_until(page, lambda: model_data(page, "tippett_points")["x"][:1] == pytest.approx(
+    wait_until(page, lambda: source_data(page, "tippett_points")["x"][:1] == pytest.approx(
         [-plo / LN10], rel=1e-12), what="the threshold markers")
-    pts = model_data(page, "tippett_points")
+    pts = source_data(page, "tippett_points")
     assert pts["role"] == ["eval", "eval"]
     assert pts["y"] == pytest.approx([2 / 3, 0.5], rel=1e-15)
     assert state.op["eval"].act.misses == 1 and state.op["eval"].act.false_alarms == 2
 
     # the PAV reliability diagram at this prior: blocks {-3}, {-1, 0, 1}, {2, 2, 5} with
     # PAV LLRs -inf, log(2/3), log(8/3)
-    rel = model_data(page, "reliability_pav_eval")
+    rel = source_data(page, "reliability_pav_eval")
     llr = np.array([-3, -3, -1, 1, 2, 5], float)
     pav = np.array([-np.inf, -np.inf, np.log(2 / 3), np.log(2 / 3), np.log(8 / 3),
                     np.log(8 / 3)])

@@ -24,8 +24,8 @@ import pytest
 from llrlab.dashboard.app import create_app
 from llrlab.dashboard.lessons import builtin_lessons
 
-from .conftest import screenshot, wait_until
-from .test_entry_points import LLRLAB, _free_port, served  # noqa: F401 (a fixture)
+from .conftest import free_port, model_value, screenshot, wait_until
+from .test_entry_points import LLRLAB, served  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -81,12 +81,10 @@ def _new_page(page, size=(1280, 720)):
     return other
 
 
-def _model(page, name, attr):
-    return page.evaluate(f"() => Bokeh.documents[0].get_model_by_name({name!r}).{attr}")
 
 
 def _shown(page):
-    return {p for p in PLOTS if _model(page, f"panel_{p}", "visible")}
+    return {p for p in PLOTS if model_value(page, f"panel_{p}", "visible")}
 
 
 def _assert_unclipped(page, panels, size):
@@ -183,7 +181,7 @@ def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve):
         assert _query(page)["lesson"] == "calibration"
         # the page draws the step's operating point
         if "nber" in step.show:
-            wait_until(page, lambda: _model(page, "op_span", "location") == pytest.approx(
+            wait_until(page, lambda: model_value(page, "op_span", "location") == pytest.approx(
                 state.point.plo, abs=1e-9), what=f"the operating point of step {k}")
         # the step's text, escaped Markdown, beside the plots, all of it inside the window
         def text_inside():
@@ -242,7 +240,7 @@ def test_presenter_mode_fills_the_screen_without_clipping(page, serve, size, pan
     _settled(page, panels, size, "the stage unclipped")
     # large fonts: presentation style's axis labels
     if "nber" in panels:
-        assert int(_model(page, "nber", "below[0].axis_label_text_font_size")[:-2]) >= 16
+        assert int(model_value(page, "nber", "below[0].axis_label_text_font_size")[:-2]) >= 16
     assert page.console_errors == [] and page.external_requests == []
 
 
@@ -340,7 +338,7 @@ Affine calibration repairs it.
 def test_llrlab_serve_lesson_file_opens_the_lesson(page, served, tmp_path):  # noqa: F811
     path = tmp_path / "lecture.md"
     path.write_text(LESSON, encoding="utf-8")
-    port = _free_port()
+    port = free_port()
     url = served([str(LLRLAB), "serve", "--no-show", "--port", str(port), "--lesson",
                   str(path)], port)
     page.set_viewport_size({"width": 1280, "height": 720})
@@ -354,7 +352,7 @@ def test_llrlab_serve_lesson_file_opens_the_lesson(page, served, tmp_path):  # n
     wait_until(page, lambda: _query(page) == {"lesson": "lecture", "step": "2"}
                or (_query(page).get("lesson"), _query(page).get("step")) == ("lecture", "2"),
                timeout=60, what="the step in the link")  # (a busy server: seen > 20 s in CI)
-    wait_until(page, lambda: _model(page, "op_span", "location") == pytest.approx(-2.2,
+    wait_until(page, lambda: model_value(page, "op_span", "location") == pytest.approx(-2.2,
                abs=1e-9), what="the operating point of step 2")
     # a student's link to step 3
     student = _new_page(page)
@@ -372,7 +370,7 @@ def test_llrlab_serve_with_a_bad_lesson_exits_2_with_one_line(tmp_path):
     path = tmp_path / "broken.md"
     path.write_text(LESSON.replace("teaching.shift: 2\npoint", "teaching.shfit: 2\npoint"),
                     encoding="utf-8")
-    out = subprocess.run([str(LLRLAB), "serve", "--no-show", "--port", str(_free_port()),
+    out = subprocess.run([str(LLRLAB), "serve", "--no-show", "--port", str(free_port()),
                           "--lesson", str(path)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()

@@ -13,7 +13,7 @@ from llrlab.core import analyze, gaussian_trials, grid_plo, probit
 from llrlab.core.calibration import fit_calibrator
 from llrlab.dashboard.report import ReportSet, report_html
 
-from .conftest import FLAGS, model_data, screen_xy, screenshot  # noqa: F401  (FLAGS: in use)
+from .conftest import FLAGS, screen_point, screenshot, source_data  # noqa: F401  (FLAGS: the launch flags in use)
 
 pytestmark = pytest.mark.browser
 
@@ -56,12 +56,19 @@ def _open(page, path):
 
 def _op(page):
     """The numbers the page shows, from the Bokeh model (full precision, not the text)."""
-    return model_data(page, "report_op")
+    return page.evaluate("""() => {
+        const d = Bokeh.documents[0].get_model_by_name('report_op').data, o = {};
+        for (const k in d) { o[k] = Array.from(d[k]); }
+        return o; }""")
+
+
+
+
 
 
 def _drag(page, fig, x0, y0, x1, y1, steps=8):
-    sx, sy = screen_xy(page, fig, x0, y0)
-    ex, ey = screen_xy(page, fig, x1, y1)
+    sx, sy = screen_point(page, fig, x0, y0)
+    ex, ey = screen_point(page, fig, x1, y1)
     page.mouse.move(sx, sy)
     page.mouse.down()
     page.mouse.move(ex, ey, steps=steps)
@@ -147,12 +154,12 @@ def test_offline_report_drag_equals_the_core(offline, calibrated_report):
     _drag(page, "nber", plo0, 0.5, -1.3, 0.5)
     plo, worst = assert_equals_core(page, analyses, plo0)
     assert abs(plo - (-1.3)) < 0.1
-    assert model_data(page, "report_det_op")["x"][0] == pytest.approx(
+    assert source_data(page, "report_det_op")["x"][0] == pytest.approx(
         float(probit(_op(page)["p_fa"][0])), abs=1e-6)
-    assert model_data(page, "report_nber_op")["x"] == [plo]
-    tip = model_data(page, "report_tippett_threshold")["x"][0]
+    assert source_data(page, "report_nber_op")["x"] == [plo]
+    tip = source_data(page, "report_tippett_threshold")["x"][0]
     assert tip == pytest.approx(-plo / LN10, rel=1e-15)
-    hist = model_data(page, "report_hist_threshold")["x"][0]
+    hist = source_data(page, "report_hist_threshold")["x"][0]
     assert float(cal.apply(np.array([hist]))[0]) == pytest.approx(-plo, abs=1e-9)
     screenshot(page, "report_02_nber_drag")
 
@@ -162,7 +169,7 @@ def test_offline_report_drag_equals_the_core(offline, calibrated_report):
     _drag(page, "det", probit(0.3), probit(0.3), p, p)
     plo_det, w = assert_equals_core(page, analyses, plo0)
     assert plo_det != plo
-    det = model_data(page, "report_det_op")
+    det = source_data(page, "report_det_op")
     assert abs(det["x"][1] - p) < 0.15 and abs(det["y"][1] - p) < 0.15  # the min-DCF point
     worst = max(worst, w)
 
@@ -195,10 +202,10 @@ def test_tippett_and_reliability_hand_computed(offline, tmp_path):
                     encoding="utf-8")
     page = offline
     _open(page, path)
-    t = model_data(page, "report_tippett_tar_0")
+    t = source_data(page, "report_tippett_tar_0")
     assert t["x"] == pytest.approx(np.array([-1.0, -1.0, 2.0, 2.0]) / LN10, rel=1e-15)
     assert t["y"] == pytest.approx([1.0, 2 / 3, 2 / 3, 0.0], rel=1e-15)
-    n = model_data(page, "report_tippett_non_0")
+    n = source_data(page, "report_tippett_non_0")
     assert n["x"] == pytest.approx(np.array([-3, -3, 0, 0, 1, 1, 5, 5]) / LN10, rel=1e-15)
     assert n["y"] == pytest.approx([1.0, 0.75, 0.75, 0.5, 0.5, 0.25, 0.25, 0.0], rel=1e-15)
 
@@ -228,12 +235,12 @@ def test_tippett_and_reliability_hand_computed(offline, tmp_path):
     assert op["p_miss"] == [1 / 3] and op["p_fa"] == [0.5]
     assert op["act_dcf"][0] == pytest.approx(1 / 3 + np.exp(-plo) * 0.5, rel=1e-12)
     # the Tippett markers sit on the curves at the threshold: P(tar >= t), P(non >= t)
-    pts = model_data(page, "report_tippett_points")
+    pts = source_data(page, "report_tippett_points")
     assert pts["x"] == pytest.approx([-plo / LN10] * 2, rel=1e-15)
     assert pts["y"] == pytest.approx([2 / 3, 0.5], rel=1e-15)
     # the PAV reliability diagram at the new prior: blocks {-3}, {-1, 0, 1}, {2, 2, 5}
     # with PAV LLRs -inf, log(1/2) - log(3/4), log(2/1) - log(3/4)
-    rel = model_data(page, "report_reliability_0")
+    rel = source_data(page, "report_reliability_0")
     llr = np.array([-3, -3, -1, 1, 2, 5], float)
     pav = np.array([-np.inf, -np.inf, np.log(2 / 3), np.log(2 / 3), np.log(8 / 3),
                     np.log(8 / 3)])

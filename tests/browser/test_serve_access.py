@@ -16,9 +16,8 @@ import urllib.request
 
 import pytest
 
-from .._subprocess import stop_process_group
-from .conftest import screenshot, wait_until
-from .test_entry_points import LLRLAB, START_TIMEOUT, _free_port
+from .conftest import free_port, screenshot, stop_process_group, wait_until
+from .test_entry_points import LLRLAB, START_TIMEOUT
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +33,7 @@ def server():
     procs = []
 
     def start(*args, env=None):
-        port = _free_port()
+        port = free_port()
         proc = subprocess.Popen([str(LLRLAB), "serve", "--no-show", "--port", str(port), *args],
                                 env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -54,7 +53,7 @@ def server():
 
     yield start
     for proc in procs:
-        stop_process_group(proc, proc.stdout, proc.stderr)
+        stop_process_group(proc)
 
 
 def _get(url, cookie=None, host=None):

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib.util
 import logging
 import sys
 import threading
 import time
 import weakref
+from pathlib import Path
 
 import psutil
 import pytest
@@ -23,12 +25,12 @@ import pytest
 from llrlab.dashboard.app import create_app
 from llrlab.dashboard.compute import SystemData
 
-from .._subprocess import bench_served
 from ..dashboard.conftest import make_trials
 from .conftest import wait_until
 
 pytestmark = pytest.mark.browser
 
+ROOT = Path(__file__).resolve().parents[2]
 #: Bokeh server options: destroy a closed session after 8 s (a session made by ``GET /`` is
 #: "unused" until its websocket connects), checked every 200 ms (default 15 s and 17 s).
 QUICK_CLEANUP = {"check_unused_sessions_milliseconds": 200,
@@ -36,6 +38,16 @@ QUICK_CLEANUP = {"check_unused_sessions_milliseconds": 200,
 #: Log lines that mean a session did not end cleanly (issue 14 item 9).
 NOISE = ("WebSocketClosedError", "Task exception was never retrieved", "AssertionError",
          "StreamClosedError", "Traceback", "Failed sending message as connection was closed")
+
+
+def _served_module():
+    name = "llrlab_bench_served"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "_served.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
 
 
 def _collected(refs, timeout=30.0):
@@ -101,7 +113,7 @@ def test_closed_sessions_are_freed_apart(serve):
         return page
 
     url, _ = serve(factory, keep=False, **QUICK_CLEANUP)
-    client_cls = bench_served().LightClient
+    client_cls = _served_module().LightClient
     proc = psutil.Process()
 
     async def one_session():
@@ -175,9 +187,10 @@ def test_llrlab_serve_ends_sessions_and_stops_cleanly(browser):
     import signal
     import subprocess
 
-    from .test_entry_points import LLRLAB, START_TIMEOUT, _free_port
+    from .conftest import free_port
+    from .test_entry_points import LLRLAB, START_TIMEOUT
 
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([str(LLRLAB), "serve", "--no-show", "--port", str(port)],
                             env=dict(os.environ, PYTHONUNBUFFERED="1"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
