@@ -290,16 +290,8 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         mass = np.bincount(key, weights=trials.weights, minlength=2 * n_all)
         mass_non, mass_tar = mass[0::2], mass[1::2]
     if spec != "pooled":
-        for mass, what in ((mass_tar, "target"), (mass_non, "non-target")):
-            empty = keep_cond & ~(mass > 0)
-            if empty.any():
-                c = str(all_names[np.flatnonzero(empty)[0]])
-                i = int(np.flatnonzero(empty)[0])
-                raise DataError(
-                    f"{where}condition {c!r} has no {what} trials (of its "
-                    f"{int(count_tar[i] + count_non[i])} trials), so its "
-                    f"{'miss' if what == 'target' else 'false-alarm'} rate is undefined; "
-                    f"give it weight 0 or leave it out of the selection")
+        _check_rates_defined(all_names, keep_cond, mass_tar, mass_non,
+                             count_tar + count_non, where)
     names = all_names[keep_cond]
     ct, cn = count_tar[keep_cond], count_non[keep_cond]
     mt, mn = mass_tar[keep_cond], mass_non[keep_cond]
@@ -322,10 +314,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         if shared_sort and "sorted" not in sub._cache:
             sub._with_sorted(_pool_sorted(trials, keep_cond))
         return ConditionWeights(names, w_t, w_n, ct, cn, beta_t, beta_n, sub, spec, False)
-    wn = w[keep_cond] / w[keep_cond].sum()
-    beta_t = wn * (mt.sum() / mt)
-    beta_n = wn * (mn.sum() / mn)
-    reweight = not (_equal(beta_t) and _equal(beta_n))
+    wn, beta_t, beta_n, reweight = _betas(w[keep_cond], mt, mn)
     weighted = sub  # beta constant in each class changes no measure (see Notes)
     if reweight:
         # beta of every (condition, class) code, looked up in one gather
@@ -395,6 +384,31 @@ def _class_codes(trials):
         key += trials.labels
         trials._cache["class_codes"] = (key, np.bincount(key, minlength=2 * len(names)))
     return trials._cache["class_codes"]
+
+
+def _check_rates_defined(names, keep, mass_tar, mass_non, counts, where):
+    """Raise DataError naming the first pooled condition (``keep``) whose targets, or
+    non-targets, weigh nothing: its miss, or false-alarm, rate is undefined."""
+    for mass, what in ((mass_tar, "target"), (mass_non, "non-target")):
+        empty = keep & ~(mass > 0)
+        if empty.any():
+            i = int(np.flatnonzero(empty)[0])
+            raise DataError(
+                f"{where}condition {str(names[i])!r} has no {what} trials (of its "
+                f"{int(counts[i])} trials), so its "
+                f"{'miss' if what == 'target' else 'false-alarm'} rate is undefined; "
+                f"give it weight 0 or leave it out of the selection")
+
+
+def _betas(w, mass_tar, mass_non):
+    """``(w_normalized, beta_tar, beta_non, reweighted)`` of the pooled conditions' weights
+    ``w`` and class masses: ``beta_c = w_c * N_class / N_class_c`` (van Leeuwen 2008,
+    eq. 12); ``reweighted`` False when beta is the same for every condition of each class
+    (then the weights change no measure)."""
+    wn = w / w.sum()
+    beta_t = wn * (mass_tar.sum() / mass_tar)
+    beta_n = wn * (mass_non.sum() / mass_non)
+    return wn, beta_t, beta_n, not (_equal(beta_t) and _equal(beta_n))
 
 
 def _pool_sorted(trials, keep, table=None):

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._repr import summary_repr
-from ..conditions import _condition_weight_table, _ConditionTable, _equal, _names
+from ..conditions import (
+    _betas,
+    _check_rates_defined,
+    _condition_weight_table,
+    _ConditionTable,
+    _names,
+)
 from ..errors import DataError
 from ._dask import compute, dask_modules
 from ._frame import ScoreSet, as_frame
@@ -112,15 +118,7 @@ def condition_weights_dask(data, weights="equal", *, select=None,
     spec, w = _condition_weight_table(all_names, weights, select, pre)
     keep = w > 0
     if spec != "pooled":
-        for mass, what in ((mt, "target"), (mn, "non-target")):
-            empty = keep & ~(mass > 0)
-            if empty.any():
-                i = int(np.flatnonzero(empty)[0])
-                raise DataError(
-                    f"{pre}condition {str(all_names[i])!r} has no {what} trials (of its "
-                    f"{int(ct[i] + cn[i])} trials), so its "
-                    f"{'miss' if what == 'target' else 'false-alarm'} rate is undefined; "
-                    f"give it weight 0 or leave it out of the selection")
+        _check_rates_defined(all_names, keep, mt, mn, ct + cn, pre)
     names = all_names[keep]
     if not (ct[keep].sum() and cn[keep].sum()):
         raise DataError(f"{pre}the pooled conditions {_names(names.tolist())} have no "
@@ -131,10 +129,7 @@ def condition_weights_dask(data, weights="equal", *, select=None,
         return DaskConditionWeights(names, mt[keep] / mt[keep].sum(),
                                     mn[keep] / mn[keep].sum(), ct[keep], cn[keep], ones,
                                     ones.copy(), ScoreSet(sub, source), spec, False)
-    wn = w[keep] / w[keep].sum()
-    beta_t = wn * (mt[keep].sum() / mt[keep])
-    beta_n = wn * (mn[keep].sum() / mn[keep])
-    reweight = not (_equal(beta_t) and _equal(beta_n))
+    wn, beta_t, beta_n, reweight = _betas(w[keep], mt[keep], mn[keep])
     out = sub
     if reweight:
         meta = sub._meta.assign(weight=np.empty(0))

@@ -119,3 +119,30 @@ def test_analysis_of_transformed_scores_equals_in_memory(cond_set):
     m = analyze(cal(t))
     for k in ("eer", "cllr", "min_cllr", "prbep"):
         assert getattr(a, k) == pytest.approx(getattr(m, k), rel=1e-12), k
+
+
+def test_a_condition_without_one_class_is_refused_as_in_memory(tmp_path):
+    """Equal weights need each pooled condition's miss and false-alarm rate: a condition
+    without targets, or without non-targets, is named with the same message as in memory;
+    pooled trials, or the condition left out, are fine."""
+    from llrlab.core import Trials
+
+    t = grid_trials(6, 30, seed=3, conditions=True)
+    # the targets of "far" become a condition of their own: "far" has no targets left and
+    # "studio" has no non-targets
+    cond = np.where(t.labels & (t.conditions == "far"), "studio", t.conditions)
+    t = Trials(t.scores, t.labels, conditions=cond, model_ids=t.model_ids,
+               segment_ids=t.segment_ids)
+    ds = open_scores(write_parquet(tmp_path / "s.parquet", t))
+    for select, expected in ((None, "condition 'far' has no target trials"),
+                             (["tel", "mic", "studio"],
+                              "condition 'studio' has no non-target trials")):
+        with pytest.raises(DataError) as mem:
+            condition_weights(t, "equal", select=select)
+        with pytest.raises(DataError) as got:
+            condition_weights_dask(ds, "equal", select=select)
+        assert expected in str(got.value) and "give it weight 0" in str(got.value)
+        assert str(got.value) == f"{ds.source}: {mem.value}"  # the same, naming the file
+    assert condition_weights_dask(ds, "pooled").n_conditions == 4
+    kept = condition_weights_dask(ds, "equal", select=["tel", "mic"])
+    assert kept.conditions.tolist() == ["mic", "tel"]
