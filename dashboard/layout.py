@@ -154,10 +154,24 @@ class PageControl(ReactiveHTML):
         super().__init__(**params)
 
 
-class StageNav(pn.viewable.Viewer):
-    """The bar above the stage: back, where we are, next, and the ways out."""
+class _FollowsLesson(pn.viewable.Viewer):
+    """A part of the stage that shows ``self._layout`` and redraws (``_update``) when the
+    lesson, its step or the presentation style changes."""
 
     state = param.ClassSelector(class_=DashboardState)
+
+    def _follow(self, layout):
+        self._layout = layout
+        st = self.state
+        st.lesson.param.watch(self._update, ["lesson", "step"])
+        st.display.param.watch(self._update, ["presentation"])
+
+    def __panel__(self):
+        return self._layout
+
+
+class StageNav(_FollowsLesson):
+    """The bar above the stage: back, where we are, next, and the ways out."""
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -174,16 +188,11 @@ class StageNav(pn.viewable.Viewer):
         self.next.on_click(lambda _e: st.navigate(1))
         self.close_lesson.on_click(lambda _e: st.lesson.close())
         self.leave.on_click(lambda _e: setattr(st.presenter, "enabled", False))
-        self._layout = pn.Row(self.back, self.where, self.next, self.close_lesson, self.leave,
-                              height=NAV_HEIGHT, sizing_mode="stretch_width",
-                              name="stage_nav", styles={"align-items": "center"})
-        st.lesson.param.watch(self._update, ["lesson", "step"])
+        self._follow(pn.Row(self.back, self.where, self.next, self.close_lesson, self.leave,
+                            height=NAV_HEIGHT, sizing_mode="stretch_width",
+                            name="stage_nav", styles={"align-items": "center"}))
         st.presenter.param.watch(self._update, ["enabled", "views", "current"])
-        st.display.param.watch(self._update, ["presentation"])
         self._update()
-
-    def __panel__(self):
-        return self._layout
 
     def _update(self, *_):
         st = self.state
@@ -215,10 +224,8 @@ def _md(text):
     return md_text(text, 200)
 
 
-class LessonText(pn.viewable.Viewer):
+class LessonText(_FollowsLesson):
     """The open lesson step's text, beside the stage's panels."""
-
-    state = param.ClassSelector(class_=DashboardState)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -226,17 +233,11 @@ class LessonText(pn.viewable.Viewer):
         self.text = pn.pane.Markdown("", renderer_options={"html": False},
                                      name="lesson_text", sizing_mode="stretch_width",
                                      margin=(0, 10))
-        self._layout = pn.Column(self.text, css_classes=["llrlab-lesson-text"], width=360,
-                                 name="lesson_panel", scroll=True,
-                                 styles={"background": "#f7f3f6", "border-radius": "6px",
-                                         "border-left": "5px solid #CC79A7"})
-        st = self.state
-        st.lesson.param.watch(self._update, ["lesson", "step"])
-        st.display.param.watch(self._update, ["presentation"])
+        self._follow(pn.Column(self.text, css_classes=["llrlab-lesson-text"], width=360,
+                               name="lesson_panel", scroll=True,
+                               styles={"background": "#f7f3f6", "border-radius": "6px",
+                                       "border-left": "5px solid #CC79A7"}))
         self._update()
-
-    def __panel__(self):
-        return self._layout
 
     def _update(self, *_):
         st = self.state

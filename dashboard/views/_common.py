@@ -19,13 +19,15 @@ from bokeh.models import (
     ColumnDataSource,
     CustomJS,
     GlyphRenderer,
+    LegendItem,
     NoOverlap,
     SaveTool,
     Scatter,
 )
 from bokeh.plotting import figure
 
-__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "apply_held", "connect_drag", "finite",
+__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "add_condition_slots", "apply_held",
+           "connect_drag", "finite",
            "fit_figure", "isolated", "new_figure", "resend", "save_name", "set_data",
            "set_save_name"]
 
@@ -252,6 +254,35 @@ def _same(a, b):
         return bool(np.array_equal(a, b, equal_nan=True))
     except TypeError:  # not numbers (e.g. colours, markers)
         return bool(np.array_equal(a, b))
+
+
+def add_condition_slots(view, n, *, prefix, empty, glyphs):
+    """Build ``view``'s condition slots until there are ``n`` (at most MAX_CONDITIONS):
+    slot ``k`` has a hidden source per set (``f"{prefix}_condition_{role}_{k}"``, columns
+    ``empty()``), the renderers ``glyphs(src, role, color)`` gives (a dict), and a hidden
+    legend item "condition k+1"; the renderers follow the presentation style.  Returns True
+    when some were built (their curves then need data).
+
+    ``view`` has ``figure``, ``legend``, ``styler`` and the lists ``condition_renderers``,
+    ``condition_items`` and ``condition_sources[role]``."""
+    from ..compute import MAX_CONDITIONS
+
+    n = min(n, MAX_CONDITIONS)
+    built = len(view.condition_renderers)
+    for k in range(built, n):
+        color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
+        slot = {}
+        for role in ("eval", "dev"):
+            src = ColumnDataSource(empty(), name=f"{prefix}_condition_{role}_{k}")
+            view.condition_sources[role].append(src)
+            slot.update(glyphs(src, role, color))
+        view.condition_renderers.append(slot)
+        item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
+                          visible=False)
+        view.condition_items.append(item)
+        view.legend.items.append(item)
+        view.styler.add(slot.values())
+    return n > built
 
 
 def set_data(source, data):

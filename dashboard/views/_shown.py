@@ -42,17 +42,18 @@ class RoleCurvesView(pn.viewable.Viewer):
     #: The sets drawn, in this order.
     ROLES = ("eval", "dev")
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        missing = [m for m in ("_curve", "_redraw") if not callable(getattr(cls, m, None))]
+        if missing:
+            raise TypeError(f"{cls.__name__} must define {' and '.join(missing)} "
+                            "(see RoleCurvesView)")
+
     def __init__(self, **params):
         super().__init__(**params)
         self._per_role = {}  # role -> the curve of the shown results' set
         self._shown = None   # the results whose curves are kept
         self._stale = False
-
-    def _curve(self, llr):
-        raise NotImplementedError
-
-    def _redraw(self):
-        raise NotImplementedError
 
     @param.depends("active", watch=True)
     @isolated

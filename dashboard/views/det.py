@@ -28,13 +28,12 @@ from bokeh.models import (
 
 from llrlab.core import probit
 
-from ..compute import MAX_CONDITIONS
 from ..state import DashboardState
 from ._common import (
     COLORS,
-    CONDITION_COLORS,
     DASH,
     Styler,
+    add_condition_slots,
     connect_drag,
     finite,
     fit_figure,
@@ -321,25 +320,13 @@ class DETView(pn.viewable.Viewer):
 
     def _condition_slots(self, n):
         """Build condition slots until there are ``n`` (at most MAX_CONDITIONS)."""
-        n = min(n, MAX_CONDITIONS)
-        built = len(self.condition_renderers)
-        for k in range(built, n):
-            color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
-            slot = {}
-            for role in ("eval", "dev"):
-                src = ColumnDataSource(_empty_xy(), name=f"det_condition_{role}_{k}")
-                self.condition_sources[role].append(src)
-                slot[role] = self.figure.line(
-                    "x", "y", source=src, line_color=color, line_width=1.6,
-                    line_alpha=0.9 if role == "eval" else 0.5, line_dash=DASH[role],
-                    visible=False)
-            self.condition_renderers.append(slot)
-            item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
-                              visible=False)
-            self.condition_items.append(item)
-            self.legend.items.append(item)
-            self.styler.add(slot.values())
-        if n > built:
+        def glyphs(src, role, color):
+            return {role: self.figure.line(
+                "x", "y", source=src, line_color=color, line_width=1.6,
+                line_alpha=0.9 if role == "eval" else 0.5, line_dash=DASH[role],
+                visible=False)}
+
+        if add_condition_slots(self, n, prefix="det", empty=_empty_xy, glyphs=glyphs):
             self._conditions_drawn = None  # the new slots need their curves
 
     def _update_conditions(self):

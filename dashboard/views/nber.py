@@ -27,14 +27,14 @@ from bokeh.models import (
     Whisker,
 )
 
-from ..compute import MAX_CONDITIONS, TEACHING_REFERENCES
+from ..compute import TEACHING_REFERENCES
 from ..state import DashboardState
 from ._common import (
     COLORS,
-    CONDITION_COLORS,
     DASH,
     REF_COLORS,
     Styler,
+    add_condition_slots,
     connect_drag,
     finite,
     fit_figure,
@@ -241,29 +241,18 @@ class NBERView(pn.viewable.Viewer):
     def _condition_slots(self, n):
         """Build condition slots until there are ``n`` (at most MAX_CONDITIONS); True when
         some were built (their curves then need data)."""
-        n = min(n, MAX_CONDITIONS)
-        built = len(self.condition_renderers)
-        for k in range(built, n):
-            color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
-            slot = {}
-            for role in ("eval", "dev"):
-                src = ColumnDataSource(_empty_condition(), name=f"nber_condition_{role}_{k}")
-                self.condition_sources[role].append(src)
-                alpha = 0.9 if role == "eval" else 0.5
-                slot[(role, "act")] = self.figure.line(
-                    "plo", "act", source=src, line_color=color, line_width=1.6,
-                    line_alpha=alpha, line_dash="solid" if role == "eval" else "dashed",
-                    visible=False)
-                slot[(role, "min")] = self.figure.line(
-                    "plo", "min", source=src, line_color=color, line_width=1.6,
-                    line_alpha=alpha, line_dash="dotted", visible=False)
-            self.condition_renderers.append(slot)
-            item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
-                              visible=False)
-            self.condition_items.append(item)
-            self.legend.items.append(item)
-            self.styler.add(slot.values())
-        return n > built
+        def glyphs(src, role, color):
+            alpha = 0.9 if role == "eval" else 0.5
+            return {(role, "act"): self.figure.line(
+                        "plo", "act", source=src, line_color=color, line_width=1.6,
+                        line_alpha=alpha, line_dash="solid" if role == "eval" else "dashed",
+                        visible=False),
+                    (role, "min"): self.figure.line(
+                        "plo", "min", source=src, line_color=color, line_width=1.6,
+                        line_alpha=alpha, line_dash="dotted", visible=False)}
+
+        return add_condition_slots(self, n, prefix="nber", empty=_empty_condition,
+                                   glyphs=glyphs)
 
     def _needed_slots(self):
         """How many condition slots the shown results draw (0 with the curves off)."""

@@ -184,3 +184,12 @@ def test_the_forensic_figures_join_the_page_when_first_shown(state):
     tabs.active = 0
     tabs.active = 1
     assert fv._layout.objects.count(fv._plots) == 1
+
+
+def test_a_role_curves_view_must_say_how_to_compute_and_draw():
+    import pytest
+
+    from llrlab.dashboard.views._shown import RoleCurvesView
+
+    with pytest.raises(TypeError, match="Half must define _redraw"):
+        type("Half", (RoleCurvesView,), {"_curve": lambda self, llr: llr})
