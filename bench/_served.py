@@ -228,9 +228,10 @@ class LightClient:
         self._reader = None
         self._changed = asyncio.Event()
 
-    async def open(self, *, timeout=300):
-        """GET the page, connect, pull the document and send "document ready"; returns the
-        seconds the ``GET /`` took."""
+    async def open(self, *, timeout=300, ready=True):
+        """GET the page, connect, pull the document and (``ready``) send "document ready";
+        returns the seconds the ``GET /`` took.  Without ``ready`` the page stays as a
+        browser leaves it before it has shown the document (see :meth:`ready`)."""
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
         from tornado.websocket import websocket_connect
 
@@ -254,11 +255,17 @@ class LightClient:
         await self.send("PULL-DOC-REQ", {})
         await self.wait_for(lambda: any(x.header["msgtype"] == "PULL-DOC-REPLY"
                                         for x in self.messages), timeout)
+        if ready:
+            await self.ready()
+        return self.get_seconds
+
+    async def ready(self):
+        """Say "document ready", as BokehJS does once it has shown the document (the server
+        then runs the page's ``onload`` work)."""
         await self.send("PATCH-DOC", {"events": [{
             "kind": "MessageSent", "msg_type": "bokeh_event",
             "msg_data": {"type": "event", "name": "document_ready",
                          "values": {"type": "map"}}}]})
-        return self.get_seconds
 
     async def send(self, msgtype, content):
         header = {"msgid": uuid.uuid4().hex, "msgtype": msgtype}

@@ -36,7 +36,7 @@ from llrlab.dashboard.controls import (
 )
 from llrlab.dashboard.layout import SHRINK_CSS, MainArea, PageControl
 from llrlab.dashboard.safe import html_text, md_text
-from llrlab.dashboard.session import end_with_session, quiet_closed_connections
+from llrlab.dashboard.session import end_with_session, link_sources, quiet_closed_connections
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
 from llrlab.dashboard.url import POINT_NAMES, Debounced, keep_lesson_in_address, sync_url
@@ -404,9 +404,9 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     runner = (ThreadRunner(doc) if threaded and doc is not None and doc.session_context
               else SyncRunner())
     state = DashboardState(runner=runner, lessons=lessons)
+    links_before = link_sources()  # the page's own JavaScript links: see end_with_session
     if isinstance(runner, ThreadRunner):
-        end_with_session(doc, state)  # a closed page frees its memory
-        quiet_closed_connections()  # ... and ends without noise in the server's log
+        quiet_closed_connections()  # a closed page ends without noise in the server's log
         pn.state.onload(_no_delay_here)  # (no reference to doc: Panel keys onload by it)
         runner.on_failure = lambda exc: _show_failure(state, exc)
 
@@ -493,6 +493,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
             pn.state.onload(lambda: load_specs(state, initial, dask=dask and bool(specs)))
         else:
             load_specs(state, initial, dask=dask and bool(specs))
+    if isinstance(runner, ThreadRunner):
+        end_with_session(doc, state, links_before)  # a closed page frees its memory
     template.state = state  # for tests and notebooks
     template.uploads = uploads
     template.page_control = page

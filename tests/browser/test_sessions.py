@@ -136,6 +136,37 @@ def test_closed_sessions_are_freed_apart(serve):
     assert rss[-1] - rss[0] < 60, f"RSS after each closed session (MB): {rss}"
 
 
+def test_a_session_ending_leaves_the_links_of_a_page_still_starting(serve):
+    """A page whose sidebar is not shown yet (the browser has not said "document ready")
+    while another session ends -- here one that was requested and never connected, which
+    Bokeh destroys as unused -- still gets the JavaScript of its Load button when it is
+    shown.  The end of the other session once dropped it (the button then did nothing)."""
+    from panel.links import Callback
+    from tornado.httpclient import AsyncHTTPClient
+
+    url, sessions = serve(lambda: create_app(demo=False), **QUICK_CLEANUP)
+    client_cls = _served_module().LightClient
+
+    async def scenario():
+        starting = client_cls(url)
+        await starting.open(ready=False)
+        page = sessions[-1]
+        await AsyncHTTPClient().fetch(url)  # a session that never connects ...
+        ended = sessions[-1].state
+        await starting.wait_for(lambda: ended.jobs.closed, 60)  # ... destroyed as unused
+        assert not page.uploads.button._models  # the sidebar is still not shown
+        await starting.ready()
+        await starting.wait_for(lambda: bool(page.uploads.button._models), 60)
+        await starting.close()
+
+    _run_apart(scenario)
+    page = sessions[0]
+    assert page.uploads.button in Callback.registry
+    model = next(iter(page.uploads.button._models.values()))[0]
+    code = [cb.code for cbs in model.js_event_callbacks.values() for cb in cbs]
+    assert any("channel.value = JSON.stringify" in c for c in code), code
+
+
 def _drag_without_release(page, reach, step):
     """Press the mouse on the first plot and move it ``reach`` pixels to the right in steps of
     ``step``, leaving the button down (the page is then closed in the middle of the drag)."""
