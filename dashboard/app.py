@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
@@ -323,9 +324,24 @@ def _show_failure(state, exc):
     state.status.error = f"the page could not be updated: {user_message(exc)}"
 
 
+#: The state of each served page, by its document (a weak reference both ways: a closed
+#: session's state stays collectable), so that an error in any of its callbacks reaches it.
+_PAGE_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _exception_handler(exc):
-    """Any error in a callback: one line in the page, the traceback in the server log."""
+    """Any error in a callback: one line in the page's error bar (where it stays until
+    dismissed; a page without one gets a notification), the traceback in the server log."""
     log.error("error in a dashboard callback", exc_info=exc)
+    doc = pn.state.curdoc
+    ref = _PAGE_STATES.get(doc) if doc is not None else None
+    state = ref() if ref is not None else None
+    if state is not None:
+        try:
+            _show_failure(state, exc)
+            return
+        except Exception as again:  # the error bar itself failed: fall back to a toast
+            log.error("could not show an error in the page", exc_info=again)
     if pn.state.notifications is not None:
         pn.state.notifications.error(html_text(user_message(exc)), duration=8000)
 
@@ -409,6 +425,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         quiet_closed_connections()  # a closed page ends without noise in the server's log
         pn.state.onload(_no_delay_here)  # (no reference to doc: Panel keys onload by it)
         runner.on_failure = lambda exc: _show_failure(state, exc)
+        _PAGE_STATES[doc] = weakref.ref(state)
 
     # served: the sidebar's operating point and the address follow a drag when it pauses
     point_view = (Debounced(state.point, POINT_NAMES, doc=doc, delay=POINT_DELAY)

@@ -149,3 +149,42 @@ def test_the_page_shows_a_failed_update_in_one_line():
     _show_failure(page.state, TypeError("List parameter 'Bokeh.stylesheets' must be a list"))
     assert page.state.status.error == ("the page could not be updated: TypeError: List parameter "
                                 "'Bokeh.stylesheets' must be a list")
+
+
+def test_an_error_in_any_callback_of_a_served_page_stays_in_its_error_bar(caplog):
+    """Panel hands an exception raised in a widget callback to the exception handler; for a
+    served page it goes to that page's error bar (not only a toast that vanishes), with the
+    traceback in the server log."""
+    import gc
+    import weakref
+
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from llrlab.dashboard import app
+
+    page = create_app(demo=False, threaded=False)
+    state, doc, other = page.state, Document(), Document()
+    app._PAGE_STATES[doc] = weakref.ref(state)
+    try:
+        raise KeyError("view")
+    except KeyError as exc:
+        raised = exc
+    with caplog.at_level("ERROR"), set_curdoc(doc):
+        app._exception_handler(raised)
+    assert state.status.error == "the page could not be updated: KeyError: 'view'"
+    assert "error in a dashboard callback" in caplog.text and "Traceback" in caplog.text
+
+    # another page's error does not reach this one (no state registered for it: toast)
+    state.status.clear_error()
+    with set_curdoc(other):
+        app._exception_handler(ValueError("elsewhere"))
+    assert state.status.error == ""
+
+    # the registry refers to the state weakly and drops a closed session's document (the
+    # freeing of whole served sessions is tested in tests/browser/test_sessions.py)
+    assert isinstance(app._PAGE_STATES[doc], weakref.ref)
+    held = len(app._PAGE_STATES)
+    del doc
+    gc.collect()
+    assert len(app._PAGE_STATES) == held - 1
