@@ -24,10 +24,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import re
-import selectors
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -36,7 +33,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _served import free_port, stop_process_group
+from _served import Server
 
 CHROMIUM = os.environ.get("LLRLAB_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -91,44 +88,6 @@ def make_hostile_file(path, n_conditions, seed=0):
     return os.path.getsize(path)
 
 
-def rss_mb(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
-class Server:
-    """``llrlab serve`` as a process of its own (stopped by its process group id)."""
-
-    def __init__(self, *args, timeout=180):
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            [str(LLRLAB), "serve", "--no-show", "--port", str(self.port), *args],
-            env=dict(os.environ, PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if sel.select(timeout=0.5) and "the dashboard is at" in self.proc.stdout.readline():
-                break
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llrlab serve exited with {self.proc.returncode}")
-        else:
-            self.stop()
-            raise RuntimeError("llrlab serve printed no link")
-        self.url = f"http://127.0.0.1:{self.port}/"
-
-    def stop(self):
-        stop_process_group(self.proc)
-        self.proc.stdout.close()
-
-
 class Probe(threading.Thread):
     """Samples the server's memory and the round trip of a small static file."""
 
@@ -149,7 +108,7 @@ class Probe(threading.Thread):
                 rt = time.monotonic() - t0
             except OSError:
                 rt = None
-            self.samples.append((t0, rss_mb(self.server.proc.pid), rt))
+            self.samples.append((t0, self.server.rss_mb(), rt))
             self.halt.wait(self.interval)
 
 
@@ -194,13 +153,59 @@ def upload(page, path, timeout=300):
     page.locator(".bk-btn", has_text="Load uploaded file").first.click()
 
 
+#: The page's visible markup (status line, upload status, alerts, data summary), as plain
+#: text from its Bokeh document, what FilePond says of its files, and the notifications
+#: shown (e.g. Panel's "connection lost").  Panel sends markup
+#: HTML-escaped: it is decoded, then its tags dropped.
+PAGE_TEXT_JS = """
+() => {
+  const plain = (h) => new DOMParser().parseFromString(h, 'text/html').documentElement
+                                      .textContent;
+  const texts = [], errors = [];
+  for (const m of Bokeh.documents[0]._all_models.values()) {
+    if (!m.visible || typeof m.text !== 'string' || m.text === '' ||
+        !m.type.startsWith('panel.models.markup')) { continue; }
+    const t = plain(plain(m.text)).replace(/\\s+/g, ' ').trim().slice(0, 300);
+    texts.push(t);
+    if ((m.css_classes || []).includes('alert-danger')) { errors.push(t); }
+  }
+  const ponds = [], toasts = [];
+  const walk = (root) => {
+    for (const item of root.querySelectorAll('.filepond--item')) {
+      ponds.push((item.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 200));
+    }
+    for (const item of root.querySelectorAll('.notyf__message')) {
+      toasts.push((item.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 300));
+    }
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot != null) { walk(el.shadowRoot); }
+    }
+  };
+  walk(document);
+  return {texts: texts.slice(0, 30), errors: errors, filepond: ponds, toasts: toasts};
+}
+"""
+
+
+def page_text(page):
+    """What the page shows (see PAGE_TEXT_JS), or why it cannot say."""
+    try:
+        return page.evaluate(PAGE_TEXT_JS)
+    except Exception as exc:  # a page that cannot say is itself a finding
+        return {"texts": [], "errors": [], "page": f"{type(exc).__name__}: {exc}"[:300]}
+
+
 def hostile_done(page):
-    """'loaded', 'error: <message>' or None (still working)."""
+    """'loaded', 'error: <message>' (the page's error bar), 'disconnected: <message>' (the
+    page lost its server) or None (still working)."""
     if page.get_by_text("uploaded:", exact=False).count() > 0:
         return "loaded"
-    alert = page.locator(".alert-danger").filter(has_text=re.compile(r"\w"))
-    if alert.count() and alert.first.is_visible():
-        return "error: " + " ".join(alert.first.text_content().split())[:120]
+    shown = page_text(page)
+    if shown["errors"]:
+        return "error: " + shown["errors"][0][:120]
+    if any("connection" in t.lower() for t in shown.get("toasts", ())):
+        return "disconnected: " + next(t for t in shown["toasts"]
+                                       if "connection" in t.lower())[:120]
     return None
 
 
@@ -247,7 +252,7 @@ def _run(browser, sessions, conditions, timeout, phase_seconds, workdir, hide, l
     hostile = workdir / "many_conditions.csv"
     size = make_hostile_file(hostile, conditions)
     log(f"hostile file: {conditions:,} conditions, {size / 1e6:.1f} MB")
-    server = Server()
+    server = Server(llrlab=str(LLRLAB), log=str(workdir / "server.log")).wait(timeout=180)
     probe = Probe(server)
     out = {"conditions": conditions, "file_mb": size / 1e6, "sessions": sessions}
     pages = []
@@ -278,6 +283,8 @@ def _run(browser, sessions, conditions, timeout, phase_seconds, workdir, hide, l
                 break
             uploader.wait_for_timeout(250)
         t_done = time.time()
+        if state != "loaded":  # where the upload or the load stopped
+            out["diagnosis"] = page_text(uploader)
         uploader.wait_for_timeout(1000 * phase_seconds)
         t_end = time.time()
         records = drag_records(draggers)
@@ -289,6 +296,8 @@ def _run(browser, sessions, conditions, timeout, phase_seconds, workdir, hide, l
         probe.halt.set()
         server.stop()
     out["load"] = os.getloadavg()[0]
+    log_path = Path(server.log_path)
+    out["server_log"] = log_path.read_text(errors="replace")[-4000:] if log_path.exists() else ""
     out["hostile_result"] = state or "timeout"
     out["hostile_seconds"] = t_done - t_load
     phases = {"before": (t_start, t_load), "hostile": (t_load, t_done),
@@ -328,6 +337,9 @@ def table(out):
         lines.append(f"{name:<8} {r['seconds']:6.1f} {r['drags']:6d} {r['median_ms']:10.1f} "
                      f"{r['p90_ms']:8.1f} {r['max_ms']:8.1f} {r['stale_s']:8.2f} "
                      f"{r['static_max_ms']:10.1f} {r['rss_max_mb']:8.0f}")
+    if "diagnosis" in out:
+        lines.append(f"the uploading page shows: {out['diagnosis']}")
+        lines.append("server log (end):\n" + out["server_log"])
     return "\n".join(lines)
 
 

@@ -50,7 +50,12 @@ def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path, 
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "load_test.txt").write_text(text + "\n")
 
-    assert out["hostile_result"] == "loaded" or out["hostile_result"].startswith("error"), text
+    # the hostile page ends with its data or a clear refusal of the file -- not silence, a
+    # lost connection or an unexpected failure (the table then ends with what the page shows
+    # and the server's log)
+    result = out["hostile_result"]
+    assert result == "loaded" or (result.startswith("error: ")
+                                  and "could not be updated" not in result), text
     for phase in ("before", "hostile", "after"):
         r = out[phase]
         # no dragging page waited long for an answer (the staleness covers each page from
