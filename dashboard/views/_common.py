@@ -119,10 +119,12 @@ def save_name(fig, svg):
 
 
 def set_save_name(fig, svg):
-    """Set the save tool's file name of ``fig`` (see :func:`save_name`)."""
+    """Set the save tool's file name of ``fig`` (see :func:`save_name`).  The tool is looked
+    for in the toolbar, not by ``fig.select``, which walks every model of the figure (its
+    data sources too): 10 ms per call, on every results and style change of every plot."""
     name = save_name(fig, svg)
-    for tool in fig.select({"type": SaveTool}):
-        if tool.filename != name:
+    for tool in fig.toolbar.tools:
+        if isinstance(tool, SaveTool) and tool.filename != name:
             tool.filename = name
 
 
