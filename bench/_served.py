@@ -21,6 +21,7 @@ Bokeh's protocol: each message is three text frames (header, metadata, content) 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import json
 import os
@@ -37,6 +38,11 @@ from urllib.parse import urlsplit
 import numpy as np
 
 N_SEG = 10_000
+#: The browser of the benchmarks and the browser tests (Debian's chromium), and its flags:
+#: no sandbox (root), no background networking.
+CHROMIUM = os.environ.get("LLRLAB_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def free_port():
@@ -90,18 +96,20 @@ def data_files(n_eval, n_dev, directory):
 # ------------------------------------------------------------------------------------ server
 
 
-def stop_process_group(proc):
+def stop_process_group(proc, timeout=20):
     """Stop ``proc`` (started with ``start_new_session=True``) and its children: SIGTERM to
-    its process group, SIGKILL if it is still there 20 s later."""
+    its process group, SIGKILL if it is still there after ``timeout`` seconds; then close
+    its pipes."""
     try:
         os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
+        proc.wait(timeout=timeout)
     except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=20)
+        proc.wait(timeout=timeout)
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 def add_served_arguments(ap):

@@ -14,7 +14,8 @@ def median_time(fn, repeats, *, warmup=False):
 
 
 def run_times(fn, repeats, *, warmup=False):
-    """The wall times of ``repeats`` runs of ``fn()``."""
+    """The wall times of ``repeats`` runs of ``fn()`` (garbage collected before each); with
+    ``warmup``, one untimed run first."""
     if warmup:
         fn()
     times = []

@@ -30,11 +30,15 @@ from urllib.parse import urlparse
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _served import Server, add_served_arguments, print_table, served_data, served_runs
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from _served import (
+    CHROMIUM,
+    FLAGS,
+    Server,
+    add_served_arguments,
+    print_table,
+    served_data,
+    served_runs,
+)
 
 #: Installs the stamps (see the module docstring); returns false until the table exists.
 _INSTRUMENT = """() => {

@@ -147,8 +147,8 @@ def linear_rows(name, x, lab, p, repeats, fit_llrlab):
     """One row comparing an llrlab linear fit with sklearn and scipy on (x, lab)."""
     x2 = x if x.ndim == 2 else x[:, None]
     res, t = interleaved({"ll": lambda: fit_llrlab(p), "kernel": lambda: fit_linear(x2, lab, p),
-                    "sk": lambda: sklearn_fit(x2, lab, p),
-                    "sp": lambda: scipy_fit(x2, lab, p)}, repeats)
+                          "sk": lambda: sklearn_fit(x2, lab, p),
+                          "sp": lambda: scipy_fit(x2, lab, p)}, repeats)
     theta, (sk, sk_flag), (sp, sp_flag) = res["ll"], res["sk"], res["sp"]
     t_ll, t_kernel, t_sk, t_sp = t["ll"], t["kernel"], t["sk"], t["sp"]
 

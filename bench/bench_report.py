@@ -23,13 +23,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _served import CHROMIUM, FLAGS
 
 #: Installed in the page: stamps every pointermove and the first table mutation after it.
 PROBE = """(selector) => {
@@ -159,14 +161,10 @@ def main():
     ref = os.path.join(tmp, "reference.html")
     with open(ref, "w", encoding="utf-8") as f:
         f.write(REFERENCE_PAGE)
-    from pathlib import Path
-
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=os.environ.get("LLRLAB_CHROMIUM",
-                                                             "/usr/bin/chromium"),
-                              headless=True, args=FLAGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         ctx = b.new_context(viewport={"width": 1500, "height": 1300}, offline=True)
         page = ctx.new_page()
         page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:")

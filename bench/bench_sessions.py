@@ -33,11 +33,8 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _served import Server
+from _served import CHROMIUM, FLAGS, Server
 
-CHROMIUM = os.environ.get("LLRLAB_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LLRLAB = Path(sys.executable).parent / "llrlab"
 
 #: Runs in each dragging page: one drag in flight at a time, at most one every 100 ms.

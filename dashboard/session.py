@@ -32,7 +32,7 @@ def link_sources():
     return weakref.WeakSet(Callback.registry.keys())
 
 
-def forget_dead_links(doc=None, owned=()):
+def forget_dead_links(doc, owned=()):
     """Drop the JavaScript links of the page of ``doc``, which is ending: those whose source
     widget is rendered only in ``doc`` (or in no document any more), and those of the
     widgets in ``owned`` (built for that page, perhaps never rendered).
@@ -41,8 +41,7 @@ def forget_dead_links(doc=None, owned=()):
     page that has not shown it yet.  Bokeh calls a session's destroy callbacks in no fixed
     order (they are kept in a set), so Panel may not yet have removed the ending page's
     models from its widgets when this runs: the models' document, not their presence, tells
-    which links belong to the ending page.  ``doc`` None (no page ending) drops only the
-    links of widgets whose models have all left their documents.
+    which links belong to the ending page.
     """
     from panel.links import Callback
 
@@ -109,7 +108,7 @@ class _ClosedPageFilter(logging.Filter):
         return not record.getMessage().startswith("Failed sending message as connection")
 
 
-def end_with_session(doc, state, links_before=None):
+def end_with_session(doc, state, links_before):
     """When the served session of ``doc`` ends: close ``state`` and forget its page's links.
 
     ``links_before``: :func:`link_sources` taken before the page was built; the widgets
@@ -119,7 +118,7 @@ def end_with_session(doc, state, links_before=None):
     from panel.links import Callback
 
     owned = weakref.WeakSet(k for k in list(Callback.registry.keys())
-                            if links_before is not None and k not in links_before)
+                            if k not in links_before)
 
     def ended(_context):
         try:

@@ -245,7 +245,7 @@ class NBERView(pn.viewable.Viewer):
             alpha = 0.9 if role == "eval" else 0.5
             return {(role, "act"): self.figure.line(
                         "plo", "act", source=src, line_color=color, line_width=1.6,
-                        line_alpha=alpha, line_dash="solid" if role == "eval" else "dashed",
+                        line_alpha=alpha, line_dash=DASH[role],
                         visible=False),
                     (role, "min"): self.figure.line(
                         "plo", "min", source=src, line_color=color, line_width=1.6,

@@ -8,22 +8,36 @@ are skipped, unless the environment variable CI is "true" (then they fail).
 
 from __future__ import annotations
 
-import contextlib
+import importlib
 import os
 import re
-import signal
 import socket
-import subprocess
+import sys
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
-CHROMIUM = os.environ.get("LLRLAB_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+BENCH = ROOT / "bench"
+
+
+def bench_module(name):
+    """The benchmark module ``bench/<name>.py`` (imported once, under its own name, as the
+    benchmark scripts import each other): the tests drive the served dashboard with the
+    benchmarks' tools, so that both measure the same thing."""
+    if str(BENCH) not in sys.path:
+        sys.path.append(str(BENCH))
+    return importlib.import_module(name)
+
+
+_served = bench_module("_served")
+#: The browser (Debian's chromium) and its flags, the free-port finder and the process-group
+#: stop: those of the benchmarks (``bench/_served.py``).
+CHROMIUM, FLAGS = _served.CHROMIUM, _served.FLAGS
+free_port, stop_process_group = _served.free_port, _served.stop_process_group
 
 
 @pytest.fixture(scope="session")
@@ -62,29 +76,6 @@ def page(browser):
     pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
     yield pg
     ctx.close()
-
-
-def free_port():
-    """A localhost TCP port free at the time of the call."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def stop_process_group(proc, timeout=20):
-    """Stop a server started with ``start_new_session=True`` and its children: SIGTERM to
-    its process group, SIGKILL if it is still there after ``timeout`` seconds; then close
-    its pipes."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=timeout)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=timeout)
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe is not None:
-            pipe.close()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ server); the line a drag moved in the browser from the Bokeh models (``op_span``
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -19,25 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import model_value, wait_until
+from .conftest import bench_module, model_value, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _served():
-    spec = importlib.util.spec_from_file_location("_served", ROOT / "bench" / "_served.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_served", mod)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """``llrlab serve`` of the demo (console script of this environment)."""
-    served = _served()
+    served = bench_module("_served")
     llrlab = Path(sys.executable).with_name("llrlab")
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     srv = served.Server([], llrlab=str(llrlab), log=str(log))
@@ -202,7 +191,7 @@ def test_press_hold_then_move_drags(server, page):
 def test_served_page_names_no_cdn_even_when_the_environment_asks_for_one(tmp_path):
     import urllib.request
 
-    served = _served()
+    served = bench_module("_served")
     llrlab = Path(sys.executable).with_name("llrlab")
     with served.Server([], llrlab=str(llrlab), env={"BOKEH_RESOURCES": "cdn"}) as srv:
         srv.wait(120)

@@ -16,33 +16,21 @@ printed (``pytest -s``) and kept in ``test-artifacts/load_test.txt``.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, bench_module
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Longest wait (seconds) of a dragging page for an answer, while the hostile file loads.
 MAX_STALE = 20.0
 #: Longest round trip (seconds) of a small static request to the server meanwhile.
 MAX_STATIC = 10.0
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_sessions",
-                                                  ROOT / "bench" / "bench_sessions.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.timeout(1200)
 def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path, browser):
-    bench = _bench()
+    bench = bench_module("bench_sessions")
     out = bench.run(sessions=10, conditions=200_000, timeout=300.0, phase_seconds=10.0,
                     workdir=tmp_path, browser=browser)
     text = bench.table(out)

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib.util
 import logging
 import sys
 import threading
 import time
 import weakref
-from pathlib import Path
 
 import psutil
 import pytest
@@ -26,11 +24,10 @@ from llrlab.dashboard.app import create_app
 from llrlab.dashboard.compute import SystemData
 
 from ..dashboard.conftest import make_trials
-from .conftest import wait_until
+from .conftest import bench_module, wait_until
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Bokeh server options: destroy a closed session after 8 s (a session made by ``GET /`` is
 #: "unused" until its websocket connects), checked every 200 ms (default 15 s and 17 s).
 QUICK_CLEANUP = {"check_unused_sessions_milliseconds": 200,
@@ -38,16 +35,6 @@ QUICK_CLEANUP = {"check_unused_sessions_milliseconds": 200,
 #: Log lines that mean a session did not end cleanly (issue 14 item 9).
 NOISE = ("WebSocketClosedError", "Task exception was never retrieved", "AssertionError",
          "StreamClosedError", "Traceback", "Failed sending message as connection was closed")
-
-
-def _served_module():
-    name = "llrlab_bench_served"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "_served.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
 
 
 def _collected(refs, timeout=30.0):
@@ -113,7 +100,7 @@ def test_closed_sessions_are_freed_apart(serve):
         return page
 
     url, _ = serve(factory, keep=False, **QUICK_CLEANUP)
-    client_cls = _served_module().LightClient
+    client_cls = bench_module("_served").LightClient
     proc = psutil.Process()
 
     async def one_session():
@@ -145,7 +132,7 @@ def test_a_session_ending_leaves_the_links_of_a_page_still_starting(serve):
     from tornado.httpclient import AsyncHTTPClient
 
     url, sessions = serve(lambda: create_app(demo=False), **QUICK_CLEANUP)
-    client_cls = _served_module().LightClient
+    client_cls = bench_module("_served").LightClient
 
     async def scenario():
         starting = client_cls(url)
