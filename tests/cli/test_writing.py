@@ -119,16 +119,26 @@ def test_special_outputs_are_refused_before_anything_is_written(tmp_path, kind):
 
 _SLOW_WRITER = textwrap.dedent("""
     import sys, time
+    from llrlab.core.cli._signals import Terminated, terminate_as_interrupt
     from llrlab.core.cli._writing import write_all_atomically
 
-    def write(tmp):
+    def slow(tmp):
         with open(tmp, "w") as f:
             f.write("x" * 1_000_000)
             f.flush()
             print("writing", flush=True)
             time.sleep(60)
 
-    write_all_atomically([(sys.argv[1], write)])
+    def fast(tmp):
+        with open(tmp, "w") as f:
+            f.write("new")
+
+    *first, last = sys.argv[1:]  # the outputs: the last one is written slowly
+    try:
+        with terminate_as_interrupt():  # (as the command line does)
+            write_all_atomically([*((p, fast) for p in first), (last, slow)])
+    except Terminated:
+        sys.exit(143)
 """)
 
 
@@ -194,37 +204,13 @@ def test_calibrate_removes_the_previous_model_copy_a_killed_run_left(tmp_path):
     assert "affine" in model.read_text()
 
 
-_SLOW_INTERRUPTIBLE_WRITER = textwrap.dedent("""
-    import sys, time
-    from llrlab.core.cli._signals import terminate_as_interrupt, Terminated
-    from llrlab.core.cli._writing import write_all_atomically
-
-    def slow(tmp):
-        with open(tmp, "w") as f:
-            f.write("x" * 1_000_000)
-            f.flush()
-            print("writing", flush=True)
-            time.sleep(60)
-
-    def fast(tmp):
-        with open(tmp, "w") as f:
-            f.write("new")
-
-    try:
-        with terminate_as_interrupt():
-            write_all_atomically([(sys.argv[1], fast), (sys.argv[2], slow)])
-    except Terminated:
-        sys.exit(143)
-""")
-
-
 @pytest.mark.parametrize("name", ["out.txt", "out.h5"])
 def test_sigterm_while_writing_leaves_the_outputs_as_they_were(tmp_path, name):
     first, out = tmp_path / "first.txt", tmp_path / name
     first.write_text("old first")
     out.write_text("old")
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW_INTERRUPTIBLE_WRITER, str(first),
-                             str(out)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_WRITER, str(first), str(out)],
+                            stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "writing"
     os.kill(proc.pid, signal.SIGTERM)
     assert proc.wait(timeout=30) == 143
