@@ -31,10 +31,11 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import logging
 import re
 import sys
 from urllib.parse import unquote_plus
+
+# (``logging`` is imported where it is used: ``llrlab -h`` reads LEVELS and stays light)
 
 __all__ = ["LEVELS", "LOG_FORMAT", "REDACTED", "redact", "serve_logging"]
 
@@ -130,6 +131,8 @@ def redact(text, secrets=()):
 
 
 def _redact_record(record, secrets):
+    import logging
+
     try:
         message = record.getMessage()
     except Exception:  # arguments that do not fit the format: keep both, redacted
@@ -152,6 +155,8 @@ def serve_logging(level="warning", secrets=()):
     ``LOG_FORMAT`` lines (Bokeh's own handler is replaced by this one), Python warnings are
     logged, and every record is redacted (:func:`redact`, with ``secrets``) when it is
     created.  Everything is put back as it was at the end."""
+    import logging
+
     if level not in LEVELS:
         raise ValueError(f"log level {level!r}; use one of {', '.join(LEVELS)}")
     secrets = tuple(s for s in secrets if s)
