@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 
@@ -67,6 +67,7 @@ def test_the_plain_pool_takes_its_sort_from_the_shared_one(seed, ties):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), ties=st.booleans(),
        weights=st.sampled_from(["equal", "custom", "select"]))
+@example(seed=207886, ties=False, weights="select")  # c1 and c3 of equal sizes
 def test_a_weighted_pool_equals_the_same_weights_sorted_afresh(seed, ties, weights):
     t = _trials(seed, ties=ties)
     t.condition_sorted()
