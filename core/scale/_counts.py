@@ -109,15 +109,22 @@ class CountIndex:
         if self.store is not None:
             self.store.release()
 
+    def _table_index(self, t):
+        """``(i, ok)``: the table row answering thresholds ``t`` (1-D), and where it does:
+        ``t`` is a tabulated threshold, or no score lies between the tabulated thresholds
+        around it (their counts are equal)."""
+        i = np.minimum(np.searchsorted(self.thresholds, t, side="left"),
+                       self.thresholds.size - 1)
+        j = np.maximum(i - 1, 0)
+        ok = (self.thresholds[i] == t) | ((self.tar_c[i] == self.tar_c[j])
+                                          & (self.non_c[i] == self.non_c[j]))
+        return i, ok
+
     def covers(self, t):
         """True where the counts at threshold(s) ``t`` are in the table (no partition is
         searched for them)."""
         t = np.asarray(t, dtype=np.float64)
-        i = np.minimum(np.searchsorted(self.thresholds, t, side="left"),
-                       self.thresholds.size - 1)
-        j = np.maximum(i - 1, 0)
-        return (self.thresholds[i] == t) | ((self.tar_c[i] == self.tar_c[j])
-                                            & (self.non_c[i] == self.non_c[j]))
+        return self._table_index(t.ravel())[1].reshape(t.shape)[()]
 
     def counts(self, t):
         """``(tar_c, non_c, tar_w, non_w)`` at thresholds ``t`` (any shape): numbers of
@@ -125,11 +132,7 @@ class CountIndex:
         above ``t``; exact at any threshold (see the module docstring)."""
         t = np.asarray(t, dtype=np.float64)
         flat = t.ravel()
-        i = np.minimum(np.searchsorted(self.thresholds, flat, side="left"),
-                       self.thresholds.size - 1)
-        j = np.maximum(i - 1, 0)
-        ok = (self.thresholds[i] == flat) | ((self.tar_c[i] == self.tar_c[j])
-                                            & (self.non_c[i] == self.non_c[j]))
+        i, ok = self._table_index(flat)
         out = [self.tar_c[i], self.non_c[i], self.tar_w[i], self.non_w[i]]
         if not ok.all():
             miss = ~ok

@@ -158,6 +158,10 @@ class SortedPart:
         return cls(_Sorted(a["tar"], None, cw=a.get("tar_cw")),
                    _Sorted(a["non"], None, above=a.get("non_above")))
 
+    def lookup(self):
+        """The part without what a look-up does not read (the weights themselves)."""
+        return SortedPart.from_arrays(self.arrays())
+
     def counts(self, t) -> Queries:
         """Local counts at thresholds ``t`` (binary searches only)."""
         return _queries(self.tar, self.non, t)

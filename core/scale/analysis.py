@@ -286,14 +286,15 @@ def _summary(part, ctx, k):
 
 def _summarize_part(pdf, ctx, k):
     """Local scheduler: sort, keep the sorted part on disk (when asked), summarize."""
+    t0 = time.perf_counter()
     part = _sorted_part(pdf)
-    del pdf
     store_seconds = 0.0
     if ctx["folder"] is not None:
-        t0 = time.perf_counter()
+        t1 = time.perf_counter()
         save_part(ctx["folder"], k, part)
-        store_seconds = time.perf_counter() - t0
+        store_seconds = time.perf_counter() - t1
     out = _summary(part, ctx, k)
+    out.extra["seconds"] = time.perf_counter() - t0 - store_seconds
     out.extra["store_seconds"] = store_seconds
     return out
 
@@ -320,13 +321,15 @@ def _summaries(ordered, ctx, scheduler, keep):
     if not keep:
         summaries = compute(tasks, scheduler)
     else:
-        futures = scheduler.compute(parts + tasks)  # one graph: each part is sorted once
-        summaries = scheduler.gather(futures[len(parts):])
-        for f in futures[len(parts):]:
+        # what a look-up reads of each part (its arrays, not copied) stays on the workers
+        kept = [dask.delayed(_kernel.SortedPart.lookup)(p) for p in parts]
+        futures = scheduler.compute(kept + tasks)  # one graph: each part is sorted once
+        summaries = scheduler.gather(futures[len(kept):])
+        for f in futures[len(kept):]:
             f.release()
     for s in summaries:
         s.extra["store_seconds"] = 0.0
-    return summaries, (WorkerStore(scheduler, futures[:len(parts)]) if keep else None)
+    return summaries, (WorkerStore(scheduler, futures[:len(kept)]) if keep else None)
 
 
 def _offsets(plan, divisions):
