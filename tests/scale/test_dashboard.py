@@ -52,7 +52,7 @@ def test_serve_dask_shows_the_in_memory_numbers(files):
     _same_ops(mem, big)
     # a drag: on the report's grid (tabulated), at p_target 0.01, 0.001, 0.05 and anywhere
     for p in (-3.0, -1.234, 0.5, -4.59511985013459, -6.906754778648554, -2.9444389791664403,
-              0.123456789, -1.2 + 2.0 ** -40):
+              0.123456789, -1.2 - 2.0 ** -40):  # just above the scores 1.2 (ties)
         mem.point.plo = big.point.plo = p
         _same_ops(mem, big)
     for role in ("dev", "eval"):
