@@ -22,7 +22,7 @@ HTTP = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\
 
 
 @contextlib.contextmanager
-def peer(answer, *, close=False, seconds=30.0):
+def peer(answer, *, close=False, seconds=600.0):
     """A TCP server on 127.0.0.1 that sends ``answer`` to every connection (then keeps it
     open, or closes it at once with ``close``); stopped on exit and after ``seconds``."""
     srv = socket.socket()
