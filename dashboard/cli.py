@@ -189,9 +189,15 @@ def run_serve(args):
 
     dask = getattr(args, "dask", None)
     if dask is not None:
+        from llrlab.core import LlrlabError
+
         from .scaled import configure
 
-        configure(dask)
+        try:  # an address is connected to now: a wrong one is one line, not a page error
+            configure(dask, connect=True)
+        except LlrlabError as exc:
+            sys.stderr.write(f"llrlab serve: error: {exc}\n")
+            return 2
 
     # the page loads every script and stylesheet from this server, never from a CDN, even
     # when the environment asks for one (BOKEH_RESOURCES=cdn): a classroom or an analyst's
