@@ -30,7 +30,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import ndtri, stdtrit
 from scipy.stats import beta
 
 from ._parallel import map_ordered
@@ -261,6 +261,10 @@ class OperatingPointCI:
     confidence : float
     method : str
         The proportion method.
+    variance : str
+        How the variance of each rate was estimated: ``"binomial"`` (unweighted trials),
+        ``"stratified"`` (weighted trials with conditions: per condition, Cochran 1977) or
+        ``"linearised"`` (per-trial weights); see :data:`VARIANCE_TEXT`.
     """
 
     plo: np.ndarray
@@ -270,6 +274,33 @@ class OperatingPointCI:
     dcf: DCFInterval
     confidence: float
     method: str
+    variance: str = "binomial"
+
+
+def design_effective_n(p, variance, count, kish, df=None, confidence=0.95):
+    """The effective number of trials of a weighted rate ``p`` with estimated ``variance``
+    (Korn & Graubard 1998); vectorized.
+
+    ``n* = p (1 - p) / variance``, at most ``count`` (the trials: a design effect below 1 is
+    not used), times ``(t_{count-1} / t_df)^2`` with ``t_d`` the two-sided Student quantile
+    at ``confidence`` with ``d`` degrees of freedom (``df``: those of the variance; the factor
+    is 1 for ``df = count - 1``, the simple sample's, and below 1 for fewer).  Where ``p`` is
+    0 or 1 there is no variance to read it from, and Kish's ``kish`` is used.
+
+    The binomial intervals of :func:`proportion_ci` applied to ``p`` with this ``n`` (and
+    ``k = p n``) are the intervals of Korn & Graubard (1998) for a proportion estimated from
+    a complex sample (Clopper-Pearson there; Wilson and normal alike here)."""
+    p, variance = np.broadcast_arrays(np.asarray(p, dtype=np.float64),
+                                      np.asarray(variance, dtype=np.float64))
+    pq = p * (1.0 - p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = np.minimum(np.where(variance > 0, pq / variance, np.inf), float(count))
+    if df is not None and count > 1:
+        q = 0.5 + 0.5 * confidence
+        d = np.clip(np.broadcast_to(np.asarray(df, dtype=np.float64), n.shape), 1.0,
+                    count - 1.0)
+        n = n * (stdtrit(count - 1.0, q) / stdtrit(d, q)) ** 2
+    return np.where(pq > 0, n, float(kish))
 
 
 def _scaled(c, x):
@@ -364,11 +395,21 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
     thr = -plo if threshold is None else as_plo(threshold, "thresholds")  # NaN refused
     plo, thr = (np.array(a) for a in np.broadcast_arrays(plo, thr))
     p_m, p_f = s.rates(thr)
-    n_t, n_n = s.n_effective
     if s.weighted:  # (SortedScores.rates keeps weighted rates within [0, 1])
+        if not hasattr(s, "rate_variances"):
+            raise DataError("binomial intervals of weighted trials need the variance of each "
+                            "condition, which is computed on trials in memory, not on Dask; "
+                            "load the trials without --dask for intervals")
+        v_m, v_f, df_m, df_f, count_t, count_n = s.rate_variances(thr)
+        kish_t, kish_n = s.n_effective
+        n_t = design_effective_n(p_m, v_m, count_t, kish_t, df_m, confidence)
+        n_n = design_effective_n(p_f, v_f, count_n, kish_n, df_f, confidence)
         k_m, k_f = p_m * n_t, p_f * n_n
+        variance = s.variance_estimator
     else:
+        n_t, n_n = s.n_effective
         k_m, k_f = (np.asarray(c, dtype=np.float64) for c in s.miss_fa_counts(thr))
+        variance = "binomial"
     ci_m = proportion_ci(k_m, n_t, confidence=confidence, method=method)
     ci_f = proportion_ci(k_f, n_n, confidence=confidence, method=method)
     cm, cf = _weights(plo, normalize)
@@ -388,7 +429,7 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
         dmethod = f"mover-{method}"
     return OperatingPointCI(plo, thr, ci_m, ci_f,
                             DCFInterval(d, lo, hi, confidence, dmethod, bool(normalize)),
-                            confidence, method)
+                            confidence, method, variance)
 
 
 # ------------------------------------------------------------------------------- bootstrap

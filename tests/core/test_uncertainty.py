@@ -178,18 +178,23 @@ def test_given_thresholds_broadcast_against_plo():
     assert_allclose(ci.p_miss.estimate, [np.mean(t.tar < x) for x in (0.5, 1.0, 1.5)])
 
 
-def test_equal_weights_change_nothing_and_unequal_weights_use_kish_n():
+def test_equal_weights_change_nothing_and_unequal_weights_use_the_linearised_variance():
     tar, non = _counts_trials(100, 10, 400, 40)
     a = operating_point_ci(tar, non, 0.0)
     b = operating_point_ci(tar, non, 0.0, tar_weights=np.full(100, 3.0),
                            non_weights=np.full(400, 0.5))
     assert_allclose([b.dcf.lower, b.dcf.upper], [a.dcf.lower, a.dcf.upper], rtol=1e-12)
-    w = np.r_[np.full(50, 1.0), np.full(50, 3.0)]
+    assert (a.variance, b.variance) == ("binomial", "linearised")
+    # the 10 misses (the lowest target scores) have weight 3, the other 90 targets 3 or 1:
+    # W = 200, p = 30/200; sum w^2 (e - p)^2 = 10 (3 .85)^2 + 40 (3 .15)^2 + 50 (.15)^2
+    w = np.r_[np.full(50, 3.0), np.full(50, 1.0)]
     c = operating_point_ci(tar, non, 0.0, tar_weights=w, method="normal")
-    n_eff = w.sum() ** 2 / (w**2).sum()  # 80
-    p = 10 * 1.0 / w.sum()  # the 10 misses have weight 1
-    assert float(c.p_miss.trials) == pytest.approx(n_eff)
-    assert float(c.p_miss.half_width) == pytest.approx(Z95 * np.sqrt(p * (1 - p) / n_eff))
+    p, v = 0.15, (10 * 2.55**2 + 40 * 0.45**2 + 50 * 0.15**2) / 200**2
+    assert float(c.p_miss.trials) == pytest.approx(p * (1 - p) / v, rel=1e-12)  # 68.7 < 80
+    assert float(c.p_miss.half_width) == pytest.approx(Z95 * np.sqrt(v), rel=1e-12)
+    # errors on the light trials: p (1 - p) / V = 185 trials, capped at the 100 there are
+    d = operating_point_ci(tar, non, 0.0, tar_weights=w[::-1], method="normal")
+    assert float(d.p_miss.trials) == 100.0
 
 
 # ------------------------------------------------------------------- coverage by simulation
