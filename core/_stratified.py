@@ -172,16 +172,21 @@ class PrefixVariance:
         c = self.c[at] - self.c[lo]
         s = self.s[at] - self.s[lo]
         u = self.u[at] - self.u[lo]
-        if p is None:
-            p = np.minimum(c.sum(axis=1) / self.total, 1.0)
+        if p is None:  # (all trials: 1 exactly, not the rounding of a sum of sums)
+            p = np.where(j >= self.n, 1.0, np.minimum(c.sum(axis=1) / self.total, 1.0))
         pc = p[:, None]
         part = np.maximum(s - c * c / self.n_h - 2.0 * pc * u + pc * pc * self.e_h, 0.0)
+        # a stratum wholly outside (inside) the prefix: a_i = -p w_i (resp. (1 - p) w_i),
+        # whose spread is p^2 E_h (resp. (1 - p)^2 E_h) -- exactly 0 for constant weights
+        m = at - lo
+        part = np.where(m == 0, pc * pc * self.e_h, part)
+        part = np.where(m == self.n_h, (1.0 - pc) ** 2 * self.e_h, part)
         inner = (p > 0.0) & (p < 1.0)  # a rate of 0 or 1 has no variance (exactly)
         t2 = self.total * self.total
         v = np.where(inner, part.sum(axis=1), 0.0) / t2
         with np.errstate(divide="ignore", invalid="ignore"):
             q = (part * part / np.maximum(self.n_h - 1.0, 1.0))[:, self.n_h > 1].sum(axis=1)
-            df = np.where(inner & (q > 0), (v * t2) ** 2 / q, np.inf)
+            df = np.where(inner & (q > 0), np.maximum((v * t2) ** 2 / q, 1.0), np.inf)
         return v, df
 
 
