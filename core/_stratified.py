@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["VARIANCE_TEXT", "PrefixVariance", "difference_variance", "rate_variance"]
+__all__ = ["PrefixVariance", "difference_variance", "rate_variance"]
 
 
 def _strata_codes(strata, n):
@@ -197,10 +197,3 @@ def _running(x):
     np.cumsum(x, out=out[1:])
     return out
 
-
-#: How each variance estimator is named in text for people (CLI, dashboard).
-VARIANCE_TEXT = {
-    "binomial": "binomial variance",
-    "stratified": "variance stratified by condition (Cochran 1977)",
-    "linearised": "linearised variance of the weighted trials (Cochran 1977)",
-}

@@ -15,8 +15,12 @@ LLRs, or at given score thresholds):
 The two systems' trials are paired by (model, segment) id when both carry ids
 (:func:`llrlab.core.calibration.fusion.align_systems`), else by position.
 
+With weighted trials (e.g. condition weights) the z-tests use the variance of each weighted
+rate per condition (Cochran 1977; :func:`z_test`), and McNemar's test the weighted
+discordant trials.
+
 References: Bengio & Mariéthoz (2004); Q. McNemar, Psychometrika
-12:153-157 (1947); docs/conventions.md.
+12:153-157 (1947); W. G. Cochran, Sampling Techniques (1977); docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest, chi2, norm
 
+from ._interval_kinds import VARIANCE_TEXT
 from ._repr import summary_repr
-from ._stratified import VARIANCE_TEXT, difference_variance, rate_variance
+from ._stratified import difference_variance, rate_variance
 from ._validate import as_number, as_plo
 from .dcf import _combine, _weights
 from .errors import DataError, LlrlabWarning
@@ -357,18 +362,31 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
     Bengio & Mariéthoz recommend requiring both to agree before calling a difference significant.
 
     With per-trial weights ``w`` (the same on both systems, e.g. condition weights), the
-    rates are weighted proportions, ``Pm = sum_tar w [miss] / sum_tar w``, and ``T``, ``N``
-    are Kish's effective numbers ``(sum w)^2 / sum w^2`` of each class, as in the intervals
-    of :func:`~llrlab.core.uncertainty.operating_point_ci`: the variance of a weighted
-    proportion is ``p (1 - p) / n_eff``.  In the dependent variance the discordant counts become
-    weighted fractions: ``s^2 = cm^2 d_m / T_eff + cf^2 d_f / N_eff`` with ``d_m = sum_tar w [A and
-    B disagree] / sum_tar w`` (``m_AB + m_BA`` over ``T`` without weights).  Equal weights give the
-    unweighted test.
+    rates are weighted proportions, ``Pm = sum_tar w [miss] / sum_tar w``, and each rate's
+    variance is the linearised variance of a ratio summed over the strata -- the trials'
+    conditions when they carry them (Cochran 1977, sec. 5.3 and ch. 6;
+    ``llrlab.core._stratified``):
+
+    * independent: ``Var(Pm) = sum_h sum_{i in h} (a_i - abar_h)^2 / W^2`` with ``a_i = w_i
+      (e_i - Pm)``; for condition weights (constant in each condition) this is
+      ``sum_h (W_h / W)^2 p_h (1 - p_h) / n_h``, each condition's binomial variance at its own
+      rate; without conditions ``sum_i w_i^2 (e_i - Pm)^2 / W^2``;
+    * dependent: ``cm^2 sum_tar w^2 [A and B disagree] / W_tar^2 + cf^2 (the same for the
+      non-targets)``: within each condition, under the null hypothesis that the two systems'
+      rates are equal there, ``e_A - e_B`` has mean 0 and variance ``P(disagree) = Var(e_A) +
+      Var(e_B) - 2 Cov(e_A, e_B)``.
+
+    Kish's effective number with the pooled rate, ``p (1 - p) (sum w)^2 / sum w^2``, which
+    llrlab used before, is right only when every trial has the same error probability; when
+    the conditions' rates differ (the usual reason to weight them) it is too small and the
+    test rejects a true null hypothesis too often (tests/core/test_weighted_variance.py).
+    The reference distribution stays the normal one.  Equal weights in one condition give
+    the unweighted test; :attr:`ZTestResult.estimator` names the variance used.
 
     References
     ----------
-    Bengio & Mariéthoz (2004); L. Kish, Survey Sampling
-    (1965) for the effective sample size.
+    Bengio & Mariéthoz (2004); W. G. Cochran, Sampling Techniques, 3rd ed., Wiley (1977),
+    sec. 5.3 (stratified sampling) and ch. 6 (ratio estimates).
 
     Examples
     --------
@@ -563,17 +581,22 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
     With per-trial weights ``w`` (the same on both systems, e.g. condition weights), the
     discordant trials count by weight: with ``W_b``, ``W_c`` the total weights of the two
     kinds and ``n = (sum w)^2 / sum w^2`` Kish's effective number of discordant trials, the
-    share ``W_b / (W_b + W_c)`` has under the null hypothesis the variance of a proportion
-    of ``n`` trials, so the test runs on the effective counts ``b = n W_b / (W_b + W_c)`` and
-    ``c = n - b``: chi-square with ``X^2 = max(|b - c| - 1, 0)^2 / n``, or exact on ``b``
-    and ``n`` rounded to whole numbers (used when ``n < 25``).  Equal weights give the
-    unweighted test.
+    test runs on the effective counts ``b = n W_b / (W_b + W_c)`` and ``c = n - b``:
+    chi-square with ``X^2 = max(|b - c| - 1, 0)^2 / n``, or exact on ``b`` and ``n`` rounded
+    to whole numbers (used when ``n < 25``).  Without the continuity correction ``X^2 =
+    (W_b - W_c)^2 / sum w^2``: given the discordant trials, McNemar's null hypothesis makes
+    each equally likely to favour either system, so ``W_b - W_c = sum w_i s_i`` with
+    independent fair signs ``s_i`` and variance exactly ``sum w_i^2``, whatever the
+    conditions' error rates (McNemar's conditional argument, weighted).  Unlike the z-test's,
+    this variance needs no strata; the seeded simulation in
+    tests/core/test_weighted_variance.py checks its level when the rates differ between
+    conditions.  Equal weights give the unweighted test.
 
     References
     ----------
     Bengio & Mariéthoz (2004); Q. McNemar, Psychometrika 12:153-157 (1947);
     M. W. Fagerland, S. Lydersen and P. Laake, BMC Med. Res. Methodol. 13:91 (2013);
-    L. Kish, Survey Sampling (1965) for the effective sample size.
+    L. Kish, Survey Sampling (1965) for the effective number.
 
     Examples
     --------

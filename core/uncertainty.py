@@ -9,8 +9,11 @@ Two kinds of interval live here.
   exact interval.  The DCF is a positively weighted sum of the two independent proportions;
   its interval is the normal approximation of Bengio & Mariéthoz (2004) or the MOVER
   combination (Newcombe 1998; Zou & Donner 2008) of the two proportion intervals.
+  Weighted trials get the variance of a weighted rate per condition (Cochran 1977) and the
+  effective number of Korn & Graubard (1998) (:func:`operating_point_ci`).
 * **Bootstrap intervals** (:func:`bootstrap_ci`) for Cllr, actual and minimum DCF and the
-  ROCCH-EER, resampling trials (stratified by class) or whole speakers (cluster bootstrap).
+  ROCCH-EER, resampling trials (stratified by class) or whole speakers (cluster bootstrap):
+  BCa (Efron 1987), which corrects the optimism of min DCF and EER, percentile or basic.
   The trials are sorted once; a replicate is a vector of integer counts per sorted trial, and
   a private kernel (:class:`_Replicates`) evaluates the weighted measures of many count
   vectors on that one sort (see the class docstring).  The kernel is tested against the
@@ -21,7 +24,8 @@ independent (the assumption of Bengio & Mariéthoz 2004); the speaker
 bootstrap is the honest interval then, and it is typically wider.
 
 References: Bengio & Mariéthoz (2004); Brümmer (2010) appendix B
-(Doddington's rule of 30); docs/conventions.md.
+(Doddington's rule of 30); Cochran (1977); Korn & Graubard (1998); Efron (1987);
+docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri, stdtrit
 from scipy.stats import beta
 
+from ._interval_kinds import BOOTSTRAP_METHODS, BOOTSTRAP_TEXT, VARIANCE_TEXT
 from ._parallel import map_ordered
 from ._repr import summary_repr
 from ._sorting import PooledBlocks, _elementary_bounds, _pool, sorted_input
@@ -45,6 +50,9 @@ from .rocch import _eer
 from .trials import Trials
 
 __all__ = [
+    "BOOTSTRAP_METHODS",
+    "BOOTSTRAP_TEXT",
+    "VARIANCE_TEXT",
     "BootstrapCI",
     "BootstrapWarning",
     "DCFInterval",
@@ -58,8 +66,6 @@ __all__ = [
 
 PROPORTION_METHODS = ("normal", "wilson", "clopper-pearson")
 BOOTSTRAP_MEASURES = ("cllr", "min_dcf", "act_dcf", "eer")
-#: Bootstrap interval kinds (see :func:`bootstrap_ci`).
-BOOTSTRAP_METHODS = ("bca", "percentile", "basic")
 #: Groups per class (or of clusters) of the jackknife behind BCa's acceleration.
 JACKKNIFE_GROUPS = 20
 
@@ -110,7 +116,8 @@ class ProportionCI:
         ``k``, the number of errors (with weighted trials: the effective number
         ``estimate * trials``, see :func:`operating_point_ci`).
     trials : ndarray
-        ``n``, the number of trials (with weighted trials: Kish's effective number).
+        ``n``, the number of trials (with weighted trials: the effective number read from
+        the rate's variance, see :func:`operating_point_ci`).
     confidence : float
         Two-sided confidence level, e.g. 0.95.
     method : str
@@ -338,7 +345,8 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
         DCF divided by ``min(pt, 1-pt)``.  ``normalize=False`` at ``plo=0`` is the HTER of
         Bengio & Mariéthoz (2004), ``(Pmiss + Pfa)/2``.
     tar_weights, non_weights : array_like, optional
-        Per-trial weights; the intervals then use Kish's effective numbers of trials.
+        Per-trial weights; the intervals then use the linearised variance of each weighted
+        rate (Notes).  Pass a ``Trials`` with conditions for the variance per condition.
 
     Returns
     -------
@@ -364,8 +372,21 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
       are rare (the normal interval collapses to a point at 0 errors).  With Clopper-Pearson
       bounds the combination is not exact, only conservative in practice.
 
-    With weights, ``T`` and ``N`` are Kish's effective numbers ``(sum w)^2 / sum w^2`` (the
-    variance of a weighted proportion is ``p(1-p)/n_eff``) and ``k = p n_eff``.
+    With weights, each rate's variance ``V`` is the linearised variance of a weighted ratio
+    summed over the strata: the trials' conditions when they carry them (condition weights:
+    ``V = sum_h (W_h/W)^2 p_h (1 - p_h) / n_h``), else one stratum (``V = sum w^2 (e - p)^2 /
+    W^2``); Cochran (1977), sec. 5.3 and ch. 6, and ``llrlab.core._stratified``.  The
+    proportion intervals then take the effective number ``n* = p (1 - p) / V`` of Korn &
+    Graubard (1998) -- at most the number of trials, times ``(t_{n-1} / t_df)^2`` with
+    Satterthwaite's degrees of freedom ``df`` of ``V`` (Cochran 1977, sec. 5.4), which widens
+    the interval when one small condition carries most of the variance -- and ``k = p n*``;
+    Kish's ``(sum w)^2 / sum w^2`` where ``p`` is 0 or 1.  The normal DCF interval uses
+    ``p (1 - p) / n*`` as each rate's variance.  ``variance`` names the estimator.  Kish's
+    number with the pooled rate (llrlab before) is right only when every trial has the same
+    error probability; when the conditions' rates differ its intervals are too narrow
+    (tests/core/test_weighted_variance.py; docs/conventions.md gives measured coverage).  On
+    Dask (``llrlab.core.scale``) weighted trials have no per-condition sums: a
+    :class:`DataError`.
 
     The interval is for a fixed threshold.  At the minimum-DCF threshold, chosen on the same
     trials, it is optimistic; use :func:`bootstrap_ci` for minimum DCF.
@@ -374,7 +395,9 @@ def operating_point_ci(tar, non=None, plo=0.0, *, threshold=None, confidence=0.9
     ----------
     Bengio & Mariéthoz (2004) (confidence intervals and the HTER test);
     R. G. Newcombe, Stat. Med. 17:873-890 (1998); G. Y. Zou and A. Donner, Stat. Med.
-    27:1693-1702 (2008); L. Kish, Survey Sampling (1965) for the effective sample size.
+    27:1693-1702 (2008); W. G. Cochran, Sampling Techniques, 3rd ed. (1977), sec. 5.3-5.4
+    and ch. 6; E. L. Korn and B. I. Graubard, Survey Methodology 24(2):193-201 (1998);
+    L. Kish, Survey Sampling (1965) for the effective sample size.
 
     Examples
     --------
