@@ -40,13 +40,27 @@ __all__ = ["PrefixVariance", "difference_variance", "rate_variance"]
 
 
 def _strata_codes(strata, n):
-    """Dense stratum codes ``0..H-1`` (one stratum when ``strata`` is None) and ``H``."""
+    """Dense stratum codes ``0..H-1`` (one stratum when ``strata`` is None) and ``H``, in
+    the smallest unsigned integer type (numpy sorts 8- and 16-bit keys by radix: ``O(n)``).
+
+    Non-negative integer codes below ``2 n + 1024`` (condition codes) are made dense by a
+    look-up table; other labels by :func:`numpy.unique`."""
     if strata is None:
-        return np.zeros(n, dtype=np.intp), 1
+        return np.zeros(n, dtype=np.uint8), 1
     codes = np.asarray(strata)
-    _, dense = np.unique(codes, return_inverse=True)
-    dense = dense.ravel()
-    return dense, int(dense.max()) + 1 if dense.size else 0
+    if codes.dtype.kind in "iu" and (codes.size == 0 or (codes.min() >= 0 and
+                                                         codes.max() < 2 * n + 1024)):
+        present = np.bincount(codes) > 0 if codes.size else np.zeros(0, dtype=bool)
+        table = np.cumsum(present) - 1
+        dense, h = table[codes], int(present.sum())
+    else:
+        _, dense = np.unique(codes, return_inverse=True)
+        dense = dense.ravel()
+        h = int(dense.max()) + 1 if dense.size else 0
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if h <= np.iinfo(dtype).max:
+            return dense.astype(dtype, copy=False), h
+    return dense, h
 
 
 def rate_variance(errors, weights, strata=None):
@@ -138,7 +152,8 @@ class PrefixVariance:
         order = np.argsort(codes, kind="stable")
         g = codes[order]
         self.key = g.astype(np.int64) * (n + 1) + order  # ascending: by stratum, then position
-        self.start = np.searchsorted(g, np.arange(h + 1), side="left")
+        self.start = np.zeros(h + 1, dtype=np.int64)
+        np.cumsum(np.bincount(codes, minlength=h), out=self.start[1:])
         self.n_h = np.diff(self.start).astype(np.float64)
         wg = w[order]
         wbar = np.add.reduceat(wg, self.start[:-1]) / self.n_h if h else np.zeros(0)

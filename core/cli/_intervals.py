@@ -31,14 +31,16 @@ def add_interval_args(p):
     g.add_argument("--ci-method", choices=("wilson", "normal", "clopper-pearson"),
                    help="interval of the proportions for --ci (default wilson; the DCF "
                         "interval is their MOVER combination, or the normal one of Bengio & "
-                        "Mariéthoz 2004)")
+                        "Mariéthoz 2004); weighted trials use the variance per condition "
+                        "(Cochran 1977)")
     g.add_argument("--bootstrap", type=int, metavar="N",
                    help="bootstrap intervals of EER, Cllr, actual and minimum DCF from N "
                         "replicates (BCa of Efron 1987 unless --bootstrap-method)")
     g.add_argument("--bootstrap-method", choices=BOOTSTRAP_METHODS,
                    help="kind of the bootstrap intervals: bca (default; bias-corrected and "
-                        "accelerated, near 95 %% coverage of EER and min DCF from about 30 "
-                        "errors on), percentile (too low for EER and min DCF) or basic")
+                        "accelerated), percentile (lies too low for EER and min DCF, which "
+                        "choose a threshold on the same trials) or basic; measured coverage "
+                        "in docs/conventions.md")
     g.add_argument("--by-speaker", action="store_true",
                    help="with --bootstrap: resample speakers (model ids) instead of trials "
                         "(needs a score file with ids)")

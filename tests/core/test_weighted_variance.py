@@ -186,15 +186,21 @@ NT, NN = np.array([600, 600, 40]), np.array([1200, 1200, 80])
 PM, PF = np.array([0.01, 0.02, 0.5]), np.array([0.005, 0.01, 0.4])
 
 
-def _null_runs(rho, seed):
-    """``N_SIMS`` pairs of systems with the same error probability in each condition;
-    with probability ``rho`` B copies A's decision on a trial (correlated errors)."""
+def _design():
+    """Labels, error probability and condition-weighted trials of the three conditions, the
+    weights and Kish's effective numbers of the two classes."""
     cond = np.r_[np.repeat(np.arange(3), NT), np.repeat(np.arange(3), NN)].astype(str)
     lab = np.r_[np.ones(NT.sum(), bool), np.zeros(NN.sum(), bool)]
     p = np.r_[np.repeat(PM, NT), np.repeat(PF, NN)]
     base = condition_weights(Trials(np.where(lab, 1.0, -1.0), lab, conditions=cond)).trials
     w = base.weights
-    tk, nk = kish(w[lab]), kish(w[~lab])
+    return lab, p, base, w, kish(w[lab]), kish(w[~lab])
+
+
+def _null_runs(rho, seed):
+    """``N_SIMS`` pairs of systems with the same error probability in each condition;
+    with probability ``rho`` B copies A's decision on a trial (correlated errors)."""
+    lab, p, base, w, tk, nk = _design()
     rng = np.random.default_rng(seed)
     out = {k: [] for k in ("independent", "dependent", "mcnemar", "old independent",
                            "old dependent")}
@@ -256,12 +262,7 @@ def test_weighted_mcnemar_holds_its_level(null_independent, null_correlated):
 
 @pytest.fixture(scope="module")
 def coverage_runs():
-    cond = np.r_[np.repeat(np.arange(3), NT), np.repeat(np.arange(3), NN)].astype(str)
-    lab = np.r_[np.ones(NT.sum(), bool), np.zeros(NN.sum(), bool)]
-    p = np.r_[np.repeat(PM, NT), np.repeat(PF, NN)]
-    base = condition_weights(Trials(np.where(lab, 1.0, -1.0), lab, conditions=cond)).trials
-    w = base.weights
-    tk, nk = kish(w[lab]), kish(w[~lab])
+    lab, p, base, _, tk, nk = _design()
     true_m, true_f = PM.mean(), PF.mean()
     true_dcf = true_m + true_f  # normalized at plo 0
     rng = np.random.default_rng(20260103)
