@@ -376,10 +376,11 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
       rates are equal there, ``e_A - e_B`` has mean 0 and variance ``P(disagree) = Var(e_A) +
       Var(e_B) - 2 Cov(e_A, e_B)``.
 
-    Kish's effective number with the pooled rate, ``p (1 - p) (sum w)^2 / sum w^2``, which
-    llrlab used before, is right only when every trial has the same error probability; when
-    the conditions' rates differ (the usual reason to weight them) it is too small and the
-    test rejects a true null hypothesis too often (tests/core/test_weighted_variance.py).
+    Kish's effective number with the pooled rate, the variance ``p (1 - p) sum w^2 /
+    (sum w)^2`` that llrlab used before, is right only when every trial has the same error
+    probability; when the conditions' rates differ (the usual reason to weight them) it is
+    too small and the test rejects a true null hypothesis too often
+    (tests/core/test_weighted_variance.py).
     The reference distribution stays the normal one.  Equal weights in one condition give
     the unweighted test; :attr:`ZTestResult.estimator` names the variance used.
 
