@@ -692,8 +692,8 @@ def _jackknife_acceleration(kernel, rng, by, clusters):
     random into :data:`JACKKNIFE_GROUPS` groups (fewer for fewer units); deleting group
     ``g`` of a sample of ``n`` units gives ``theta_(g)``, and ``L_g = (n - n/G) (mean_g
     theta_(g) - theta_(g))`` estimates the sum of the empirical influence values of its
-    units (Davison & Hinkley 1997, sec. 2.7.3).  Then (Efron 1987, eq. 6.6; for several
-    samples Davison & Hinkley 1997, sec. 3.2 and 5.3.2)
+    units (Davison & Hinkley 1997, sec. 2.7).  Then (Efron 1987; Efron & Tibshirani 1993,
+    sec. 14.3; for several samples Davison & Hinkley 1997, sec. 3.2 and 5.3)
 
         a = sum_s n_s^-3 sum_g L_g^3 / (6 (sum_s n_s^-2 sum_g L_g^2)^(3/2)).
     """
@@ -822,7 +822,9 @@ def bootstrap_ci(tar, non=None, plo=0.0, *, n_boot=1000, confidence=0.95, by="tr
     ``Cllr = 1/(2 ln 2) [sum c_i w_i log(1+exp(-tar_i)) / sum c_i w_i + (same for non)]``
     and the PAV/ROCCH measures of the count-weighted trials -- the public weighted measures
     evaluated on one sort of the scores (see ``_Replicates``).  Cost per replicate:
-    ``O(T + N)`` for the counts and prefix sums plus PAV on ``O(min(T, N))`` blocks.
+    ``O(T + N)`` for the counts and prefix sums plus PAV on ``O(min(T, N))`` blocks; the
+    jackknife of BCa's acceleration adds 40 such evaluations (20 by cluster), whatever the
+    interval kind (:meth:`BootstrapCI.interval` gives every kind).
 
     BCa (Efron 1987; Efron & Tibshirani 1993, ch. 14.3): with ``z0 = Phi^-1(#(theta* <
     theta) / B)`` (ties counted half), the acceleration ``a`` from a grouped jackknife
