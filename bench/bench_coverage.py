@@ -18,10 +18,10 @@ interval contains the true value, with its binomial standard error.
    issue 18's three conditions (400/100/25 targets, 4000/600/150 non-targets, miss rates
    0.10/0.25/0.40, false-alarm rates 0.05/0.10/0.20, equal condition weights).
 
-Usage: python bench/bench_coverage.py [--sets 400] [--boot 500] [--seed 18]
+Usage: python bench/bench_coverage.py [--sets 400] [--boot 1000] [--seed 18]
 [--only bootstrap|weighted]
 
-docs/conventions.md quotes a run with the defaults (a few tens of minutes on one core).
+docs/conventions.md quotes a run with the defaults (about half an hour on a busy machine).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def weighted_table(sets, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", type=int, default=400)
-    ap.add_argument("--boot", type=int, default=500)
+    ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--only", choices=("bootstrap", "weighted"))
     args = ap.parse_args()
