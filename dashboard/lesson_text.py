@@ -393,12 +393,36 @@ _MATHML = {
 _NS = "{http://www.w3.org/1998/Math/MathML}"
 
 
+#: A sign after one of these (or first in its row) is a prefix: ``(-x)`` has no space after
+#: the minus (the converter leaves the form to the browser, which sees an infix minus).
+_SIGNS = frozenset("−-+±∓")
+_BEFORE_PREFIX = frozenset("([{|‖⟨,;:=<>≤≥≠≈∼→←↔⇒⇔∈")
+
+
+def _tag(el):
+    return el.tag[len(_NS):] if el.tag.startswith(_NS) else el.tag
+
+
+def _prefix_signs(el):
+    """Mark the signs of ``el``'s rows that stand before their operand as prefix."""
+    prev = None
+    for child in el:
+        if (_tag(child) == "mo" and (child.text or "").strip() in _SIGNS
+                and "form" not in child.attrib
+                and (prev is None or (_tag(prev) == "mo"
+                                      and (prev.text or "").strip()[-1:] in _BEFORE_PREFIX))):
+            child.set("form", "prefix")
+        prev = child
+
+
 def _clean(el):
     """Element ``el`` rebuilt as MathML text from the allow-list (ValueError otherwise)."""
-    tag = el.tag[len(_NS):] if el.tag.startswith(_NS) else el.tag
+    tag = _tag(el)
     allowed = _MATHML.get(tag)
     if allowed is None:
         raise ValueError(f"element {tag!r}")
+    if tag in ("mrow", "math", "mstyle", "mtd", "msqrt", "mpadded", "mphantom"):
+        _prefix_signs(el)
     attrs = []
     for name, value in el.attrib.items():
         kind = allowed.get(name)
@@ -503,6 +527,7 @@ def gate(markup):
     return g.bad
 
 
+@functools.lru_cache(maxsize=256)
 def render_html(text):
     """A step's text as HTML for the page (see the module docstring): Markdown rendered with
     raw HTML escaped, formulas as MathML; checked against the allow-list as a whole (a text

@@ -8,7 +8,7 @@ import panel as pn
 import param
 
 from ..state import DashboardState
-from ._common import isolated
+from ._common import fit_figure, isolated
 
 __all__ = ["RoleCurvesView", "when_shown"]
 
@@ -32,7 +32,8 @@ class RoleCurvesView(pn.viewable.Viewer):
     is shown, once per result (then only redrawn).
 
     Subclasses give ``_curve(llr)`` (the set's curve, kept in ``self._per_role``) and
-    ``_redraw()`` (draw the kept curves); they build their figure in ``__init__`` and call
+    ``_redraw()`` (draw the kept curves); they build their figure in ``__init__`` (kept as
+    ``figure``, with its ``styler``: :meth:`resize` sizes them on a stage) and call
     ``self._on_results()`` last."""
 
     state = param.ClassSelector(class_=DashboardState)
@@ -41,6 +42,9 @@ class RoleCurvesView(pn.viewable.Viewer):
 
     #: The sets drawn, in this order.
     ROLES = ("eval", "dev")
+    #: Height of the plot on a page, and the room a view keeps below its figure (a note).
+    HEIGHT = 400
+    BELOW = 0
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -54,6 +58,19 @@ class RoleCurvesView(pn.viewable.Viewer):
         self._per_role = {}  # role -> the curve of the shown results' set
         self._shown = None   # the results whose curves are kept
         self._stale = False
+
+    def resize(self, width=None, height=None):
+        """A fixed size on a stage (what is below the figure included), or the page's
+        width (see ``fit_figure``)."""
+        fit_figure(self.figure, self.styler, width,
+                   None if height is None else height - self.BELOW,
+                   default_height=self.HEIGHT)
+        note = getattr(self, "note", None)  # text below the figure wraps within its width
+        if note is not None:
+            if height is None:
+                note.param.update(sizing_mode="stretch_width", width=None)
+            else:
+                note.param.update(sizing_mode="fixed", width=max(int(width), 200) - 20)
 
     @param.depends("active", watch=True)
     @isolated

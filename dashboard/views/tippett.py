@@ -41,6 +41,8 @@ class TippettView(RoleCurvesView):
     """The Tippett plot of a :class:`DashboardState` (figure and sources built once); per
     set, its :class:`~llrlab.core.TippettCurves` are kept (``_per_role``)."""
 
+    BELOW = 48  # the rates of misleading evidence
+
     def __init__(self, **params):
         super().__init__(**params)
         st = self.state
