@@ -226,8 +226,12 @@ def _md(text):
     return md_text(text, 200)
 
 
-#: A displayed formula wider than the text scrolls rather than running out of the box.
+#: Formulas in a maths font (the page's own font has no maths table: no stretchy brackets),
+#: at the text's size; a displayed formula wider than the text scrolls rather than running
+#: out of the box.
 _LESSON_TEXT_CSS = """
+math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
+                     "DejaVu Math TeX Gyre", serif; font-size: inherit; }
 math[display="block"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;
                         padding: 0.2em 0; }
 """

@@ -583,3 +583,35 @@ def test_arrow_presses_taken_together_keep_their_order():
     assert st.lesson.step == last - 1
     page.param.update(keys="fbbb", presses=4)  # two more presses, both back
     assert st.lesson.step == last - 3
+
+
+# ---------------------------------------------------------------------------- the stage
+
+
+def test_the_forensic_views_join_the_stage_when_a_step_shows_them():
+    """tippett, reliability and ece are made the first time a step shows them, compute only
+    while shown, and are hidden on the ordinary page."""
+    from llrlab.dashboard.app import create_app
+    from llrlab.dashboard.state.presenter import STAGE_ONLY
+
+    app = create_app(threaded=False)
+    st, area = app.state, app.main_area
+    assert not set(STAGE_ONLY) & set(area.views)  # a page that never shows them
+    st.lesson.open("forensic", 6)  # ece and tippett
+    assert {"ece", "tippett"} <= set(area.views) and "reliability" not in area.views
+    assert area.views["ece"].active and area.views["tippett"].active
+    assert area.items["ece"].visible and area.items["tippett"].visible
+    ece = area.views["ece"]
+    ev = ece.sources[("eval", "ce")].data
+    assert len(ev["x"]) > 100 and ece.figure.xaxis[0].axis_label == "log10(prior odds)"
+    assert float(ev["y"][len(ev["y"]) // 2]) == pytest.approx(
+        st.results.datasets["eval"].llr.cllr, rel=1e-9)  # at prior odds 1: Cllr
+    assert ece.op_span.location == pytest.approx(0.0)
+    assert ece.figure.width is not None and ece.figure.sizing_mode == "fixed"
+    st.lesson.go(2)  # reliability and tippett
+    assert area.views["reliability"].active and not area.views["ece"].active
+    assert not area.items["ece"].visible
+    st.lesson.close()
+    for name in STAGE_ONLY:
+        assert not area.views[name].active and not area.items[name].visible
+    assert all(area.items[p].visible for p in ("nber", "det", "metrics"))
