@@ -28,7 +28,7 @@ from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 from llrlab.core import ece_curves, llr_label, llr_to_unit
 
 from ..compute import APE_PLO
-from ._common import COLORS, DASH, Styler, isolated, new_figure
+from ._common import COLORS, DASH, isolated, new_figure
 from ._shown import RoleCurvesView, when_shown
 
 __all__ = ["ECEView"]
@@ -43,7 +43,7 @@ def _empty():
 
 class ECEView(RoleCurvesView):
     """The ECE plot of a :class:`DashboardState` (figure and sources built once); per set,
-    its :class:`~llrlab.core.ECECurves` are kept (``_per_role``)."""
+    its :class:`~llrlab.core.ECECurves` are kept (``_per_role``, :meth:`curves`)."""
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -55,7 +55,6 @@ class ECEView(RoleCurvesView):
                          x_axis_label=llr_label(unit, "prior odds"),
                          y_axis_label="empirical cross-entropy (bits)", min_width=360,
                          height=400)
-        self.figure = fig
         self.default_source = ColumnDataSource(_empty(), name="ece_default")
         default = fig.line("x", "y", source=self.default_source, line_color=COLORS["default"],
                            line_width=2, line_dash="dotted")
@@ -77,17 +76,7 @@ class ECEView(RoleCurvesView):
                              label_text_font_size="9pt", spacing=0, padding=6,
                              click_policy="hide")
         fig.add_layout(self.legend)
-        self.styler = Styler(fig)
-        self.styler.capture()
-        self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
-        self._on_results()
-
-    def __panel__(self):
-        return self._pane
-
-    def curves(self, role):
-        """The :class:`~llrlab.core.ECECurves` drawn for ``role`` (None: not shown)."""
-        return self._per_role.get(role)
+        self._finish(fig)
 
     def _curve(self, llr):
         return ece_curves(llr, plo=APE_PLO)
@@ -126,16 +115,3 @@ class ECEView(RoleCurvesView):
     @when_shown
     def _on_op(self):
         self.op_span.location = float(llr_to_unit(self.point.plo, self.display.llr_unit))
-
-    @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
-                   watch=True)
-    @isolated
-    @when_shown
-    def _on_options(self):
-        d = self.display
-        with pn.io.hold():
-            for (role, _), r in self.renderers.items():
-                r.visible = role in self._per_role and (role == "eval" or d.show_dev)
-            for item in self.legend.items:
-                item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(d.presentation, d.svg)

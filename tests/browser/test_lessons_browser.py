@@ -26,6 +26,7 @@ from llrlab.dashboard.lessons import builtin_lessons
 
 from .conftest import free_port, model_value, screenshot, wait_until
 from .test_entry_points import LLRLAB, served  # noqa: F401 (a fixture)
+from .test_hostile_browser import _watch_dialogs
 
 pytestmark = pytest.mark.browser
 
@@ -421,17 +422,6 @@ _CLICK_ALL = """(box) => {
   if (box) walk(box);
   return n;
 }"""
-
-
-def _watch_dialogs(page):
-    seen = []
-
-    def on_dialog(dialog):
-        seen.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    return seen
 
 
 def _hostile_lesson():

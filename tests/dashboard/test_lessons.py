@@ -194,6 +194,10 @@ def test_structure_and_sizes_are_bounded(text, expected):
     ({"title": "x", "steps": [{"title": "a", "text": "t", "state": {"nope": {"x": 1}}}]},
      "unknown key 'nope.x'"),
     ({"title": "x", "steps": ["a step"]}, "a step is an object"),
+    ({"title": "x", "steps": [{"title": "a", "text": ["Fine.", "", "$$\\url{x}$$"]}]},
+     "bad.json, step 1 'a', key 'text', line 3: the command \\url is not allowed"),
+    ({"title": "x", "steps": [{"title": "a", "text": "t", "show": "nber, radar"}]},
+     "bad.json, step 1 'a', key 'show': unknown name 'radar'"),
 ])
 def test_a_bad_json_lesson_is_refused(obj, expected):
     text = obj if isinstance(obj, str) else json.dumps(obj)
