@@ -226,10 +226,13 @@ def _md(text):
     return md_text(text, 200)
 
 
-#: Formulas in a maths font (the page's own font has no maths table: no stretchy brackets),
+#: The step's title a little larger than its text (whatever the page's own heading sizes);
+#: formulas in a maths font (the page's own font has no maths table: no stretchy brackets),
 #: at the text's size; a displayed formula wider than the text scrolls rather than running
 #: out of the box.
 _LESSON_TEXT_CSS = """
+h3 { font-size: 1.25em; font-weight: 600; margin: 0.35em 0 0.5em; }
+p { margin: 0 0 0.6em; }
 math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
                      "DejaVu Math TeX Gyre", serif; font-size: inherit; }
 math[display="block"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;

@@ -403,6 +403,19 @@ def _tag(el):
     return el.tag[len(_NS):] if el.tag.startswith(_NS) else el.tag
 
 
+def _space_functions(el):
+    """A thin space after a function name (``ln``, ``log``, ``min``, ...) that is not followed
+    by a parenthesis: ``ln 2`` rather than ``ln2`` (the converter writes names as ``mi``,
+    which the browser sets without the space TeX gives an operator)."""
+    kids = list(el)
+    for k in range(len(kids) - 1, -1, -1):
+        child, nxt = kids[k], kids[k + 1] if k + 1 < len(kids) else None
+        name = (child.text or "").strip()
+        if (_tag(child) in ("mi", "mo") and len(name) > 1 and name.isalpha() and nxt is not None
+                and not (_tag(nxt) == "mo" and (nxt.text or "").strip()[:1] in "([{|")):
+            el.insert(k + 1, ElementTree.Element("mspace", {"width": "0.167em"}))
+
+
 def _prefix_signs(el):
     """Mark the signs of ``el``'s rows that stand before their operand as prefix."""
     prev = None
@@ -423,6 +436,7 @@ def _clean(el):
         raise ValueError(f"element {tag!r}")
     if tag in ("mrow", "math", "mstyle", "mtd", "msqrt", "mpadded", "mphantom"):
         _prefix_signs(el)
+        _space_functions(el)
     attrs = []
     for name, value in el.attrib.items():
         kind = allowed.get(name)

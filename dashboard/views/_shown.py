@@ -12,6 +12,8 @@ from ._common import Styler, fit_figure, isolated
 
 __all__ = ["RoleCurvesView", "when_shown"]
 
+_NO_MIN_WIDTH = ":host { min-width: 0 !important; }"
+
 
 def when_shown(method):
     """Run a view's update only while the view is shown (its ``active`` parameter); when it
@@ -66,7 +68,10 @@ class RoleCurvesView(pn.viewable.Viewer):
         self.styler = Styler(fig)
         self.styler.capture()
         plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
-        self._layout = pn.Column(plot, *below, sizing_mode="stretch_width") if below else plot
+        # (Panel keeps the minimum width of a column at its widest child's width when it was
+        # drawn: a figure made narrower on a stage would leave the column wide)
+        self._layout = pn.Column(plot, *below, sizing_mode="stretch_width",
+                                 stylesheets=[_NO_MIN_WIDTH]) if below else plot
         self._on_results()
 
     def __panel__(self):
@@ -97,12 +102,14 @@ class RoleCurvesView(pn.viewable.Viewer):
         fit_figure(self.figure, self.styler, width,
                    None if height is None else height - self.BELOW,
                    default_height=self.HEIGHT)
-        note = getattr(self, "note", None)  # text below the figure wraps within its width
+        note = getattr(self, "note", None)  # text below the figure: within the panel's box
         if note is not None:
             if height is None:
-                note.param.update(sizing_mode="stretch_width", width=None)
+                note.param.update(sizing_mode="stretch_width", width=None, height=None)
             else:
-                note.param.update(sizing_mode="fixed", width=max(int(width), 200) - 20)
+                note.param.update(sizing_mode="fixed", width=max(int(width), 200) - 20,
+                                  height=self.BELOW - 4, styles={**note.styles,
+                                                                 "overflow-y": "auto"})
 
     @param.depends("active", watch=True)
     @isolated

@@ -41,7 +41,7 @@ class TippettView(RoleCurvesView):
     """The Tippett plot of a :class:`DashboardState` (figure and sources built once); per
     set, its :class:`~llrlab.core.TippettCurves` are kept (``_per_role``, :meth:`curves`)."""
 
-    BELOW = 48  # the rates of misleading evidence
+    BELOW = 76  # the rates of misleading evidence: up to four lines beside a lesson's text
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -484,25 +484,36 @@ def test_checking_a_lesson_imports_no_panel_bokeh_or_statistics():
 
 def test_serve_reports_a_bad_lesson_within_two_seconds(tmp_path):
     """The installed console script, as users run it: one line, exit code 2, within 2 s.
-    Five runs, the fastest counts: what is measured is the program's own work (on an idle
-    machine about 0.7 s; importing the dashboard first took 5-25 s), which a machine busy
-    with other tests only lengthens; all five and the load average are in the message."""
+
+    Five runs.  The program's own work -- the processor time of the run, which other
+    processes on the machine do not lengthen -- is at most 1 s (about 0.5 s here; importing
+    the dashboard before checking the file took 5 s and more); the time to the error line
+    is under 2 s for the fastest run whenever the machine has a processor to spare (a
+    machine running other tests on every core lengthens the wait, not the work)."""
+    import resource
+
     path = tmp_path / "broken.md"
     path.write_text(GOOD.replace("teaching.shift: 2", "teaching.scale: 0.01"), encoding="utf-8")
     exe = shutil.which("llrlab", path=os.path.dirname(sys.executable))
-    times = []
+    wall, cpu = [], []
     for _ in range(5):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         out = subprocess.run([exe, "serve", "--no-show", "--port", "0", "--lesson", str(path)],
                              capture_output=True, text=True, timeout=60)
-        times.append(time.perf_counter() - t0)
+        wall.append(time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         assert out.returncode == 2 and out.stdout == ""
         assert out.stderr.splitlines() == [
             "llrlab serve: error: broken.md line 10 (step 1 'First'), key 'teaching.scale': "
             "bad value 0.01 (expected a number from 0.05 to 5)"]
-    assert min(times) < 2.0, (f"fastest {min(times):.2f} s, median "
-                              f"{statistics.median(times):.2f} s of "
-                              f"{[round(t, 2) for t in times]}, load {os.getloadavg()}")
+    load = os.getloadavg()[0]
+    what = (f"processor {[round(t, 2) for t in cpu]} s, wall {[round(t, 2) for t in wall]} s, "
+            f"load {load:.1f} on {os.cpu_count()} processors")
+    assert statistics.median(cpu) < 1.0, what
+    if load < os.cpu_count():
+        assert min(wall) < 2.0, what
 
 
 def test_serve_refuses_a_bad_lesson_file_with_one_line(tmp_path, capsys):
