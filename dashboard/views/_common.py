@@ -78,8 +78,9 @@ COLORS = {
     "unreliable": "#9e9e9e",
     "map": "#0072B2",        # calibration map
 }
-#: Teaching mode's reference miscalibrations (dotted-dashed, behind the main curves).
-REF_COLORS = ("#56B4E9", "#E69F00", "#009E73", "#F0E442")
+#: Teaching mode's reference miscalibrations (dash-dotted, behind the main curves): none in
+#: the true LLR's green, each at least 4:1 against white (WCAG non-text contrast is 3:1).
+REF_COLORS = ("#4477AA", "#8C510A", "#6A3D9A", "#8A7B00")
 #: Muted colours of per-condition curves (distinct from the act/min/op colours above).
 CONDITION_COLORS = ("#4e79a7", "#59a14f", "#b07aa1", "#e6a23c", "#76b7b2", "#9c755f",
                     "#ff9da7", "#8cd17d", "#a0cbe8", "#bab0ac")
