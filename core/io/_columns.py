@@ -154,12 +154,6 @@ class IdEncoder:
         self.codes.append(np.fromiter((d.setdefault(t, len(d)) for t in tokens),
                                       dtype=np.int64, count=len(tokens)))
 
-    def remap(self, names):
-        """The codes of ``names`` (distinct values), new ones added to the numbering."""
-        d = self.index
-        return np.fromiter((d.setdefault(s, len(d)) for s in names), dtype=np.int32,
-                           count=len(names))
-
     def result(self):
         vocab = np.empty(len(self.index), dtype=object)
         vocab[:] = [k.decode("utf-8") if isinstance(k, bytes) else k for k in self.index]
@@ -187,13 +181,14 @@ class Columns:
 
 
 class Builders:
-    """The growing output arrays of the columns, with the limits checked as they grow."""
+    """The growing output arrays of the columns, with the limits checked as they grow
+    (``ids``: the builder of an id column, default :class:`IdEncoder`)."""
 
-    def __init__(self, src, cols, capacity, limits):
+    def __init__(self, src, cols, capacity, limits, *, ids=None):
         self.src, self.cols, self.limits = src, cols, limits
         self.row_bytes = sum(_ITEMSIZE[c.kind] for c in cols)
         self.n = 0
-        self.out = [IdEncoder(capacity) if c.kind == ID else
+        self.out = [(ids or IdEncoder)(capacity) if c.kind == ID else
                     Grow(np.float64 if c.kind == NUMBER else bool, capacity) for c in cols]
 
     def grow(self, rows):

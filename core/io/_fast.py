@@ -6,15 +6,18 @@ wider than llrlab's in a few places, so this reader accepts a file only when the
 certainly the one the exact reader would give, and otherwise gives up (returns None) so that
 the exact reader runs and reports the first problem with its line:
 
-* each block is checked before pandas sees it: no NUL byte (the C parser would cut a field
-  there), no carriage return other than in ``\\r\\n`` (pandas ends a line there, llrlab does
-  not), valid UTF-8; comma-separated text is translated exactly as the exact reader does;
+* each block is checked before pandas sees it: no control character but tab, newline and
+  carriage return (the C parser would cut a field at a NUL; vertical tab and form feed
+  separate fields for llrlab, not for pandas; the others are errors), no carriage return
+  other than in ``\\r\\n`` (pandas ends a line there, llrlab does not), valid UTF-8;
+  comma-separated text is translated exactly as the exact reader does;
 * quotes are ordinary characters (``QUOTE_NONE``), no value is read as missing
   (``na_filter=False``), and the first line's field count fixes the columns: a line with
   more fields is a parser error, one with fewer leaves an empty last field, which no column
   accepts;
-* ids may not be empty or hold a control character (vertical tab and form feed separate
-  fields for llrlab, not for pandas);
+* ids and labels are read as strings (``dtype=object``; a ``category`` dtype would let
+  pandas 3.1 and later read ``+1`` or ``007`` as numbers) and numbered by llrlab, hash-based
+  (see :class:`_ChunkIds`); ids may not be empty;
 * numbers must be finite (pandas reads ``nan`` as an error, ``inf`` as infinite), and a
   chunk of numbers that are all 0 or 1 is re-read exactly (pandas reads a column of only
   ``True``/``False`` words as 1/0);
@@ -34,6 +37,7 @@ import sys
 import numpy as np
 
 from ..errors import LlrlabError
+from ..trials import IdCodes
 from ._columns import (
     ID,
     NUMBER,
@@ -49,7 +53,10 @@ __all__ = ["read_fast"]
 
 #: Rows per chunk handed back by pandas (bounds the temporaries).
 CHUNK_ROWS = 1 << 18
-_BAD_ID = re.compile(r"[\x00-\x1f]")
+#: Control characters other than tab, newline and carriage return: a NUL would cut a field
+#: in the C parser; vertical tab and form feed separate fields for llrlab, not for pandas;
+#: the others are errors for the exact reader.
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r")
 
 
 class _GiveUp(Exception):
@@ -93,8 +100,8 @@ class _Feed(ReadOnlyRaw):
                 block, line0 = drop_through(block, line0, self._skip)
             if not block:
                 continue
-            if b"\x00" in block:
-                raise _GiveUp("NUL")
+            if len(block.translate(None, _CONTROL)) != len(block):
+                raise _GiveUp("control character")  # NUL, or a field separator for llrlab
             if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
                 raise _GiveUp("CR")
             if not block.isascii():
@@ -120,10 +127,40 @@ class _Feed(ReadOnlyRaw):
             super().close()
 
 
-def _check_new_ids(names):
-    for s in names:
-        if not s or _BAD_ID.search(s):
-            raise _GiveUp("id")
+class _ChunkIds:
+    """One id column read chunk by chunk, numbered once at the end.
+
+    The chunks' columns of ids (str objects: the parser makes one object per distinct
+    string of a chunk) are kept as they come, and :meth:`result` numbers their
+    concatenation with one hash-based ``pandas.factorize``: one hash lookup per row in C, no
+    Python operation per row or per id, and no second numbering per chunk (which would
+    double the work when ids are unique).  The numbering is in order of first appearance in
+    the file, as the exact reader numbers the ids.  Memory: one pointer per row until the
+    end, besides the ids themselves.
+    """
+
+    def __init__(self, capacity):
+        self.parts = []
+        self.n = 0
+
+    def add(self, ids):
+        self.parts.append(ids)
+        self.n += ids.size
+
+    def result(self):
+        """IdCodes of the column; gives up on an empty id (a line with a missing field:
+        the exact reader then reports it)."""
+        import pandas as pd
+
+        allu = np.concatenate(self.parts) if len(self.parts) != 1 else self.parts[0]
+        self.parts = []
+        codes, vocab = pd.factorize(allu, sort=False)
+        del allu
+        vocab = np.asarray(vocab, dtype=object)
+        if (vocab == "").any():
+            raise _GiveUp("empty id")
+        dt = np.int32 if vocab.size < 2**31 else np.int64
+        return IdCodes.trusted(codes.astype(dt), vocab)
 
 
 def read_fast(src, cols, delimiter, skip_line, progress, limits):
@@ -133,14 +170,17 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
     if pd is None:
         return None
     names = [f"c{j}" for j in range(len(cols))]
-    dtype = {nm: (np.float64 if c.kind == NUMBER else "category")
+    # ids and labels as str objects (the parser reuses one object per distinct string of a
+    # chunk), numbered here: a category dtype would let pandas (3.1 and later) read '+1' or
+    # '007' as a number
+    dtype = {nm: (np.float64 if c.kind == NUMBER else object)
              for nm, c in zip(names, cols, strict=True)}
     state = {}
     seen = {}
 
     def first(block):
-        rows = block.count(b"\n") or 1
-        state["b"] = Builders(src, cols, expected_rows(src, rows, len(block)), limits)
+        rows = expected_rows(src, block.count(b"\n") or 1, len(block))
+        state["b"] = Builders(src, cols, rows, limits, ids=_ChunkIds)
 
     feed = _Feed(src, delimiter, skip_line, progress, first)
     try:
@@ -152,7 +192,7 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
                              encoding="utf-8", chunksize=CHUNK_ROWS, low_memory=False, **extra)
         with reader:
             for chunk in reader:
-                _add_chunk(state["b"], cols, names, chunk, seen)
+                _add_chunk(pd, state["b"], cols, names, chunk, seen)
     except LlrlabError:
         raise
     except MemoryError:
@@ -164,12 +204,15 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
     b = state.get("b")
     if b is None or b.n == 0:
         return None
-    return b.n, b.values()
+    try:
+        return b.n, b.values()
+    except _GiveUp:
+        return None
 
 
-def _add_chunk(b, cols, names, chunk, seen):
-    """Append a chunk's columns; ``seen`` maps a column to its last categories and their
-    codes in the global numbering (consecutive chunks mostly share their categories)."""
+def _add_chunk(pd, b, cols, names, chunk, seen):
+    """Append a chunk's columns; ``seen`` maps a label column to its last categories and
+    their values (consecutive chunks mostly share their categories)."""
     rows = len(chunk)
     b.grow(rows)
     for j, (c, nm, out) in enumerate(zip(cols, names, b.out, strict=True)):
@@ -182,24 +225,18 @@ def _add_chunk(b, cols, names, chunk, seen):
                 raise _GiveUp("0/1")  # perhaps True/False words
             out.append(x)
             continue
-        cat = s.cat
-        cats = cat.categories.tolist()
-        codes = np.asarray(cat.codes.to_numpy())
+        values = s.to_numpy(dtype=object)
+        if c.kind == ID:
+            out.add(values)
+            continue
+        codes, uniques = pd.factorize(values, sort=False)
         if codes.size and int(codes.min()) < 0:
             raise _GiveUp("missing")
+        words = uniques.tolist()
         last = seen.get(j)
-        if c.kind == ID:
-            if last is not None and last[0] == cats:
-                out.codes.append(last[1][codes])
-                continue
-            _check_new_ids([x for x in cats if x not in out.index])
-            remap = out.remap(cats)
-            seen[j] = (cats, remap)
-            out.codes.append(remap[codes])
-        else:
-            if last is None or last[0] != cats:
-                lut = [label_value(w) for w in cats]
-                if any(v is None for v in lut):
-                    raise _GiveUp("label")
-                last = seen[j] = (cats, np.array(lut, dtype=bool))
-            out.append(last[1][codes] if codes.size else np.zeros(0, bool))
+        if last is None or last[0] != words:
+            lut = [label_value(w) if isinstance(w, str) else None for w in words]
+            if any(v is None for v in lut):
+                raise _GiveUp("label")
+            last = seen[j] = (words, np.array(lut, dtype=bool))
+        out.append(last[1][codes] if codes.size else np.zeros(0, bool))

@@ -109,6 +109,7 @@ def fast_path_used(monkeypatch, reader, content, name="t.txt"):
     ("labelled", b"1.5 target\n-1 nontarget\n", "t.txt"),
     ("conditions", b"m1 s1 tel\nm1 s2 mic\n", "t.txt"),
     ("ndx", b"m1 s1\nm2 s2\n", "t.txt"),
+    ("key", b"007 0012 target\n1 2 nontarget\n1 0012 1\n", "t.txt"),  # ids that look numeric
 ])
 def test_the_fast_path_reads_ordinary_files(monkeypatch, reader, content, name):
     assert fast_path_used(monkeypatch, reader, content, name)
@@ -128,6 +129,8 @@ def test_the_fast_path_reads_ordinary_files(monkeypatch, reader, content, name):
     ("scores", b"m1 s1 1\nm1 s2\n"),
     ("scores", b"m1 s\xe9 1\n"),                   # not UTF-8
     ("key", b"m1 s1 target\nm1 s2 maybe\n"),
+    ("key", b"m1 s1 +1\nm1 s2 0\n"),             # pandas 3.1 reads '+1' as 1 in a category
+    ("key", b"m1 s1 00\nm1 s2 1\n"),
     ("key", b"m1 s1 target\nm1 s2\n"),
     ("labelled", b"score label\n1 target\n2\n"),
     ("conditions", b"m1 s1 tel\nm1 s2\n"),
@@ -150,7 +153,7 @@ _NUM = st.one_of(
                      "0", ".5", "5.", "+1", "0x10", "1e", "1.7976931348623157e308", "2e308",
                      "4.9e-324", "abc", "", "00012", "1,5", "-0"]))
 _LABEL = st.sampled_from(["target", "nontarget", "TGT", "imp", "1", "0", "true", "maybe", "",
-                          "tar get"])
+                          "tar get", "+1", "00", "1.0", "True", "-0"])
 _SEP = st.sampled_from([" ", "\t", "  ", ",", " \x0c"])
 _END = st.sampled_from(["\n", "\r\n", "\r", "\n\n", "\n \t\n"])
 # valid fields: ordinary ids, numbers in every spelling Python reads, label words
