@@ -56,7 +56,7 @@ import os
 
 from ..errors import DataError, FileFormatError
 from ..trials import Scores, Trials
-from ._source import STDIN, Limits, make_limits, path_name
+from ._source import STDIN, Limits, default_limits, make_limits, path_name
 from .bosaris_text import (
     JoinReport,
     Key,
@@ -97,6 +97,7 @@ __all__ = [
     "attach_conditions",
     "attach_conditions_with_report",
     "check_extension",
+    "default_limits",
     "is_hdf5",
     "load_scores",
     "load_trials",
@@ -150,7 +151,7 @@ def _guard_memory(name, call):
 
 
 def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_trials=None,
-                            max_bytes=None):
+                            max_bytes=None, limits=None):
     """Labelled trials from a score file and a key, and a report of the join.
 
     Parameters
@@ -173,6 +174,11 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
         shapes) or as it grows while a text file is read; checked before the memory is
         allocated.  Default: the memory available when the load starts.  A server that
         accepts uploads passes its own caps here.
+    limits : Limits, optional
+        Every limit of the load (:class:`Limits`: also the bytes read from standard input,
+        what a gzip file may inflate to, the wall time); ``max_trials`` and ``max_bytes``,
+        when given, replace its own.  Default: the :func:`default_limits` in force, else
+        ``Limits()`` (standard input up to 1 GB, gzip files inflating to at most 4 GB).
 
     Returns
     -------
@@ -202,7 +208,7 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
         a trial is repeated with an identical value.
     """
     name = path_name(scores_path)
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     if key_path is None:
         src = as_source(name, limits)
         if src.is_hdf5:
@@ -242,7 +248,7 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
 
 
 def load_trials(scores_path, key_path=None, *, progress=None, max_trials=None,
-                max_bytes=None):
+                max_bytes=None, limits=None):
     """Labelled trials from a score file and a key file, or from one labelled file.
 
     Same as :func:`load_trials_with_report` without the report (mismatches between the two
@@ -261,10 +267,11 @@ def load_trials(scores_path, key_path=None, *, progress=None, max_trials=None,
     (array([1.5]), array([-0.5 ,  0.25]))
     """
     return load_trials_with_report(scores_path, key_path, progress=progress,
-                                   max_trials=max_trials, max_bytes=max_bytes)[0]
+                                   max_trials=max_trials, max_bytes=max_bytes,
+                                   limits=limits)[0]
 
 
-def load_scores(path, *, progress=None, max_trials=None, max_bytes=None):
+def load_scores(path, *, progress=None, max_trials=None, max_bytes=None, limits=None):
     """Unlabelled scores (e.g. evaluation scores to calibrate), with their ids.
 
     Parameters
@@ -276,6 +283,7 @@ def load_scores(path, *, progress=None, max_trials=None, max_bytes=None):
     progress : callable, optional
         ``progress(fraction, message)``.
     max_trials, max_bytes : int, optional
+    limits : Limits, optional
         Limits of the load (see :func:`load_trials_with_report`).
 
     Returns
@@ -284,7 +292,7 @@ def load_scores(path, *, progress=None, max_trials=None, max_bytes=None):
         In file order (model-major for HDF5).  A trial listed twice with the same score is
         kept once (with a LlrlabWarning); with two different scores it is an error.
     """
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
 
     def load():
@@ -299,10 +307,11 @@ def load_scores(path, *, progress=None, max_trials=None, max_bytes=None):
     return _guard_memory(src.name, load)
 
 
-def read_key(path, *, max_trials=None, max_bytes=None):
+def read_key(path, *, max_trials=None, max_bytes=None, limits=None):
     """A key file (BOSARIS text or HDF5, current or old layout, or SIDEKIT) as a :class:`Key`.
 
-    ``max_trials``, ``max_bytes``: limits of the load (see :func:`load_trials_with_report`).
+    ``max_trials``, ``max_bytes``, ``limits``: limits of the load (see
+    :func:`load_trials_with_report`).
 
     Examples
     --------
@@ -315,7 +324,7 @@ def read_key(path, *, max_trials=None, max_bytes=None):
     """
     from .bosaris_text import deduplicate
 
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
     table = _guard_memory(src.name, lambda: _key_table(src, limits=limits))
     keep, _ = deduplicate(table, ("labels",), "labels")
@@ -325,15 +334,15 @@ def read_key(path, *, max_trials=None, max_bytes=None):
                source=src.name)
 
 
-def read_ndx(path, *, max_trials=None, max_bytes=None):
+def read_ndx(path, *, max_trials=None, max_bytes=None, limits=None):
     """An index file (BOSARIS text ``model segment`` or HDF5 ``/trial_mask``) as an :class:`Ndx`.
 
     A key file is accepted too (its trials, without the labels).  ``max_trials``,
-    ``max_bytes``: limits of the load (see :func:`load_trials_with_report`).
+    ``max_bytes``, ``limits``: limits of the load (see :func:`load_trials_with_report`).
     """
     from .bosaris_text import deduplicate
 
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
     table = _guard_memory(src.name, lambda: (
         read_hdf5_table(src, "ndx", limits=limits) if src.is_hdf5
@@ -418,7 +427,8 @@ def write_ndx(path, ndx, *, format=None):
         write_ndx_text(name, ndx)
 
 
-def attach_conditions(trials, path, *, progress=None, max_trials=None, max_bytes=None):
+def attach_conditions(trials, path, *, progress=None, max_trials=None, max_bytes=None,
+                      limits=None):
     """The trials with a condition per trial from a ``model segment condition`` file.
 
     Parameters
@@ -429,6 +439,7 @@ def attach_conditions(trials, path, *, progress=None, max_trials=None, max_bytes
         Condition file: whitespace- or comma-separated ``model segment condition`` lines.
     progress : callable, optional
     max_trials, max_bytes : int, optional
+    limits : Limits, optional
         Limits of the load (see :func:`load_trials_with_report`).
 
     Returns
@@ -439,4 +450,5 @@ def attach_conditions(trials, path, *, progress=None, max_trials=None, max_bytes
         a LlrlabWarning (use :func:`attach_conditions_with_report` to get the counts).
     """
     return attach_conditions_with_report(trials, path, progress=progress,
-                                         max_trials=max_trials, max_bytes=max_bytes)[0]
+                                         max_trials=max_trials, max_bytes=max_bytes,
+                                         limits=limits)[0]

@@ -38,7 +38,7 @@ def read_condition_table(path, data=None, *, limits=None, fast=True):
 
 
 def attach_conditions_with_report(trials, path, *, progress=None, max_trials=None,
-                                  max_bytes=None):
+                                  max_bytes=None, limits=None):
     """Trials with the conditions of a condition file, and the JoinReport.
 
     See :func:`llrlab.core.io.attach_conditions`.
@@ -48,7 +48,7 @@ def attach_conditions_with_report(trials, path, *, progress=None, max_trials=Non
     if not trials.has_ids:
         raise DataError(f"{trials.source or 'the trials'} have no (model, segment) ids, so "
                         f"conditions cannot be joined to them")
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
     if progress:
         progress(0.0, f"reading {src.name}")

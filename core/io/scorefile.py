@@ -216,7 +216,7 @@ def _detect(src):
                       f"columns, start the file with a header line naming them")
 
 
-def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None):
+def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None, limits=None):
     """Read a score file of any supported format and tell which format it is.
 
     Parameters
@@ -229,7 +229,8 @@ def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None):
     progress : callable, optional
         ``progress(fraction, message)``.
     max_trials, max_bytes : int, optional
-        Limits of the load (see :func:`~llrlab.core.io.load_trials`).
+    limits : Limits, optional
+        Limits of the load (see :func:`~llrlab.core.io.load_trials_with_report`).
 
     Returns
     -------
@@ -261,7 +262,7 @@ def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None):
     >>> scores.segment_ids.tolist(), scores.scores
     (['s1', 's2'], array([ 1.5, -0.5]))
     """
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
     if src.is_hdf5:
         table = read_hdf5_table(src, "scores", progress=progress, limits=limits)
