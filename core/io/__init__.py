@@ -56,6 +56,7 @@ import os
 
 from ..errors import DataError, FileFormatError
 from ..trials import Scores, Trials
+from ._formats import read_as
 from ._source import STDIN, Limits, default_limits, make_limits, path_name
 from .bosaris_text import (
     JoinReport,
@@ -63,9 +64,6 @@ from .bosaris_text import (
     Ndx,
     as_source,
     joined_trials,
-    read_key_text,
-    read_ndx_text,
-    read_score_text,
     write_key_text,
     write_ndx_text,
     write_score_text,
@@ -73,12 +71,11 @@ from .bosaris_text import (
 from .conditions import attach_conditions_with_report
 from .hdf5 import (
     is_hdf5,
-    read_hdf5_table,
     write_key_hdf5,
     write_ndx_hdf5,
     write_scores_hdf5,
 )
-from .labelled import read_labelled, write_labelled
+from .labelled import write_labelled
 from .scorefile import (
     HDF5_EXTENSIONS,
     ScoreFormat,
@@ -129,16 +126,10 @@ def _stage(progress, lo, hi):
     return None if progress is None else _Stage(progress, lo, hi)
 
 
-def _score_table(src, progress, limits):
-    if src.is_hdf5:
-        return read_hdf5_table(src, "scores", progress=progress, limits=limits)
-    return read_score_text(src, progress=progress, limits=limits)
-
-
-def _key_table(src, progress=None, limits=None):
-    if src.is_hdf5:
-        return read_hdf5_table(src, "key", progress=progress, limits=limits)
-    return read_key_text(src, progress=progress, limits=limits)
+def _read(src, role, progress=None, limits=None):
+    """``src`` read for ``role`` by the format the registry picks (see
+    :mod:`llrlab.core.io._formats`)."""
+    return read_as(src, role, progress=progress, limits=limits)[0]
 
 
 def _guard_memory(name, call):
@@ -217,8 +208,8 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
         from ._hints import labelled_hint
 
         try:
-            trials, n_dup = _guard_memory(src.name, lambda: read_labelled(
-                src, progress=progress, limits=limits))
+            trials, n_dup = _guard_memory(src.name, lambda: _read(
+                src, "labelled", progress, limits))
         except FileFormatError as exc:
             raise labelled_hint(src, exc) from None
         return trials, JoinReport(src.name, "", len(trials), 0, 0, None, None, n_dup, 0)
@@ -230,13 +221,13 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
     from ._hints import key_hint, score_hint
 
     try:
-        scores = _guard_memory(src.name, lambda: _score_table(
-            src, _stage(progress, 0.0, 0.55), limits))
+        scores = _guard_memory(src.name, lambda: _read(
+            src, "scores", _stage(progress, 0.0, 0.55), limits))
     except FileFormatError as exc:
         raise score_hint(src, key_src, exc) from None
     try:
-        key = _guard_memory(key_src.name, lambda: _key_table(
-            key_src, _stage(progress, 0.55, 0.9), limits))
+        key = _guard_memory(key_src.name, lambda: _read(
+            key_src, "key", _stage(progress, 0.55, 0.9), limits))
     except FileFormatError as exc:
         raise key_hint(src, key_src, exc) from None
     if progress:
@@ -296,12 +287,9 @@ def load_scores(path, *, progress=None, max_trials=None, max_bytes=None, limits=
     src = as_source(path, limits)
 
     def load():
-        if src.is_hdf5:
-            table = read_hdf5_table(src, "scores", progress=progress, limits=limits)
-        else:
-            table = read_score_text(src, allow_bare=True, progress=progress, limits=limits)
-            if isinstance(table, Scores):
-                return table
+        table = _read(src, "unlabelled", progress, limits)
+        if isinstance(table, Scores):
+            return table
         return _scores_from_table(src.name, table)
 
     return _guard_memory(src.name, load)
@@ -326,7 +314,7 @@ def read_key(path, *, max_trials=None, max_bytes=None, limits=None):
 
     limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
-    table = _guard_memory(src.name, lambda: _key_table(src, limits=limits))
+    table = _guard_memory(src.name, lambda: _read(src, "key", limits=limits))
     keep, _ = deduplicate(table, ("labels",), "labels")
     if keep is not None:
         table = table.subset(keep)
@@ -344,9 +332,7 @@ def read_ndx(path, *, max_trials=None, max_bytes=None, limits=None):
 
     limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
-    table = _guard_memory(src.name, lambda: (
-        read_hdf5_table(src, "ndx", limits=limits) if src.is_hdf5
-        else read_ndx_text(src, limits=limits)))
+    table = _guard_memory(src.name, lambda: _read(src, "ndx", limits=limits))
     keep, _ = deduplicate(table, (), "ids")
     if keep is not None:
         table = table.subset(keep)

@@ -309,6 +309,7 @@ class Source:
     def __init__(self, name, path, data, kind, size, limits=None):
         self.name, self.path, self.data, self.kind, self.size = name, path, data, kind, size
         self.limits = limits
+        self.sniffed = None  # its Head (llrlab.core.io._formats), made on first use
 
     def __str__(self):
         return self.name

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..errors import DataError
 from ..trials import Trials
 from ._columns import ID, Col
+from ._formats import read_as
 from ._source import Source, make_limits, path_name
 from .bosaris_text import (
     as_source,
@@ -52,7 +53,7 @@ def attach_conditions_with_report(trials, path, *, progress=None, max_trials=Non
     src = as_source(path, limits)
     if progress:
         progress(0.0, f"reading {src.name}")
-    cond = read_condition_table(src, limits=limits)
+    cond = read_as(src, "conditions", limits=limits)[0]
     if progress:
         progress(0.5, f"joining {src.name}")
     left = table_of(trials, trials.source or "the trials")
