@@ -327,6 +327,27 @@ def _spread(values):
     return f"{min(values):.2f}-{max(values):.2f}"
 
 
+def print_table(rows, others, out):
+    """The table of the repeats measured so far."""
+    head = (f"{'n':>9s} {'shape':25s} {'thr':>4s} {'ref':>5s} {'ref s':>7s} "
+            + "".join(f"{c + ' s':>9s} {c[:6] + '/ref':>11s} {'spread':>10s} {'peak/B':>7s}"
+                      for c in others) + f" {'ref peak/B':>10s} {'load':>5s}")
+    print(head, file=out)
+    for row in rows:
+        ref_t = row["t"]["reference"]
+        line = (f"{row['n']:9.0e} {row['shape']:25s} {row['threads']:>4s} "
+                f"{'h5py' if 'hdf5' in row['shape'] else 'pd':>5s} "
+                f"{statistics.median(ref_t):7.2f} ")
+        for c in others:
+            ratios = [a / b for a, b in zip(row["t"][c], ref_t, strict=True)]
+            peak = statistics.median(row["peak"][c]) / row["bytes"]
+            line += (f"{statistics.median(row['t'][c]):9.2f} {statistics.median(ratios):10.2f}x "
+                     f"{_spread(ratios):>10s} {peak:6.2f}x")
+        ref_peak = statistics.median(row["peak"]["reference"]) / row["bytes"]
+        line += f" {ref_peak:9.2f}x {statistics.median(row['load']):5.1f}"
+        print(line, file=out, flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=float, nargs="+", default=[1e6], help="trials (default 1e6)")
@@ -381,24 +402,10 @@ def main(argv=None):
                 row["peak"][name].append(peak)
         print(f"  repeat {rep + 1}/{args.repeats} done, load {os.getloadavg()[0]:.1f}",
               file=sys.stderr, flush=True)
-    others = list(packages)
-    head = (f"{'n':>9s} {'shape':25s} {'thr':>4s} {'ref':>5s} {'ref s':>7s} "
-            + "".join(f"{c + ' s':>9s} {c[:6] + '/ref':>11s} {'spread':>10s} {'peak/B':>7s}"
-                      for c in others) + f" {'ref peak/B':>10s} {'load':>5s}")
-    print(head)
-    for row in rows:
-        ref_t = row["t"]["reference"]
-        line = (f"{row['n']:9.0e} {row['shape']:25s} {row['threads']:>4s} "
-                f"{'h5py' if 'hdf5' in row['shape'] else 'pd':>5s} "
-                f"{statistics.median(ref_t):7.2f} ")
-        for c in others:
-            ratios = [a / b for a, b in zip(row["t"][c], ref_t, strict=True)]
-            peak = statistics.median(row["peak"][c]) / row["bytes"]
-            line += (f"{statistics.median(row['t'][c]):9.2f} {statistics.median(ratios):10.2f}x "
-                     f"{_spread(ratios):>10s} {peak:6.2f}x")
-        ref_peak = statistics.median(row["peak"]["reference"]) / row["bytes"]
-        line += f" {ref_peak:9.2f}x {statistics.median(row['load']):5.1f}"
-        print(line, flush=True)
+        if rep + 1 < args.repeats:
+            print(f"after {rep + 1} repeats:", file=sys.stderr)
+            print_table(rows, list(packages), sys.stderr)
+    print_table(rows, list(packages), sys.stdout)
     print(f"load average at end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
 
 
