@@ -76,21 +76,15 @@ import warnings
 
 import numpy as np
 
-SHAPES = {
-    # name: (ids, length, key)
-    "repeating-short-ordered": ("repeating", "short", "ordered"),
-    "repeating-short-shuffled": ("repeating", "short", "shuffled"),
-    "repeating-long-ordered": ("repeating", "long", "ordered"),
-    "repeating-long-shuffled": ("repeating", "long", "shuffled"),
-    "unique-short-ordered": ("unique", "short", "ordered"),
-    "unique-short-shuffled": ("unique", "short", "shuffled"),
-    "unique-long-ordered": ("unique", "long", "ordered"),
-    "unique-long-shuffled": ("unique", "long", "shuffled"),
+#: name: (ids, length, key)
+SHAPES = {f"{ids}-{length}-{key}": (ids, length, key) for ids in ("repeating", "unique")
+          for length in ("short", "long") for key in ("ordered", "shuffled")}
+SHAPES.update({
     "worst": ("all-unique", "long", "extra"),
     "hdf5": ("repeating", "short", "hdf5"),
     "write-hdf5": ("repeating", "short", "write-hdf5"),
     "write-text": ("repeating", "short", "write-text"),
-}
+})
 
 
 # --------------------------------------------------------------------------------------------

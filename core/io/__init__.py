@@ -17,9 +17,11 @@ Formats (all read and written):
   :func:`write_score_file` writes new scores in that same format.  See
   :mod:`llrlab.core.io.scorefile`.
 
-The format of a file being read is detected from its content: HDF5 by its signature bytes,
-gzip by its magic bytes (text files may be gzip-compressed, with or without a ``.gz`` name),
-anything else is text.  ``-`` names standard input wherever one file is read.  The format of
+The format of a file being read is detected from its content, in one place: the registry of
+formats (:mod:`llrlab.core.io._formats`), which reads the start of each file once and picks
+the reader for what the caller needs.  HDF5 is told by its signature bytes, gzip by its magic
+bytes (text files may be gzip-compressed, with or without a ``.gz`` name), anything else is
+text.  ``-`` names standard input wherever one file is read.  The format of
 a file being written follows its extension (``.h5``, ``.hdf5``, ``.hdf``: HDF5) unless
 ``format`` is given.
 
@@ -28,8 +30,10 @@ the result, llrlab's line-by-line reader otherwise and for every error message),
 takes about the memory of its result; HDF5 matrices are read by blocks of rows.  The loaded
 trials keep their ids as integer codes (:class:`~llrlab.core.trials.IdCodes`); the string
 arrays are built only when asked for.  ``max_trials`` and ``max_bytes`` bound what a file may
-make a loader allocate (default: the memory available); an HDF5 file that would read
-anything outside itself is refused (see :mod:`llrlab.core.io.hdf5`).
+make a loader allocate (default: the memory available), and ``limits`` (a :class:`Limits`)
+what it may read from standard input (default 1 GB), what a gzip file may inflate to
+(default 4 GB) and how long a load may take; an HDF5 file that would read anything outside
+itself is refused (see :mod:`llrlab.core.io.hdf5`).
 
 Every problem with a file raises :class:`~llrlab.core.errors.FileFormatError` (file name,
 1-based line number and the offending text where they apply, echoed values shortened) or
