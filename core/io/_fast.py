@@ -6,18 +6,20 @@ wider than llrlab's in a few places, so this reader accepts a file only when the
 certainly the one the exact reader would give, and otherwise gives up (returns None) so that
 the exact reader runs and reports the first problem with its line:
 
-* each block is checked before pandas sees it: no control character but tab, newline and
-  carriage return (the C parser would cut a field at a NUL; vertical tab and form feed
-  separate fields for llrlab, not for pandas; the others are errors), no carriage return
-  other than in ``\\r\\n`` (pandas ends a line there, llrlab does not), valid UTF-8;
-  comma-separated text is translated exactly as the exact reader does;
+* each block is checked before pandas sees it: no NUL byte (the C parser would cut a field
+  there), no carriage return other than in ``\\r\\n`` (pandas ends a line there, llrlab
+  does not), valid UTF-8; comma-separated text is translated exactly as the exact reader
+  does;
 * quotes are ordinary characters (``QUOTE_NONE``), no value is read as missing
   (``na_filter=False``), and the first line's field count fixes the columns: a line with
   more fields is a parser error, one with fewer leaves an empty last field, which no column
   accepts;
-* ids and labels are read as strings (``dtype=object``; a ``category`` dtype would let
-  pandas 3.1 and later read ``+1`` or ``007`` as numbers) and numbered by llrlab, hash-based
-  (see :class:`_ChunkIds`); ids may not be empty;
+* labels are read as categories, or as strings when one looks like a number in the head of
+  the file (a category would let pandas 3.1 and later read ``+1`` or ``00`` as numbers; a
+  chunk whose categories come back as numbers gives up); ids likewise when they repeat, as
+  strings otherwise; ids are numbered by llrlab, hash-based (see :class:`_ChunkIds`), and
+  may not be empty or hold a control character (vertical tab and form feed separate fields
+  for llrlab, not for pandas);
 * numbers must be finite (pandas reads ``nan`` as an error, ``inf`` as infinite), and a
   chunk of numbers that are all 0 or 1 is re-read exactly (pandas reads a column of only
   ``True``/``False`` words as 1/0);
@@ -42,6 +44,7 @@ from ._columns import (
     ID,
     NUMBER,
     Builders,
+    Grow,
     blank_bom,
     drop_through,
     expected_rows,
@@ -54,10 +57,10 @@ __all__ = ["read_fast"]
 #: Rows per chunk handed back by pandas (bounds the temporaries: the parser's buffers of a
 #: chunk are a good part of the peak memory of a load of 10^6 lines; the time is the same).
 CHUNK_ROWS = 1 << 16
-#: Control characters other than tab, newline and carriage return: a NUL would cut a field
-#: in the C parser; vertical tab and form feed separate fields for llrlab, not for pandas;
-#: the others are errors for the exact reader.
-_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r")
+#: Control characters in an id: vertical tab and form feed separate fields for llrlab, not
+#: for pandas; the others are errors for the exact reader (numbers and labels holding one
+#: are not read by pandas either).
+_BAD_ID = re.compile(r"[\x00-\x1f]")
 
 
 class _GiveUp(Exception):
@@ -101,8 +104,8 @@ class _Feed(ReadOnlyRaw):
                 block, line0 = drop_through(block, line0, self._skip)
             if not block:
                 continue
-            if len(block.translate(None, _CONTROL)) != len(block):
-                raise _GiveUp("control character")  # NUL, or a field separator for llrlab
+            if b"\x00" in block:
+                raise _GiveUp("NUL")  # the C parser would cut a field there
             if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
                 raise _GiveUp("CR")
             if not block.isascii():
@@ -131,37 +134,94 @@ class _Feed(ReadOnlyRaw):
 class _ChunkIds:
     """One id column read chunk by chunk, numbered once at the end.
 
-    The chunks' columns of ids (str objects: the parser makes one object per distinct
-    string of a chunk) are kept as they come, and :meth:`result` numbers their
-    concatenation with one hash-based ``pandas.factorize``: one hash lookup per row in C, no
-    Python operation per row or per id, and no second numbering per chunk (which would
-    double the work when ids are unique).  The numbering is in order of first appearance in
-    the file, as the exact reader numbers the ids.  Memory: one pointer per row until the
-    end, besides the ids themselves.
+    A chunk hands in either its column of str objects (``dtype=object``: the parser makes one
+    object per distinct string of a chunk) or its categories and codes (``category``: the
+    parser hashes the bytes in C and makes objects only for the distinct ids).  The row keeps
+    its position in the concatenation of what the chunks handed in, and :meth:`result`
+    numbers that concatenation with one hash-based ``pandas.factorize``: no Python operation
+    per row or per id.  Consecutive chunks with the same categories (a model's trials against
+    the same segments) share one copy, so with repeating ids the concatenation is small;
+    with unique ids the objects are numbered once, not once per chunk and again at the end.
+    Memory: the positions (4 bytes a row) until the end, besides the ids themselves.
     """
 
     def __init__(self, capacity):
         self.parts = []
-        self.n = 0
+        self.codes = Grow(np.int32, capacity)
+        self.size = 0  # entries in the concatenation
+        self._last = None  # (categories, offset) of the previous chunk
+
+    def _offset(self, k):
+        if self.size + k >= 2**31:
+            raise _GiveUp("more than 2^31 ids")  # pragma: no cover - 2^31 rows
+        offset = self.size
+        self.size += k
+        return offset
 
     def add(self, ids):
+        """A chunk's ids as str objects."""
+        offset = self._offset(ids.size)
         self.parts.append(ids)
-        self.n += ids.size
+        self._last = None
+        self.codes.append(np.arange(offset, offset + ids.size, dtype=np.int32))
+
+    def add_categories(self, cats, codes):
+        """A chunk's categories (an Index of str) and each row's code into them."""
+        last = self._last
+        if last is not None and last[0].equals(cats):
+            offset = last[1]
+        else:
+            offset = self._offset(len(cats))
+            self.parts.append(cats.to_numpy(dtype=object))
+            self._last = (cats, offset)
+        self.codes.append(codes.astype(np.int32, copy=False) + np.int32(offset))
 
     def result(self):
-        """IdCodes of the column; gives up on an empty id (a line with a missing field:
-        the exact reader then reports it)."""
+        """IdCodes of the column; gives up on an empty id (a line with a missing field) or
+        one holding a control character (the exact reader then reports or splits it)."""
         import pandas as pd
 
         allu = np.concatenate(self.parts) if len(self.parts) != 1 else self.parts[0]
         self.parts = []
-        codes, vocab = pd.factorize(allu, sort=False)
+        gcodes, vocab = pd.factorize(allu, sort=False)
         del allu
         vocab = np.asarray(vocab, dtype=object)
-        if (vocab == "").any():
-            raise _GiveUp("empty id")
+        if (vocab == "").any() or _BAD_ID.search("".join(vocab.tolist())):
+            raise _GiveUp("empty id, or a control character")
         dt = np.int32 if vocab.size < 2**31 else np.int64
-        return IdCodes.trusted(codes.astype(dt), vocab)
+        return IdCodes.trusted(gcodes.astype(dt, copy=False)[self.codes.result()], vocab)
+
+
+#: Below this share of distinct values in the head of a file, an id column is read as a
+#: category (the parser hashes the bytes, and makes a str object only per distinct id);
+#: above it, as str objects (a category would sort every chunk's many distinct ids).
+CATEGORY_BELOW = 0.5
+#: Bytes of the head looked at to choose.
+SAMPLE_BYTES = 1 << 20
+
+
+def _text_dtypes(src, cols, delimiter, skip_line):
+    """``"category"`` or ``object`` for each column of ids or labels, from the head of the
+    file (read already): categories for labels and for ids that repeat, unless a value looks
+    like a number (pandas 3.1 and later read categories that are all numbers as numbers)."""
+    from ._formats import head_of, is_number
+
+    blocks = head_of(src)._blocks
+    data = blocks[0][0][:SAMPLE_BYTES] if blocks else b""
+    data = data[:data.rfind(b"\n") + 1]
+    if delimiter is not None:
+        data = data.translate(CSV_TABLE)
+    rows = [r for r in (line.split() for line in data.split(b"\n")[1 if skip_line else 0:])
+            if len(r) == len(cols)]
+    out = {}
+    for j, c in enumerate(cols):
+        if c.kind == NUMBER:
+            continue
+        values = [r[j] for r in rows]
+        distinct = set(values)
+        repeating = c.kind != ID or (bool(values) and len(distinct) < CATEGORY_BELOW * len(values))
+        out[j] = "category" if repeating and not any(map(is_number, distinct)) else object
+    return out
 
 
 def read_fast(src, cols, delimiter, skip_line, progress, limits):
@@ -171,11 +231,11 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
     if pd is None:
         return None
     names = [f"c{j}" for j in range(len(cols))]
-    # ids and labels as str objects (the parser reuses one object per distinct string of a
-    # chunk), numbered here: a category dtype would let pandas (3.1 and later) read '+1' or
-    # '007' as a number
-    dtype = {nm: (np.float64 if c.kind == NUMBER else object)
-             for nm, c in zip(names, cols, strict=True)}
+    # ids as categories or str objects (see _id_dtypes), labels as str objects, numbered
+    # here: a category dtype would let pandas (3.1 and later) read '+1' or '007' as a number
+    text = _text_dtypes(src, cols, delimiter, skip_line)
+    dtype = {nm: (np.float64 if c.kind == NUMBER else text[j])
+             for j, (nm, c) in enumerate(zip(names, cols, strict=True))}
     state = {}
     seen = {}
 
@@ -226,11 +286,23 @@ def _add_chunk(pd, b, cols, names, chunk, seen):
                 raise _GiveUp("0/1")  # perhaps True/False words
             out.append(x)
             continue
-        values = s.to_numpy(dtype=object)
-        if c.kind == ID:
-            out.add(values)
-            continue
-        codes, uniques = pd.factorize(values, sort=False)
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            cats = s.cat.categories
+            if not (cats.dtype == object or isinstance(cats.dtype, pd.StringDtype)):
+                raise _GiveUp("read as numbers")  # a chunk of only numeric-looking values
+            codes = np.asarray(s.cat.codes.to_numpy())
+            if c.kind == ID:
+                if codes.size and int(codes.min()) < 0:
+                    raise _GiveUp("missing")
+                out.add_categories(cats, codes)
+                continue
+            uniques = cats.to_numpy(dtype=object)
+        else:
+            values = s.to_numpy(dtype=object)
+            if c.kind == ID:
+                out.add(values)
+                continue
+            codes, uniques = pd.factorize(values, sort=False)
         if codes.size and int(codes.min()) < 0:
             raise _GiveUp("missing")
         words = uniques.tolist()
