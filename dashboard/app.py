@@ -380,6 +380,16 @@ def _fill_when_ready(*areas):
     return slots
 
 
+def _link_style_wins(state, args):
+    """A link that names the style (``present=``) shows it, also when it opens a lesson or
+    presenter mode (which turn presentation style on): the student sees the lecturer's
+    page."""
+    value = (args.get("present") or [b""])[0]
+    value = value.decode("ascii", "replace") if isinstance(value, bytes) else str(value)
+    if value in ("true", "false"):
+        state.display.presentation = value == "true"
+
+
 def _no_delay_here():
     no_delay(pn.state.curdoc)
 
@@ -499,6 +509,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                     pn.state.session_args or {}):
                 state.lesson.open(lesson)
                 keep_lesson_in_address(pn.state.location, state.lesson, doc)
+            _link_style_wins(state, pn.state.session_args or {})
         pn.state.location.sync(tabs, {"active": "tab"})
     elif lesson:
         state.lesson.open(lesson)
