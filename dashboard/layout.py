@@ -126,6 +126,8 @@ class StageNav(_FollowsLesson):
     def __init__(self, **params):
         super().__init__(**params)
         st = self.state
+        self.menu = pn.widgets.Button(name="☰", button_type="light", width=50,
+                                      description="The sidebar (the page's menus)")
         self.back = pn.widgets.Button(name="◀ Back", button_type="primary", width=110)
         self.next = pn.widgets.Button(name="Next ▶", button_type="primary", width=110)
         self.where = pn.pane.Markdown("", margin=(4, 12), name="stage_where",
@@ -140,6 +142,7 @@ class StageNav(_FollowsLesson):
                                               width=140)
         self.leave = pn.widgets.Button(name="Leave presenter mode", button_type="light",
                                        width=210)
+        self.menu.on_click(lambda _e: self.toggle_sidebar())
         self.back.on_click(lambda _e: st.navigate(-1))
         self.next.on_click(lambda _e: st.navigate(1))
         self.steps.param.watch(self._chosen, ["value"])
@@ -147,13 +150,16 @@ class StageNav(_FollowsLesson):
         self.leave.on_click(lambda _e: setattr(st.presenter, "enabled", False))
         token = self.channel.control_token if self.channel is not None else ""
         self.speaker.js_on_click(args={"token": token}, code=_SPEAKER_JS)
-        self.row = pn.Row(self.back, self.steps, self.where, self.next, self.speaker,
+        self.row = pn.Row(self.menu, self.back, self.steps, self.where, self.next, self.speaker,
                           self.close_lesson, self.leave, sizing_mode="stretch_width",
                           styles={"align-items": "center"}, margin=0)
         self._follow(pn.Column(self.row, self.progress, height=NAV_HEIGHT, margin=(0, 0),
                                sizing_mode="stretch_width", name="stage_nav"))
         st.presenter.param.watch(self._update, ["enabled", "views", "current"])
         self._update()
+
+    #: Called by the menu button (set by the main area: it folds and unfolds the sidebar).
+    toggle_sidebar = staticmethod(lambda: None)
 
     def _chosen(self, event):
         st = self.state
@@ -206,7 +212,7 @@ class StageNav(_FollowsLesson):
         self.leave.visible = st.presenter.enabled
         self.progress.object = _progress_html(done, s, lesson is not None and done >= 1.0)
         css = [_bar_css(px)]
-        for w, width in ((self.back, 110), (self.next, 110), (self.speaker, 150),
+        for w, width in ((self.menu, 50), (self.back, 110), (self.next, 110), (self.speaker, 150),
                          (self.close_lesson, 140), (self.leave, 210), (self.steps, 460)):
             w.stylesheets = css
             w.width = round(width * max(px, 18) / 18)
@@ -312,6 +318,8 @@ class MainArea(pn.viewable.Viewer):
             self._follow_channel, doc if doc is not None and doc.session_context else None,
             name="audience")
         self.nav = StageNav(state=self.state, channel=self.channel)
+        self.nav.toggle_sidebar = lambda: setattr(self.page, "collapsed",
+                                                  not self.page.collapsed)
         self._layout = pn.Column(self.nav, self.row, sizing_mode="stretch_width",
                                  stylesheets=[SHRINK_CSS])
         st = self.state

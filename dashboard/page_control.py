@@ -12,7 +12,8 @@ a number, then Enter                                   that step
 B or . (full stop)                                     black screen; again (or Esc) to return
 ====================================================  =====================================
 
-(the keys of presentation clickers and of PowerPoint, Keynote and reveal.js).  A step forward
+(the keys of presentation clickers and of PowerPoint, Keynote and reveal.js).  On a stage the
+page's header is hidden, so that the stage has the whole window.  A step forward
 from the last step shows "End of the lesson" for a moment instead of doing nothing.  The
 black screen is drawn here at once; the server learns of it (``blackout``) and may set it too
 (the speaker view's button).  No server-side code knows the browser's window otherwise.
@@ -149,6 +150,7 @@ class PageControl(ReactiveHTML):
           }
           self.collapsed();
           self.blackout();
+          self.staged();
         """,
         "collapsed": """
           const el = document.getElementById('sidebar');
@@ -159,6 +161,15 @@ class PageControl(ReactiveHTML):
           if (button != null) { button.setAttribute('aria-expanded', String(!data.collapsed)); }
         """,
         "staged": """
+          // a stage takes the whole window: the page's header is hidden (the stage's bar
+          // has a menu button for the sidebar)
+          if (document.getElementById('llrlab-stage-style') == null) {
+            const css = document.createElement('style');
+            css.id = 'llrlab-stage-style';
+            css.textContent = 'body.llrlab-staged #header { display: none !important; }';
+            document.head.appendChild(css);
+          }
+          document.body.classList.toggle('llrlab-staged', data.staged);
           if (state.later) { state.later(); }
         """,
         "blackout": """
@@ -169,6 +180,7 @@ class PageControl(ReactiveHTML):
         """,
         "remove": """
           document.removeEventListener('keydown', state.onkey);
+          document.body.classList.remove('llrlab-staged');
           if (state.ro) { state.ro.disconnect(); }
           if (state.timer != null) { clearTimeout(state.timer); }
           for (const id of ['llrlab-blackout', 'llrlab-end']) {

@@ -104,10 +104,16 @@ for (const view of views) {
 """
 
 
+#: The margins of a figure's pane (Panel's default: 5 px above and below, 10 px each side).
+PANE_MARGIN = (5, 10)
+
+
 def fit_figure(fig, styler, width=None, height=None, *, default_height):
-    """Give ``fig`` a fixed ``width`` x ``height`` (a stage), or let it stretch across the
-    page at its default height (``height`` None; ``width`` is then the layout's estimate,
-    used for the legend's columns)."""
+    """Give ``fig`` a fixed size within a stage's panel of ``width`` x ``height`` (less its
+    pane's margins), or let it stretch across the page at its default height (``height``
+    None; ``width`` is then the layout's estimate, used for the legend's columns)."""
+    if height is not None:
+        width, height = width - 2 * PANE_MARGIN[1], height - 2 * PANE_MARGIN[0]
     styler.width = width
     styler.height = height
     if styler.min_width is None:

@@ -213,3 +213,4 @@ class HistogramView(pn.viewable.Viewer):
             self.styler.apply(st.display.presentation, st.display.svg, lit)
             self.note.styles = {"color": "#555555", "font-size": st.display.font("text")
                                 if st.display.presentation else "90%"}
+            self.note.stylesheets = ["p { margin: 0; }"]

@@ -259,7 +259,7 @@ class MetricsView(pn.viewable.Viewer):
         px = TYPE_SCALE["text"][1] * scale
         title_px = TYPE_SCALE["title"][1] * scale
         pad = 2 * 0.5 * px
-        data, roles = table_data(st), self.roles()
+        data, roles = table_data(st), self.roles(stage=True)
         cols = [max(len(label) for _, label, _ in MEASURES)]
         cols += [max([len(v) for v in data[r]] + [len(_TITLES[r])]
                      + [len(c) for c in data.get(f"{r}_ci", [])]) for r in roles]
@@ -288,8 +288,7 @@ class MetricsView(pn.viewable.Viewer):
     def _stage_header(self):
         """The operating point in one line (the stage's form of :attr:`header`)."""
         pt = self.state.point
-        return (f"plo = **{pt.plo:.2f}** (P(target) {pt.p_target:.3g}, C(miss) "
-                f"{pt.c_miss:g}, C(fa) {pt.c_fa:g}), threshold {-pt.plo:.2f}")
+        return f"prior log-odds **{pt.plo:.2f}**, threshold {-pt.plo:.2f}"
 
     def __panel__(self):
         return self._layout
@@ -316,9 +315,14 @@ class MetricsView(pn.viewable.Viewer):
     def _csv(self):
         return io.StringIO(self.state.export.metrics_csv())
 
-    def roles(self):
+    def roles(self, stage=None):
+        """The table's columns: the loaded sets (on a stage not the true LLR's column,
+        whose curve the NBER plot shows; the page's table has it)."""
         res = self.state.results
         have = [] if res is None else list(res.datasets)
+        stage = self._stage if stage is None else stage
+        if stage and self.state.display.presentation and len(have) > 1:
+            have = [r for r in have if r != "true"]
         return have or ["dev", "eval"]
 
     @param.depends("state.uncertainty.boot", "state.display.presentation",

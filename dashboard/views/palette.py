@@ -87,10 +87,11 @@ _BY_PATTERN = {v: k for k, v in DASH_PATTERNS.items() if v}
 
 def dash_array(name, width=1.0):
     """The on-off lengths (pixels) of the dash pattern ``name`` for a line ``width`` px
-    wide: the pattern grows with the line, more slowly (``width ** 0.7``), so that dots stay
-    dots and dashes stay dashes."""
+    wide: the pattern grows with the line, more slowly (as the square root of its width
+    over 1.5 px), so that dots stay dots, gaps stay open and a legend's sample still shows
+    a period of it."""
     pattern = DASH_PATTERNS[name]
-    k = max(1.0, float(width)) ** 0.7
+    k = max(1.0, float(width) / 1.5) ** 0.5
     return [max(1, round(v * k)) for v in pattern]
 
 

@@ -23,8 +23,8 @@ from .palette import dash_array, dash_name
 
 __all__ = ["Styler", "save_name", "set_save_name"]
 
-#: Width of a figure's toolbar above the plot (four tools and the menu, 30 px each).
-TOOLBAR_W = 160
+#: Width of a figure's toolbar above the plot (four tools and the menu).
+TOOLBAR_W = 130
 
 
 def save_name(fig, svg):
@@ -78,8 +78,10 @@ class Styler:
 
     #: Legend sample (glyph) width and height in pixels, at scale 1.
     GLYPH: ClassVar[dict] = {False: (20, 20), True: (36, 26)}
-    #: Extra factor of highlighted lines and markers.
+    #: Extra factor of highlighted lines and markers (on a screen; in presentation style,
+    #: whose lines are already thick, :attr:`HIGHLIGHT_BIG`).
     HIGHLIGHT = 1.8
+    HIGHLIGHT_BIG = 1.5
 
     def __init__(self, fig, *, legend_cols=None, display=None):
         self.fig = fig
@@ -97,6 +99,7 @@ class Styler:
         #: The figure's own minimum width (kept while it is on a stage).
         self.min_width = None
         self._title = None
+        self._axis_labels = {}
 
     def capture(self):
         self.add(self.fig.renderers)
@@ -176,16 +179,33 @@ class Styler:
         if self._title is None or text != self._wrapped:
             self._title = text.replace("\n", " ")  # a new title from the view
         own = self._title
-        room = (self.width or 0) - TOOLBAR_W - 20
+        room = (self.width or 0) - TOOLBAR_W - 10
         out = own
         if big and self.width is not None and text_width(own, px, "bold") > room > 0:
             chars = max(8, int(room / (px * CHAR_EM["bold"])))
-            out = "\n".join(textwrap.wrap(own, chars) or [own])
+            out = "\n".join(textwrap.wrap(own, chars, break_long_words=False) or [own])
         self._wrapped = out
         if fig.title.text != out:
             fig.title.text = out
 
     _wrapped = None
+
+    def _wrap_axis_label(self, ax, big, px):
+        """An axis label on two lines when it is longer than its side of a stage figure."""
+        own, wrapped = self._axis_labels.get(ax.id, (None, None))
+        text = ax.axis_label or ""
+        if own is None or text != wrapped:  # a new label from the view
+            own = text.replace("\n", " ")
+        vertical = ax in self.fig.left or ax in self.fig.right
+        side = self.height if vertical else self.width
+        room = (side or 0) - (80 if vertical else 90)
+        out = own
+        if big and side is not None and text_width(own, px) > room > 0:
+            chars = max(8, int(room / (px * CHAR_EM["normal"])))
+            out = "\n".join(textwrap.wrap(own, chars, break_long_words=False) or [own])
+        self._axis_labels[ax.id] = (own, out)
+        if ax.axis_label != out:
+            ax.axis_label = out
 
     def apply(self, presentation, svg, highlight=(), scale=None):
         """Put the figure in screen (``presentation`` False) or presentation style at
@@ -200,6 +220,7 @@ class Styler:
             ax.axis_label_text_font_size = _css(_px("axis", big, s))
             ax.major_label_text_font_size = _css(_px("ticks", big, s))
             ax.axis_line_width = ax.major_tick_line_width = 2 * s if big else 1
+            self._wrap_axis_label(ax, big, _px("axis", big, s))
         gw, gh = self.GLYPH[big]
         legend_px = _px("legend", big, s)
         for leg in fig.legend:
@@ -212,12 +233,13 @@ class Styler:
         for model, prop, screen, _ in self.texts:
             setattr(model, prop, _css(label_px) if big else screen)
         lit = set(highlight)
+        glow = self.HIGHLIGHT_BIG if big else self.HIGHLIGHT
 
         def width(base, h):
             return (max(2.0 * base, LINE_MIN) * s if big else base) * h
 
         for r, g, lw, size, marker, dash in self.base:
-            h = self.HIGHLIGHT if r in lit else 1.0
+            h = glow if r in lit else 1.0
             if lw is not None:
                 # marker outlines stay thin (a thick outline hides a small marker's fill)
                 g.line_width = (lw * (1.25 * s if big else 1.0) * min(h, 1.5) if marker
@@ -227,7 +249,7 @@ class Styler:
             if size is not None:
                 g.size = size * (1.6 * s if big else 1.0) * h
         for model, lw, dash in self.lines:
-            w = width(lw, self.HIGHLIGHT if model in lit else 1.0)
+            w = width(lw, glow if model in lit else 1.0)
             for m in (model, getattr(model, "lower_head", None), getattr(model, "upper_head",
                                                                          None)):
                 if m is not None:
