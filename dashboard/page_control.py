@@ -49,6 +49,9 @@ class PageControl(ReactiveHTML):
     at_end = param.Boolean(default=False, doc="The last step is shown.")
     blackout = param.Boolean(default=False, doc="The screen is black (B or . toggles).")
     end_text = param.String(default="End of the lesson", doc="The end signal's words.")
+    cover = param.Boolean(default=True, doc="""
+        Draw the black screen in this page (False: only report B and . as ``blackout``,
+        e.g. the speaker view, which blacks out the audience's screen, not its own).""")
 
     _template = '<div id="llrlab_page" style="display: none"></div>'
     _scripts = {  # noqa: RUF012 (Panel's class attribute)
@@ -176,7 +179,7 @@ class PageControl(ReactiveHTML):
           const el = state.cover('llrlab-blackout',
             'position:fixed;inset:0;background:#000;z-index:9500;cursor:none;display:none');
           el.onclick = () => { data.blackout = false; };
-          el.style.display = data.blackout ? 'block' : 'none';
+          el.style.display = data.blackout && data.cover ? 'block' : 'none';
         """,
         "remove": """
           document.removeEventListener('keydown', state.onkey);

@@ -24,9 +24,10 @@ Settings are ``PART.NAME: VALUE`` for the dashboard's choices (teaching, calibra
 conditions, point, uncertainty, display; e.g. ``teaching.scale: 2``, ``calibration.method:
 affine``, ``point.plo: -2.2``); values are JSON (numbers, ``true``, lists) or bare text.
 ``show`` lists the panels shown (1 to 3 of nber, det, histogram, calibration, metrics) and
-``highlight`` what is highlighted.  Every step is set from the same starting point -- the
-dashboard's defaults, then the lesson's settings, then the step's -- so a step looks the same
-whichever way it is reached (forward, back, or a link).
+``highlight`` what is highlighted; ``notes`` (a step's, optional) are the speaker's notes,
+shown in the speaker view only, never to the audience.  Every step is set from the same
+starting point -- the dashboard's defaults, then the lesson's settings, then the step's --
+so a step looks the same whichever way it is reached (forward, back, or a link).
 
 Files are checked strictly: an unknown key, a bad value, a missing title or text gives one
 line naming the file, the step and the key (:class:`LessonError`).  The lessons shipped with
@@ -69,7 +70,8 @@ _MAX_TITLE = 120
 _MAX_TEXT = 4000
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*:\s*(.*)$")
 _HEADER_KEYS = ("title", "description", "show", "highlight")
-_STEP_KEYS = ("show", "highlight")
+_STEP_KEYS = ("show", "highlight", "notes")
+_MAX_NOTES = 4000
 _SHOWN = 60
 
 
@@ -90,7 +92,7 @@ class Step:
     ``state`` maps a part to its settings (plain JSON values, as in a dashboard snapshot):
     the lesson's and the step's own, on top of the defaults; ``show`` and ``highlight`` the
     panels shown and what is highlighted; ``line`` the step's line in a Markdown file (0 for
-    JSON).
+    JSON); ``notes`` the speaker's notes (Markdown; shown in the speaker view only).
     """
 
     title: str
@@ -99,6 +101,7 @@ class Step:
     highlight: tuple
     state: dict = field(hash=False)
     line: int = 0
+    notes: str = ""
 
     def snapshot(self):
         """The partial dashboard snapshot that sets this step (for ``restore``)."""
@@ -158,7 +161,7 @@ class _Checker:
         part, _, name = key.partition(".")
         if not name or part not in self.classes:
             raise LessonError(f"{where}: unknown key {_short(key)!r} (a step's keys are show, "
-                              f"highlight and settings PART.NAME with PART one of "
+                              f"highlight, notes and settings PART.NAME with PART one of "
                               f"{', '.join(LESSON_PARTS)})")
         known = self.settable(part)
         if name not in known:
@@ -285,6 +288,18 @@ def _build(source, lesson_id, header, steps):
         if "![" in text:  # an image would be fetched from wherever it points
             raise LessonError(f"{where}: the text has an image ('![...](...)'); a lesson's "
                               f"text is Markdown without images (HTML is shown as text)")
+        notes = s.get("notes")
+        if isinstance(notes, list) and all(isinstance(n, str) for n in notes):
+            notes = "\n".join(notes)
+        if notes is None:
+            notes = ""
+        if not isinstance(notes, str):
+            raise LessonError(f"{where}, key 'notes': text (the speaker's notes)")
+        if len(notes) > _MAX_NOTES:
+            raise LessonError(f"{where}, key 'notes': more than {_MAX_NOTES} characters")
+        if "![" in notes:
+            raise LessonError(f"{where}, key 'notes': an image ('![...](...)'); notes are "
+                              f"Markdown without images")
         own = {}
         for key, value, kwhere in s["settings"]:
             part, name, value = chk.setting(key, value, kwhere)
@@ -295,7 +310,7 @@ def _build(source, lesson_id, header, steps):
         high = chk.highlight(s["highlight"], where) if s.get("highlight") is not None \
             else high0
         out.append(Step(" ".join(st.split()), text.strip(), show, high, state,
-                        s.get("line", 0)))
+                        s.get("line", 0), notes.strip()))
     return Lesson(lesson_id, " ".join(title.split()), description.strip(), source,
                   tuple(out))
 
@@ -359,6 +374,9 @@ def _parse_markdown(text, source, lesson_id):
             if not line.strip():
                 current["in_settings"] = False
                 continue
+            if line[:1] in " \t" and current.get("_last") == "notes":
+                current["notes"] += "\n" + line.strip()  # the notes go on
+                continue
             m = _KEY.match(line.strip())
             if m:
                 key, raw = m.group(1), m.group(2)
@@ -367,14 +385,15 @@ def _parse_markdown(text, source, lesson_id):
                 if key in _STEP_KEYS:
                     if key in current:
                         raise LessonError(f"{where}: key {key!r} given twice")
-                    current[key] = _value(raw)
+                    current[key] = raw.strip() if key == "notes" else _value(raw)
                 elif "." in key:
                     if any(k == key for k, _, _ in current["settings"]):
                         raise LessonError(f"{where}: key {key!r} given twice")
                     current["settings"].append((key, _value(raw), where))
                 else:
                     raise LessonError(f"{where}: unknown key {_short(key)!r} (a step's keys "
-                                      f"are show, highlight and settings PART.NAME)")
+                                      f"are show, highlight, notes and settings PART.NAME)")
+                current["_last"] = key
                 continue
             current["in_settings"] = False
         current["text"].append(line)
@@ -423,7 +442,7 @@ def _parse_json(text, source, lesson_id):
     if not isinstance(raw_steps, list):
         raise LessonError(f"{source}: 'steps' must be a list of steps")
     steps = []
-    step_known = ("title", "text", "show", "highlight", "state")
+    step_known = ("title", "text", "show", "highlight", "state", "notes")
     for i, s in enumerate(raw_steps, 1):
         title = s.get("title") if isinstance(s, dict) else None
         where = f"{source}, step {i}" + (f" {_short(title)!r}" if isinstance(title, str)
@@ -438,7 +457,7 @@ def _parse_json(text, source, lesson_id):
         if isinstance(text, list) and all(isinstance(t, str) for t in text):
             text = "\n".join(text)
         steps.append({"title": title, "text": text, "show": s.get("show"),
-                      "highlight": s.get("highlight"),
+                      "highlight": s.get("highlight"), "notes": s.get("notes"),
                       "settings": _flat(s.get("state"), where), "where": where})
     return _build(source, lesson_id, header, steps)
 

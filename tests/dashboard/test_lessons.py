@@ -403,3 +403,24 @@ def test_home_end_and_a_step_number_jump():
     assert st.lesson.step == n
     st.lesson.close()
     assert not page.staged
+
+
+def test_speaker_notes_in_markdown_and_json():
+    """A step's ``notes`` (one line, or more lines indented under it) are the speaker's; the
+    audience's text never has them."""
+    md = GOOD.replace("point.plo: -2.2\n", "point.plo: -2.2\nnotes: Ask the room first.\n"
+                      "  Then show **act DCF**.\n", 1)
+    lesson = parse_lesson(md, "notes.md")
+    assert lesson.step(1).notes == "Ask the room first.\nThen show **act DCF**."
+    assert lesson.step(2).notes == ""
+    assert "Ask the room" not in lesson.step(1).text
+    js = parse_lesson(json.dumps({"title": "J", "steps": [
+        {"title": "a", "text": "Some text.", "notes": ["one", "two"]}]}), "j.json")
+    assert js.step(1).notes == "one\ntwo"
+    for bad, msg in ((123, "key 'notes': text"), ("x" * 4001, "more than 4000 characters"),
+                     ("see ![x](http://e/x.png)", "an image")):
+        with pytest.raises(LessonError, match=msg):
+            parse_lesson(json.dumps({"title": "J", "steps": [
+                {"title": "a", "text": "Some text.", "notes": bad}]}), "j.json")
+    with pytest.raises(LessonError, match="given twice"):
+        parse_lesson(md.replace("notes: Ask", "notes: x\nnotes: Ask"), "twice.md")
