@@ -72,11 +72,11 @@ class HistogramView(pn.viewable.Viewer):
         items = []
         r_non = fig.quad(left="left", right="right", bottom=0, top="non", source=self.bars,
                          fill_color=COLORS["non"], fill_alpha=0.35, line_color=COLORS["non"],
-                         line_alpha=0.6, line_width=1)
+                         line_alpha=1.0, line_width=1)
         # targets hatched: the two classes differ by more than their colours
         r_tar = fig.quad(left="left", right="right", bottom=0, top="tar", source=self.bars,
                          fill_color=COLORS["tar"], fill_alpha=0.35, line_color=COLORS["tar"],
-                         line_alpha=0.6, line_width=1, hatch_pattern="/",
+                         line_alpha=1.0, line_width=1, hatch_pattern="/",
                          hatch_color=COLORS["tar"], hatch_alpha=0.5)
         s_non = fig.step("x", "non", source=self.steps, mode="after", line_color=COLORS["non"],
                          line_dash="dashed", line_width=1.5)
