@@ -45,7 +45,7 @@ PAIR_MIN_WIDTH_PRESENTATION = 1360
 #: Height of the stage's bar (with its progress bar) at scale 1, the margins of the stage in
 #: the main area (left and right, below), and the gap between the bar and the panels.
 NAV_HEIGHT = 50
-_SIDE, _BOTTOM, _GAP = 18, 10, 8
+_SIDE, _BOTTOM, _GAP = 18, 14, 8
 #: Main-area size used before the browser has reported it (a 1280 x 720 window's).
 FALLBACK = (1280, 656)
 

@@ -25,6 +25,7 @@ Screenshots of every step go to ``test-artifacts/`` (``40_*``, ``41_*``).
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
@@ -32,7 +33,7 @@ from llrlab.dashboard.app import create_app
 from llrlab.dashboard.lessons import builtin_lessons, parse_lesson
 from llrlab.dashboard.state.presenter import MAX_PANELS, PANELS
 
-from .conftest import screenshot, wait_until
+from .conftest import ARTIFACTS, screenshot, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -92,8 +93,12 @@ MEASURE = r"""
 
   // HTML text: size and place (through the shadow roots)
   const texts = [];
+  // (a toolbar's icons and Bokeh's own frame layers are not text or content)
+  const skip = (el) => el.classList.contains('bk-Toolbar')
+    || el.classList.contains('bk-CartesianFrame') || el.classList.contains('bk-Canvas');
   const walk = (root, part) => {
     for (const el of root.querySelectorAll('*')) {
+      if (skip(el) || (el.getRootNode().host && skip(el.getRootNode().host))) continue;
       if (el.shadowRoot) walk(el.shadowRoot, part);
       if (['STYLE', 'SCRIPT', 'CANVAS', 'svg', 'OPTION'].includes(el.tagName)) continue;
       const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
@@ -117,6 +122,7 @@ MEASURE = r"""
   // nothing scrolls, nothing is clipped by its own box
   const scrolls = (root) => {
     for (const el of root.querySelectorAll('*')) {
+      if (skip(el) || (el.getRootNode().host && skip(el.getRootNode().host))) continue;
       if (el.shadowRoot) scrolls(el.shadowRoot);
       if (el.getClientRects().length === 0) continue;
       const cs = getComputedStyle(el);
@@ -294,6 +300,9 @@ def _walk(page, serve, lesson, size, prefix, lessons=None):
         screenshot(page, f"{prefix}_{k:02d}")
         if m["problems"]:
             failures[k] = m["problems"][:12]
+    if failures:  # the whole list, to read
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / f"{prefix}_problems.json").write_text(json.dumps(failures, indent=1))
     assert failures == {}, failures
     assert page.console_errors == [] and page.external_requests == []
 
