@@ -205,7 +205,7 @@ class StageNav(_FollowsLesson):
             self.next.name = "Next ▶"
         self.where.object = text
         self.where.styles = {"font-size": f"{px:g}px", "color": "#333333"}
-        self.where.visible = lesson is None or s * 1280 >= 1500
+        self.where.visible = lesson is None  # (a lesson's title is in its text's box)
         self.steps.visible = lesson is not None
         self.speaker.visible = lesson is not None and self.channel is not None
         self.close_lesson.visible = lesson is not None

@@ -262,8 +262,8 @@ class DETView(pn.viewable.Viewer):
     @staticmethod
     def _op_data(x=(np.nan, np.nan), y=(np.nan, np.nan), angle=(0.0, 0.0), off=(False, False)):
         return {"x": list(x), "y": list(y),
-                "marker": ["triangle" if off[0] else "circle",
-                           "triangle" if off[1] else "square"],
+                "marker": ["triangle_dot" if off[0] else "circle",
+                           "triangle_dot" if off[1] else "square"],
                 "color": [COLORS["op"], COLORS["min"]], "angle": list(angle)}
 
     def resize(self, width=None, height=None):

@@ -60,7 +60,8 @@ MEASURE = r"""
   const px = (s) => { if (s == null) return null; const v = typeof s === 'object' ? s.value : s;
     const m = /^([0-9.]+)(px|pt|em)$/.exec(String(v)); if (!m) return null;
     return parseFloat(m[1]) * (m[2] === 'pt' ? 4 / 3 : m[2] === 'em' ? 16 : 1); };
-  const num = (v) => typeof v === 'number' ? v : (v && typeof v.value === 'number' ? v.value : null);
+  const num = (v) => typeof v === 'number' ? v
+    : (v && typeof v.value === 'number' ? v.value : null);
   const box = (el) => { const r = el.getBoundingClientRect();
     return {x: r.left, y: r.top, r: r.right, b: r.bottom, w: r.width, h: r.height}; };
   const inside = (a, b, tol = 1.5) => a.x >= b.x - tol && a.y >= b.y - tol
@@ -84,7 +85,8 @@ MEASURE = r"""
   const boxes = {};
   for (const [name, v] of Object.entries(parts)) {
     boxes[name] = box(v.el);
-    if (!inside(boxes[name], viewport)) problems.push(`${name} outside the window: ${JSON.stringify(boxes[name])}`);
+    if (!inside(boxes[name], viewport))
+      problems.push(`${name} outside the window: ${JSON.stringify(boxes[name])}`);
   }
   const names = Object.keys(boxes);
   for (let i = 0; i < names.length; i++) for (let j = i + 1; j < names.length; j++)
@@ -108,7 +110,10 @@ MEASURE = r"""
       texts.push([el, part]);
     }
   };
-  for (const [name, v] of Object.entries(parts)) { walk(v.el, name); if (v.el.shadowRoot) walk(v.el.shadowRoot, name); }
+  for (const [name, v] of Object.entries(parts)) {
+    walk(v.el, name);
+    if (v.el.shadowRoot) walk(v.el.shadowRoot, name);
+  }
   let n_text = 0;
   for (const [el, part] of texts) {
     n_text++;
@@ -129,15 +134,20 @@ MEASURE = r"""
       const clipsY = ['auto', 'scroll', 'hidden'].includes(cs.overflowY);
       const clipsX = ['auto', 'scroll', 'hidden'].includes(cs.overflowX);
       if (el.tagName === 'CANVAS' || el.classList.contains('bk-Canvas')) continue;
+      const tag = `<${el.tagName.toLowerCase()} class="${el.className}">`;
       if (clipsY && el.scrollHeight > el.clientHeight + 1)
-        problems.push(`scrolls: <${el.tagName.toLowerCase()} class="${el.className}"> ${el.scrollHeight} > ${el.clientHeight}`);
+        problems.push(`scrolls: ${tag} ${el.scrollHeight} > ${el.clientHeight}`);
       if (clipsX && el.scrollWidth > el.clientWidth + 1)
-        problems.push(`scrolls sideways: <${el.tagName.toLowerCase()} class="${el.className}"> ${el.scrollWidth} > ${el.clientWidth}`);
+        problems.push(`scrolls sideways: ${tag} ${el.scrollWidth} > ${el.clientWidth}`);
     }
   };
   const main = document.getElementById('main');
-  for (const v of Object.values(parts)) { scrolls(v.el); if (v.el.shadowRoot) scrolls(v.el.shadowRoot); }
-  if (main.scrollHeight > main.clientHeight + 1) problems.push(`the main area scrolls: ${main.scrollHeight} > ${main.clientHeight}`);
+  for (const v of Object.values(parts)) {
+    scrolls(v.el);
+    if (v.el.shadowRoot) scrolls(v.el.shadowRoot);
+  }
+  if (main.scrollHeight > main.clientHeight + 1)
+    problems.push(`the main area scrolls: ${main.scrollHeight} > ${main.clientHeight}`);
   const se = document.scrollingElement;
   if (se.scrollHeight > se.clientHeight + 1 || se.scrollWidth > se.clientWidth + 1)
     problems.push('the page scrolls');
@@ -155,7 +165,8 @@ MEASURE = r"""
     const title_font = `bold ${m.title.text_font_size} ${m.title.text_font}`;
     ctx.font = title_font;
     for (const line of String(m.title.text).split('\n'))
-      if (ctx.measureText(line).width > fb.w - 110) problems.push(`${fig}: the title "${line}" is wider than its figure`);
+      if (ctx.measureText(line).width > fb.w - 110)
+        problems.push(`${fig}: the title "${line}" is wider than its figure`);
     for (const ax of [...m.left, ...m.below, ...m.right, ...m.above]) {
       if (ax.axis_label_text_font_size === undefined) continue;
       if (ax.axis_label) {
@@ -163,7 +174,8 @@ MEASURE = r"""
         ctx.font = `${ax.axis_label_text_font_size} ${ax.axis_label_text_font}`;
         const side = m.left.includes(ax) || m.right.includes(ax) ? fb.h : fb.w;
         for (const line of String(ax.axis_label).split('\n'))
-          if (ctx.measureText(line).width > side - 40) problems.push(`${fig}: the axis label "${line}" is longer than its side`);
+          if (ctx.measureText(line).width > side - 40)
+            problems.push(`${fig}: the axis label "${line}" is longer than its side`);
       }
       sizes.push(['tick labels', ax.major_label_text_font_size]);
     }
@@ -171,7 +183,8 @@ MEASURE = r"""
       if (leg.items !== undefined && leg.visible && leg.items.some(i => i.visible))
         sizes.push(['legend', leg.label_text_font_size]);
     for (const lab of m.center)
-      if (lab.text_font_size !== undefined && lab.visible && lab.text) sizes.push(['label "' + lab.text.slice(0, 20) + '"', lab.text_font_size]);
+      if (lab.text_font_size !== undefined && lab.visible && lab.text)
+        sizes.push(['label "' + lab.text.slice(0, 20) + '"', lab.text_font_size]);
     for (const [what, s] of sizes) {
       const p = px(s);
       if (p == null || p < MIN_PX - 0.05) problems.push(`${fig} ${what}: ${JSON.stringify(s)}`);
@@ -195,11 +208,15 @@ MEASURE = r"""
       const la = Math.min(...alpha(g, 'line_alpha', src));
       if (['Line', 'Step', 'MultiLine'].includes(kind)) {
         if (lw != null && lw < MIN_LINE - 1e-9) problems.push(`${fig}: a ${kind} ${lw} px wide`);
-        for (const c of colors(g, 'line_color', src))
-          if (contrast(blend(c, la, bg), bg) < MIN_CONTRAST) problems.push(`${fig}: ${kind} colour ${c} (alpha ${la}) at ${contrast(blend(c, la, bg), bg).toFixed(2)}:1`);
+        for (const c of colors(g, 'line_color', src)) {
+          const k = contrast(blend(c, la, bg), bg);
+          if (k < MIN_CONTRAST)
+            problems.push(`${fig}: ${kind} colour ${c} (alpha ${la}) at ${k.toFixed(2)}:1`);
+        }
       } else if (kind === 'Scatter' || kind === 'Quad') {
         const fa = Math.min(...alpha(g, 'fill_alpha', src));
-        const lines = lw > 0 ? colors(g, 'line_color', src).map(c => contrast(blend(c, la, bg), bg)) : [];
+        const lines = lw > 0
+          ? colors(g, 'line_color', src).map(c => contrast(blend(c, la, bg), bg)) : [];
         const fills = colors(g, 'fill_color', src).map(c => contrast(blend(c, fa, bg), bg));
         const best = Math.max(0, ...lines, ...(fa >= 0.5 ? fills : []));
         if (best < MIN_CONTRAST) problems.push(`${fig}: ${kind} stands out ${best.toFixed(2)}:1`);
@@ -211,7 +228,8 @@ MEASURE = r"""
       if (kind === 'Span' && (a.location == null || a.location !== a.location)) continue;
       const w = num(a.line_width);
       if (w != null && w < MIN_LINE - 1e-9) problems.push(`${fig}: a ${kind} ${w} px wide`);
-      const c = typeof a.line_color === 'string' ? a.line_color : (a.line_color && a.line_color.value);
+      const c = typeof a.line_color === 'string' ? a.line_color
+        : (a.line_color && a.line_color.value);
       if (c && contrast(c, bg) < MIN_CONTRAST) problems.push(`${fig}: ${kind} colour ${c}`);
     }
     // legend entries told apart without hue
@@ -223,13 +241,17 @@ MEASURE = r"""
         const rs = item.renderers.filter(r => r.visible);
         if (!rs.length) continue;
         const sig = rs.map(r => { const g = r.glyph, src = r.data_source;
-          const pick = (v) => v && v.field != null ? (src.data[v.field] || [])[item.index ?? 0] : (v && v.value != null ? v.value : v);
+          const pick = (v) => v && v.field != null ? (src.data[v.field] || [])[item.index ?? 0]
+            : (v && v.value != null ? v.value : v);
           return [g.constructor.__name__, JSON.stringify(g.line_dash ?? null), pick(g.marker) ?? '',
                   g.hatch_pattern ? JSON.stringify(g.hatch_pattern) : ''].join('|'); }).join(';');
         const g = rs[0].glyph, src = rs[0].data_source;
-        const pickc = (v) => v && v.field != null ? (src.data[v.field] || [])[item.index ?? 0] : (v && v.value != null ? v.value : v);
-        const c = g.constructor.__name__ === 'Scatter' ? pickc(g.fill_color) : pickc(g.line_color);
-        const label = typeof item.label === 'string' ? item.label : (item.label && item.label.value);
+        const pickc = (v) => v && v.field != null ? (src.data[v.field] || [])[item.index ?? 0]
+          : (v && v.value != null ? v.value : v);
+        const c = g.constructor.__name__ === 'Scatter' ? pickc(g.fill_color)
+          : pickc(g.line_color);
+        const label = typeof item.label === 'string' ? item.label
+          : (item.label && item.label.value);
         entries.push([label, sig, typeof c === 'string' ? c : '#000000']);
       }
       for (let i = 0; i < entries.length; i++) for (let j = i + 1; j < entries.length; j++) {
@@ -240,7 +262,8 @@ MEASURE = r"""
       const lv = Bokeh.index.find_one(leg);
       if (lv && lv.bbox && v.bbox) {
         const b = lv.bbox;
-        if (b.x < -1 || b.y < -1 || b.x + b.width > v.bbox.width + 1 || b.y + b.height > v.bbox.height + 1)
+        if (b.x < -1 || b.y < -1 || b.x + b.width > v.bbox.width + 1
+            || b.y + b.height > v.bbox.height + 1)
           problems.push(`${fig}: its legend is outside its canvas`);
       }
     }
