@@ -299,7 +299,7 @@ def _wait_step(page, session, lesson, k):
 
     # the browser lays out again after each size the server sends: wait for the final one
     try:
-        wait_until(page, lambda: ready() is not None, timeout=20,
+        wait_until(page, lambda: ready() is not None, timeout=10,
                    what=f"step {k} laid out without problems")
     except AssertionError:
         pass
@@ -330,6 +330,7 @@ def _walk(page, serve, lesson, size, prefix, lessons=None):
     assert page.console_errors == [] and page.external_requests == []
 
 
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("lesson_id", sorted(builtin_lessons()))
 def test_every_builtin_step_is_legible_and_unclipped(page, serve, size, lesson_id):
@@ -348,6 +349,7 @@ def combination_lesson():
     return parse_lesson(text, "combinations.md")
 
 
+@pytest.mark.timeout(1500)
 @pytest.mark.parametrize("size", list(SIZES))
 def test_every_panel_combination_of_ones_own_lesson(page, serve, size):
     lesson = combination_lesson()
