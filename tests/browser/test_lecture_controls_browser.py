@@ -137,7 +137,7 @@ def test_the_speaker_view_follows_and_steers_the_audience(page, serve):
 
 def test_svg_output_ticked_in_the_page_saves_svg(page, serve, tmp_path):
     page.set_viewport_size({"width": 1500, "height": 1000})
-    url, sessions = _open(page, serve, "")
+    _, sessions = _open(page, serve, "")
     wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 4, what="the plots")
     # the option ticked as a user does: a click on its label
     page.locator("label", has_text="SVG output").first.click()
