@@ -35,6 +35,8 @@ PLOT_MIN = (330, 330)
 #: Width of a lesson's text column beside the panels: at least, at most (at scale 1), and
 #: at most this fraction of the row.
 TEXT_MIN, TEXT_MAX, TEXT_FRACTION = 300, 620, 0.45
+#: Height lost where the row wraps below a text band (margins of the wrapped line).
+_WRAP = 12
 #: Padding inside the text's box (left border and margins, top and bottom), at scale 1.
 TEXT_PAD_W, TEXT_PAD_H = 36, 28
 
@@ -95,6 +97,10 @@ def _split(names, room, mins, gap):
             widths[n] = int(mins[n][0])
             avail -= mins[n][0]
             free.remove(n)
+    total = sum(widths.values())
+    room_left = room - gap * (len(names) - 1)
+    if total > room_left:  # the least widths do not fit: all shrink alike (it will not fit)
+        widths = {n: int(w * room_left / total) for n, w in widths.items()}
     return widths
 
 
@@ -148,7 +154,8 @@ def plan_stage(width, height, panels, *, mins=None, scale=1.0, text_height_at=No
                                 area - (0 if text_fits else 1e6 * (1 + text_height_at(tw)))))
     # above: a band across the row, as high as the text
     band = text_height_at(width)
-    sizes, ease, area = place(width, height - band - gap)
+    # (a band wraps the row: the panels' line starts a row gap and a little more below it)
+    sizes, ease, area = place(width, height - band - gap - _WRAP)
     candidates.append(StagePlan(sizes, (width, band), True, ease >= 1.0,
                                 area - (0 if ease >= 1.0 else 1e5 * (1.0 - ease))))
     fitting = [c for c in candidates if c.fits]
