@@ -36,7 +36,8 @@ from .styler import Styler, save_name, set_save_name
 __all__ = ["COLORS", "CONDITION_COLORS", "CONDITION_DASHES", "CURVE_DASHES", "DASH",
            "REF_COLORS", "REF_DASHES", "Styler", "add_condition_slots", "apply_held",
            "condition_roles", "connect_drag", "dr30_data", "finite", "fit_figure", "isolated",
-           "line_dash", "new_figure", "resend", "save_name", "set_data", "set_save_name"]
+           "line_dash", "new_figure", "resend", "save_name", "set_data", "set_save_name",
+           "stage_min"]
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +125,25 @@ def fit_figure(fig, styler, width=None, height=None, *, default_height):
     else:
         fig.update(sizing_mode="fixed", width=max(int(width), 200),
                    height=max(int(height), 200), min_width=200)
+
+
+#: The least frame (the plotting area) of a figure on a stage, at scale 1 (width, height).
+FRAME_MIN = (220, 150)
+
+
+def stage_min(legend, scale=1.0, extra=0):
+    """The least ``(width, height)`` in pixels of a stage figure whose ``legend`` lists its
+    visible entries in one column below it (the layout moves it to the right side when
+    that leaves more room): a readable frame, the title (on two lines), the axes, the
+    legend's rows, and ``extra`` pixels below the figure (a caption)."""
+    from ..state.display import TYPE_SCALE
+
+    rows = sum(1 for i in legend.items if i.visible) if legend is not None else 0
+    px = TYPE_SCALE["legend"][1] * scale
+    height = (FRAME_MIN[1] + 2 * 1.3 * TYPE_SCALE["title"][1] + 2.6 * TYPE_SCALE["axis"][1]
+              + 1.6 * TYPE_SCALE["ticks"][1]) * scale + rows * max(26 * scale, 1.3 * px)
+    width = (FRAME_MIN[0] + 3 * TYPE_SCALE["ticks"][1] + 2 * TYPE_SCALE["axis"][1]) * scale
+    return int(width + 20), int(height + 30 * scale + extra)
 
 
 def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):

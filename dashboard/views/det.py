@@ -44,6 +44,7 @@ from ._common import (
     line_dash,
     new_figure,
     set_data,
+    stage_min,
 )
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
@@ -265,6 +266,10 @@ class DETView(pn.viewable.Viewer):
                 "marker": ["triangle_dot" if off[0] else "circle",
                            "triangle_dot" if off[1] else "square"],
                 "color": [COLORS["op"], COLORS["min"]], "angle": list(angle)}
+
+    def stage_min(self, scale=1.0):
+        """The least room of the figure on a stage (see ``_common.stage_min``)."""
+        return stage_min(self.legend, scale)
 
     def resize(self, width=None, height=None):
         """A fixed size on the stage, or the page's width (see ``fit_figure``)."""

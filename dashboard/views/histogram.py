@@ -16,7 +16,15 @@ from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from ..state import DashboardState
 from ..text_fit import text_height
-from ._common import COLORS, Styler, connect_drag, fit_figure, isolated, new_figure
+from ._common import (
+    COLORS,
+    Styler,
+    connect_drag,
+    fit_figure,
+    isolated,
+    new_figure,
+    stage_min,
+)
 
 __all__ = ["HistogramView", "outside_note"]
 
@@ -139,9 +147,10 @@ class HistogramView(pn.viewable.Viewer):
         px = self.state.display.px("text")
         return text_height(text, px, max(int(width) - 40, 100)) + 8
 
-    def stage_need(self, width):
-        """Height the panel needs beside the figure's own at ``width`` (the note)."""
-        return self._note_height(width)
+    def stage_min(self, scale=1.0):
+        """The least room on a stage: the figure's and its note's at that width."""
+        w, h = stage_min(self.legend, scale)
+        return w, h + self._note_height(w)
 
     @param.depends("state.results", watch=True)
     @isolated

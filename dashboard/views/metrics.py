@@ -263,13 +263,14 @@ class MetricsView(pn.viewable.Viewer):
         cols = [max(len(label) for _, label, _ in MEASURES)]
         cols += [max([len(v) for v in data[r]] + [len(_TITLES[r])]
                      + [len(c) for c in data.get(f"{r}_ci", [])]) for r in roles]
-        width = sum(text_width("x" * c, px) + pad for c in cols)
+        # (bold: the labels and the DCF rows; digits are wider than average letters)
+        width = sum(text_width("x" * c, px, "bold") + pad for c in cols)
         rows = st.export.condition_rows() if st.conditions.show_curves else []
         if rows:
             ccols = [max(len(r["condition"][:40]) for r in rows) + 2]
             ccols += [max(len(t), 9) for k, t, _ in CONDITION_COLUMNS
                       if k in STAGE_CONDITION_COLUMNS]
-            width = max(width, sum(text_width("x" * c, px) + pad for c in ccols))
+            width = max(width, sum(text_width("x" * c, px, "bold") + pad for c in ccols))
         width = int(width + 24 * scale)
         row_h = px * 1.2 + 2 + 1
         n_ci = sum(1 for r in roles for c in data.get(f"{r}_ci", []) if c) // max(len(roles),

@@ -46,6 +46,7 @@ from ._common import (
     line_dash,
     new_figure,
     set_data,
+    stage_min,
 )
 
 __all__ = ["NBERView"]
@@ -221,6 +222,10 @@ class NBERView(pn.viewable.Viewer):
         self._on_options()
         self._on_curves()
         self._on_op()
+
+    def stage_min(self, scale=1.0):
+        """The least room of the figure on a stage (see ``_common.stage_min``)."""
+        return stage_min(self.legend, scale)
 
     def resize(self, width=None, height=None):
         """A fixed size on the stage, or the page's width (see ``fit_figure``)."""

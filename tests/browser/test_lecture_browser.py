@@ -185,6 +185,9 @@ MEASURE = r"""
     for (const lab of m.center)
       if (lab.text_font_size !== undefined && lab.visible && lab.text)
         sizes.push(['label "' + lab.text.slice(0, 20) + '"', lab.text_font_size]);
+    if (v.frame && (v.frame.bbox.width < 200 || v.frame.bbox.height < 120))
+      problems.push(`${fig}: its plotting area is ${Math.round(v.frame.bbox.width)} x `
+                    + `${Math.round(v.frame.bbox.height)} px`);
     for (const [what, s] of sizes) {
       const p = px(s);
       if (p == null || p < MIN_PX - 0.05) problems.push(`${fig} ${what}: ${JSON.stringify(s)}`);
@@ -345,7 +348,8 @@ def combination_lesson():
         f"## {' and '.join(c)}\nshow: {', '.join(c)}\npoint.plo: -2.2\n\n"
         f"The panels {', '.join(c)} side by side, with two sentences of text beside them. "
         f"The type is large enough for the back row.\n" for c in combos)
-    text = f"---\ntitle: Every panel combination\nteaching.enabled: true\n---\n\n{steps}"
+    text = (f"---\ntitle: Every panel combination\nteaching.enabled: true\n"
+            f"teaching.references: false\n---\n\n{steps}")
     return parse_lesson(text, "combinations.md")
 
 
