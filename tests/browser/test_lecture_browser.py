@@ -295,6 +295,9 @@ def _wait_step(page, session, lesson, k):
     wait_until(page, lambda: st.lesson.step == k and not st.status.busy
                and st.results is not None, timeout=60, what=f"step {k} on the server")
     panels = {f"panel_{p}" for p in lesson.step(k).show}
+    wait_until(page, lambda: set(page.evaluate(MEASURE, [MIN_PX, MIN_LINE, MIN_CONTRAST])[
+        "parts"]) >= panels | {"stage_nav", "lesson_panel"}, timeout=60,
+        what=f"the panels of step {k}")
 
     def ready():
         m = page.evaluate(MEASURE, [MIN_PX, MIN_LINE, MIN_CONTRAST])
