@@ -12,7 +12,8 @@ a number, then Enter                                   that step
 B or . (full stop)                                     black screen; again (or Esc) to return
 ====================================================  =====================================
 
-(the keys of presentation clickers and of PowerPoint, Keynote and reveal.js).  On a stage the
+(the keys of presentation clickers and of PowerPoint, Keynote and reveal.js).  A click on the
+label of any checkbox or switch of the page toggles it.  On a stage the
 page's header is hidden, so that the stage has the whole window.  A step forward
 from the last step shows "End of the lesson" for a moment instead of doing nothing.  The
 black screen is drawn here at once; the server learns of it (``blackout``) and may set it too
@@ -122,6 +123,18 @@ class PageControl(ReactiveHTML):
             state.send(token);
           };
           document.addEventListener('keydown', state.onkey);
+          // a click on the label of a checkbox or a switch toggles it (Bokeh draws these
+          // labels as plain text beside the box, which does not react)
+          state.onclick = (e) => {
+            const t = e.composedPath()[0];
+            if (!t || !t.classList || !t.classList.contains('bk-label')) { return; }
+            const root = t.getRootNode();
+            if (root == null || root.host == null) { return; }
+            const box = root.querySelector('input[type=checkbox]');
+            const knob = root.querySelector('.bk-body');
+            if (box != null) { box.click(); } else if (knob != null) { knob.click(); }
+          };
+          document.addEventListener('click', state.onclick);
           const main = document.getElementById('main');
           state.report = () => {
             state.timer = null;
@@ -183,6 +196,7 @@ class PageControl(ReactiveHTML):
         """,
         "remove": """
           document.removeEventListener('keydown', state.onkey);
+          document.removeEventListener('click', state.onclick);
           document.body.classList.remove('llrlab-staged');
           if (state.ro) { state.ro.disconnect(); }
           if (state.timer != null) { clearTimeout(state.timer); }

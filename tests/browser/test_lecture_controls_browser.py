@@ -144,7 +144,7 @@ def test_svg_output_ticked_in_the_page_saves_svg(page, serve, tmp_path):
     _, sessions = _open(page, serve, "")
     wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 4, what="the plots")
     # the option ticked as a user does: a click on its label
-    page.locator("label").filter(has_text="SVG output").last.click()
+    page.locator(".bk-label", has_text="SVG output").first.click()
     wait_until(page, lambda: sessions[0].state.display.svg, what="SVG output on")
     wait_until(page, lambda: page.evaluate(
         "() => Bokeh.documents[0].get_model_by_name('nber').output_backend") == "svg",
@@ -164,7 +164,7 @@ def test_svg_output_ticked_in_the_page_saves_svg(page, serve, tmp_path):
     root = ET.fromstring(data.decode("utf-8"))
     assert root.tag.endswith("svg") and len(list(root.iter())) > 50
     # ticked off again: PNG
-    page.locator("label").filter(has_text="SVG output").last.click()
+    page.locator(".bk-label", has_text="SVG output").first.click()
     wait_until(page, lambda: not sessions[0].state.display.svg, what="SVG output off")
     with page.expect_download() as info:
         button.click()
@@ -190,7 +190,8 @@ def test_the_presenter_switch_reacts_to_its_label_and_sidebar_buttons_fit(page, 
                          '.card, .bk-panel-models-layout-Card', []);
       for (const card of cards) {
         const c = card.getBoundingClientRect();
-        for (const b of find(card, 'button, .bk-btn, input[type=file]', [])) {
+        for (const b of find(card.shadowRoot || card, 'button, .bk-btn, input[type=file]',
+                             [])) {
           const r = b.getBoundingClientRect();
           if (r.width === 0) continue;
           out.push({text: (b.textContent || b.title || '').trim().slice(0, 30),
@@ -199,6 +200,6 @@ def test_the_presenter_switch_reacts_to_its_label_and_sidebar_buttons_fit(page, 
       }
       return out; }""")
     assert boxes and [b for b in boxes if not b["inside"]] == []
-    label = page.locator(".llrlab-presenter-switch").get_by_text("Presenter mode")
+    label = page.locator(".llrlab-presenter-switch .bk-label", has_text="Presenter mode")
     label.click()
     wait_until(page, lambda: st.presenter.enabled, what="presenter mode from the label")
