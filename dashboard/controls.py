@@ -190,8 +190,10 @@ def presenter_controls(state: DashboardState):
     # its knob only)
     present = pn.widgets.Checkbox.from_param(state.presenter.param.enabled,
                                              css_classes=["llrlab-presenter-switch"])
+    # one under the other: five side by side overflowed the card at 1280 x 720
     panels = pn.widgets.CheckButtonGroup.from_param(
-        state.presenter.param.panels, button_type="primary", button_style="outline", **fit)
+        state.presenter.param.panels, button_type="primary", button_style="outline",
+        orientation="vertical", **fit)
 
     name = pn.widgets.TextInput(name="View name", placeholder="e.g. 'after affine calibration'",
                                 max_length=120, **fit)
