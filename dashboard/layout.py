@@ -25,6 +25,7 @@ import contextlib
 
 import panel as pn
 import param
+from panel.io.state import set_curdoc
 
 from .lecture_channel import open_channel
 from .page_control import PageControl
@@ -379,6 +380,20 @@ class MainArea(pn.viewable.Viewer):
                 st.show_view(k - 1)
 
     def _at_end(self, *_):
+        """Tell the page whether the last step is shown (its end signal), on the next tick:
+        a change of the page's script made while Panel applies that script's own event (a
+        key press) is not sent back to the browser."""
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            def later():
+                with set_curdoc(doc):
+                    self._set_at_end()
+
+            doc.add_next_tick_callback(later)
+        else:
+            self._set_at_end()
+
+    def _set_at_end(self):
         st = self.state
         lesson = st.lesson.current()
         if lesson is not None:

@@ -75,7 +75,9 @@ def test_the_keys_of_presentation_tools(page, serve):
     page.keyboard.press("End")
     _step(page, st, n)
     wait_until(page, lambda: sessions[0].page_control.at_end, what="the last step")
-    page.wait_for_timeout(500)  # the page learns that this is the last step
+    wait_until(page, lambda: page.evaluate(  # the page learns that this is the last step
+        "() => [...Bokeh.documents[0].all_models].some(m => m.data != null"
+        " && m.data.at_end === true)"), what="the last step in the page")
     page.keyboard.press("PageDown")
     end = page.locator("#llrlab-end")
     wait_until(page, lambda: end.count() and end.evaluate("e => e.style.opacity") == "1",
