@@ -34,9 +34,22 @@ def interleaved(fns, repeats):
     take turns ``repeats`` times (garbage collected before each run), so a slow phase of the
     machine hits all of them alike.
     """
+    out, times = interleaved_times(fns, repeats)
+    return out, {k: statistics.median(v) for k, v in times.items()}
+
+
+def interleaved_times(fns, repeats):
+    """As :func:`interleaved`, with every run's time: ``(results, {name: [seconds]})``."""
     out = {k: fn() for k, fn in fns.items()}
     times = {k: [] for k in fns}
     for _ in range(repeats):
         for k, fn in fns.items():
             times[k].append(run_times(fn, 1)[0])
-    return out, {k: statistics.median(v) for k, v in times.items()}
+    return out, times
+
+
+def load_average():
+    """The 1-minute load average (for the header of a benchmark's table)."""
+    import os
+
+    return os.getloadavg()[0]

@@ -682,8 +682,14 @@ class Trials(_Frozen):
                 tar, _, non, _ = self._cache["condition_sorted"]
                 self._cache["sorted"] = presorted(tar, non)
             else:
+                strata = (None, None)
+                if self.weights is not None and self.has_conditions:
+                    # weighted error rates have a variance per condition (their strata)
+                    codes = self.condition_index()[1]
+                    strata = (codes[self.labels], codes[~self.labels])
                 self._cache["sorted"] = sort_scores(t.tar, t.non, tar_weights=t.tar_weights,
-                                                    non_weights=t.non_weights)
+                                                    non_weights=t.non_weights,
+                                                    tar_strata=strata[0], non_strata=strata[1])
         return self._cache["sorted"]
 
     def condition_sorted(self):

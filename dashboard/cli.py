@@ -22,9 +22,11 @@ import argparse
 import errno
 import os
 import re
+import signal
 import socket
 import sys
 
+from .logs import LEVELS
 from .report_cli import add_report_parser
 
 __all__ = ["add_serve_parser", "build_parser", "main", "parse_file_specs", "run_serve"]
@@ -43,6 +45,12 @@ are uploaded.  Without FILE the built-in demo data are shown.
 
 --lesson FILE opens a guided lesson (Markdown or JSON; see docs/lessons.md) at its first
 step in every new page; the built-in lessons are offered too.
+
+The server stops on Ctrl-C, SIGTERM (systemd, docker stop, kill) or SIGHUP, and then
+removes the files uploaded to it (kept in a private temporary folder while it runs); the
+folders of a server that was killed outright (SIGKILL) are removed by the next llrlab serve.
+Its log goes to stderr (--log-level info adds every request); an access token never appears
+in it, right or wrong, whatever the level.
 
 examples:
   llrlab serve
@@ -127,6 +135,10 @@ def add_serve_parser(subparsers):
     p.add_argument("--lesson", metavar="FILE", default=None,
                    help="open this guided lesson (Markdown or JSON, see docs/lessons.md) in "
                         "every new page")
+    p.add_argument("--log-level", choices=LEVELS, default="warning",
+                   help="what the server logs on stderr (default warning: refused requests "
+                        "and problems; info: every request too); access tokens are always "
+                        "shown as ***")
     p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
                    help="sets larger than memory: read FILEs (Parquet, or HDF5 SCORES,KEY) "
                         "lazily and compute on Dask, 'local' (default) or a dask.distributed "
@@ -141,14 +153,16 @@ def _serve_handler(args, out=None):
 
 def run_serve(args):
     """Serve the dashboard until interrupted; returns an exit code (2 on bad input)."""
+    # the lesson file first: its check imports the dashboard's state classes only, so a bad
+    # file gets its one line before Panel and the numerics are imported
+    lessons, lesson = _lessons(getattr(args, "lesson", None))
+    if lessons is None:
+        return 2
     try:
         # --dask reads directories of Parquet files too
         specs = parse_file_specs(args.files, dirs=getattr(args, "dask", None) is not None)
     except SpecError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
-        return 2
-    lessons, lesson = _lessons(getattr(args, "lesson", None))
-    if lessons is None:
         return 2
     from panel.io.server import get_server
 
@@ -177,9 +191,15 @@ def run_serve(args):
 
     dask = getattr(args, "dask", None)
     if dask is not None:
+        from llrlab.core import LlrlabError
+
         from .scaled import configure
 
-        configure(dask)
+        try:  # an address is connected to now: a wrong one is one line, not a page error
+            configure(dask, connect=True)
+        except LlrlabError as exc:
+            sys.stderr.write(f"llrlab serve: error: {exc}\n")
+            return 2
 
     # the page loads every script and stylesheet from this server, never from a CDN, even
     # when the environment asks for one (BOKEH_RESOURCES=cdn): a classroom or an analyst's
@@ -192,29 +212,61 @@ def run_serve(args):
         return create_app(specs or None, demo=not args.no_demo, max_upload_mb=max_mb,
                           lessons=lessons, lesson=lesson, dask=dask is not None)
 
-    try:
-        server = get_server(app, port=args.port, address=args.address, show=False,
-                            start=False, title="llrlab", verbose=False,
-                            websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_MB * 1_000_000,
-                            **kwargs)
-    except OSError as exc:
-        sys.stderr.write(f"llrlab serve: error: {_listen_error(exc, args)}\n")
-        return 2
-    allowed = websocket_origins(args.address, server.port, origins)
-    server._tornado.websocket_origins.update(allowed)
-    protect(server, hosts=allowed, auth=kwargs.get("auth_provider"))
-    path = "/" if token is None else f"/?token={token}"
-    host = socket.gethostname() if args.address in ("0.0.0.0", "::", "") else args.address
-    url = f"http://{host}:{server.port}{path}"
-    print(f"llrlab serve: the dashboard is at {url} (Ctrl-C stops the server)", flush=True)
-    if not args.no_show:
-        server.io_loop.add_callback(server.show, path)
-    server.start()
-    try:
-        server.io_loop.start()
-    except KeyboardInterrupt:
-        pass
+    from .logs import serve_logging
+    from .upload_folders import remove_stale_upload_folders, remove_upload_root
+
+    with serve_logging(getattr(args, "log_level", "warning"), [token] if token else []):
+        try:
+            server = get_server(app, port=args.port, address=args.address, show=False,
+                                start=False, title="llrlab", verbose=False,
+                                websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_MB * 1_000_000,
+                                **kwargs)
+        except OSError as exc:
+            sys.stderr.write(f"llrlab serve: error: {_listen_error(exc, args)}\n")
+            return 2
+        remove_stale_upload_folders()
+        allowed = websocket_origins(args.address, server.port, origins)
+        server._tornado.websocket_origins.update(allowed)
+        protect(server, hosts=allowed, auth=kwargs.get("auth_provider"))
+        path = "/" if token is None else f"/?token={token}"
+        host = socket.gethostname() if args.address in ("0.0.0.0", "::", "") else args.address
+        url = f"http://{host}:{server.port}{path}"
+        print(f"llrlab serve: the dashboard is at {url} (Ctrl-C stops the server)", flush=True)
+        if not args.no_show:
+            server.io_loop.add_callback(server.show, path)
+        _stop_on_signals(server.io_loop)
+        server.start()
+        try:
+            server.io_loop.start()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            remove_upload_root()
     return 0
+
+
+#: Signals that stop the server as Ctrl-C does: SIGTERM (systemd, docker stop, kill) and
+#: SIGHUP (the terminal was closed).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+
+
+def _stop_on_signals(io_loop):
+    """Make ``STOP_SIGNALS`` stop ``io_loop`` (the server then cleans up and exits with 0); a
+    second signal gets its default action (ends the process at once).  Only the main
+    thread can handle signals: elsewhere (a test serving in a thread) nothing changes."""
+    loop = io_loop.asyncio_loop
+
+    def stop():
+        for s in STOP_SIGNALS:
+            loop.remove_signal_handler(s)
+        io_loop.stop()
+
+    try:
+        for s in STOP_SIGNALS:
+            loop.add_signal_handler(s, stop)
+    except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
+        pass
 
 
 def _lessons(path):
@@ -223,14 +275,14 @@ def _lessons(path):
     printing one line when the file is not a valid lesson."""
     from .lessons import LessonError, builtin_lessons, load_lesson
 
-    lessons = builtin_lessons()
     if path is None:
-        return lessons, None
+        return builtin_lessons(), None
     try:
         lesson = load_lesson(path)
     except LessonError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
         return None, None
+    lessons = builtin_lessons()
     lessons[lesson.id] = lesson
     return lessons, lesson.id
 

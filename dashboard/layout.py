@@ -28,10 +28,12 @@ import param
 from panel.io.state import set_curdoc
 
 from .lecture_channel import open_channel
+from .lesson_text import render_html
 from .page_control import PageControl
-from .safe import md_text
+from .safe import html_text, md_text
 from .stage_geometry import lesson_text_height, plan_stage, stage_scale
 from .state import DashboardState
+from .state.presenter import STAGE_ONLY
 
 __all__ = ["PAIR_MIN_WIDTH", "PAIR_MIN_WIDTH_PRESENTATION", "SHRINK_CSS", "LessonText",
            "MainArea", "PageControl", "StageNav"]
@@ -238,27 +240,38 @@ def _md(text):
     return md_text(text, 200)
 
 
+#: Formulas in a maths font (the page's own font has no maths table: no stretchy brackets),
+#: at the text's size; a displayed formula wider than the text scrolls rather than running
+#: out of the box.
+_LESSON_TEXT_CSS = """
+math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
+                     "DejaVu Math TeX Gyre", serif; font-size: inherit; }
+math[display="block"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;
+                        padding: 0.2em 0; }
+"""
+
+
 def _text_css(display):
-    """The lesson text's style at the current type size (pixels: the same on a fresh page,
-    a link and after a step)."""
+    """The lesson text's type at the current style, in pixels (the same on a fresh page, a
+    link and after a step): the text, the step's title a little larger."""
     px, head = display.px("text"), display.px("heading")
     return (f":host {{ font-size: {px:g}px; line-height: 1.45; }}"
             f" p, li {{ font-size: {px:g}px; margin: 0 0 {0.5 * px:g}px 0; }}"
             f" h3 {{ font-size: {head:g}px; line-height: 1.25; font-weight: 700;"
             f" margin: {0.2 * px:g}px 0 {0.5 * px:g}px 0; }}"
-            f" code {{ font-size: 1em; }}"
-            f" .llrlab-caption, em:first-child {{ font-size: {px:g}px; }}")
+            f" code, em {{ font-size: 1em; }}")
 
 
 class LessonText(_FollowsLesson):
-    """The open lesson step's text, beside or above the stage's panels."""
+    """The open lesson step's text, beside or above the stage's panels: its Markdown and
+    formulas rendered on the server (:func:`~llrlab.dashboard.lesson_text.render_html`: raw
+    HTML shown as text, formulas as MathML at the text's size), in an HTML pane, which runs
+    no MathJax over it."""
 
     def __init__(self, **params):
         super().__init__(**params)
-        # raw HTML in a lesson file is shown as text, not rendered
-        self.text = pn.pane.Markdown("", renderer_options={"html": False},
-                                     name="lesson_text", sizing_mode="stretch_width",
-                                     margin=(0, 10))
+        self.text = pn.pane.HTML("", name="lesson_text", sizing_mode="stretch_width",
+                                 margin=(0, 10), stylesheets=[_LESSON_TEXT_CSS])
         self._follow(pn.Column(self.text, css_classes=["llrlab-lesson-text"], width=360,
                                name="lesson_panel",
                                styles={"background": "#f7f3f6", "border-radius": "6px",
@@ -273,11 +286,12 @@ class LessonText(_FollowsLesson):
             self.text.object = ""
             self._layout.visible = False
             return
-        self.text.object = (f"*{_md(lesson.title)} · step {st.lesson.step} of "
-                            f"{len(lesson)}*\n\n### {_md(step.title)}\n\n{step.text}")
-        css = _text_css(st.display)
-        if self.text.stylesheets != [css]:
-            self.text.stylesheets = [css]
+        self.text.object = (f"<p><em>{html_text(lesson.title, 200)} · step {st.lesson.step} "
+                            f"of {len(lesson)}</em></p>\n<h3>{html_text(step.title, 200)}"
+                            f"</h3>\n{render_html(step.text)}")
+        css = [_LESSON_TEXT_CSS, _text_css(st.display)]
+        if self.text.stylesheets != css:
+            self.text.stylesheets = css
         self._layout.visible = True
 
     def box_height(self, width):
@@ -306,9 +320,7 @@ class MainArea(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.items = {name: pn.Column(view, css_classes=["llrlab-panel", f"llrlab-{name}"],
-                                      sizing_mode="stretch_width", name=f"panel_{name}")
-                      for name, view in self.views.items()}
+        self.items = {name: self._item(name, view) for name, view in self.views.items()}
         self.lesson_text = LessonText(state=self.state)
         self.row = pn.Row(*self.items.values(), self.lesson_text, stylesheets=[_ROW_CSS],
                           sizing_mode="stretch_width", name="panels")
@@ -344,6 +356,30 @@ class MainArea(pn.viewable.Viewer):
 
     def __panel__(self):
         return self._layout
+
+    @staticmethod
+    def _item(name, view):
+        return pn.Column(view, css_classes=["llrlab-panel", f"llrlab-{name}"],
+                         sizing_mode="stretch_width", name=f"panel_{name}")
+
+    def _stage_views(self, shown):
+        """Make the stage-only views (:data:`~llrlab.dashboard.state.presenter.STAGE_ONLY`:
+        the forensic plots) among ``shown`` that are not made yet, before the lesson's text;
+        each computes only while shown."""
+        from .views.ece import ECEView
+        from .views.reliability import ReliabilityView
+        from .views.tippett import TippettView
+
+        kinds = {"tippett": TippettView, "reliability": ReliabilityView, "ece": ECEView}
+        for name in shown:
+            if name in STAGE_ONLY and name not in self.items:
+                view = kinds[name](state=self.state)
+                self.views = {**self.views, name: view}
+                self.items[name] = self._item(name, view)
+                self.row.insert(len(self.row) - 1, self.items[name])
+        for name in STAGE_ONLY:
+            if name in self.views:
+                self.views[name].active = name in shown
 
     def attach_tabs(self, tabs):
         """The tabs holding this area: their headers are hidden on a stage, where the
@@ -470,6 +506,7 @@ class MainArea(pn.viewable.Viewer):
         # dropped (the browser kept the fallback height while the server had the new one)
         with contextlib.nullcontext():
             if staged:
+                self._stage_views(st.presenter.shown_panels())
                 plan, scale = self.stage_plan()
                 if st.display.scale != scale:
                     st.display.scale = scale
@@ -501,11 +538,13 @@ class MainArea(pn.viewable.Viewer):
                 self.row.styles = {}
                 if self.tabs is not None:
                     self.tabs.css_classes = []
-                for item in self.items.values():
-                    item.visible = True
+                self._stage_views(())
+                for name, item in self.items.items():
+                    item.visible = name not in STAGE_ONLY
                 if key != self._sized:
                     for name, view in self.views.items():
-                        view.resize(widths.get(name, width), None)
+                        if name not in STAGE_ONLY:
+                            view.resize(widths.get(name, width), None)
             self._sized = key
             for name, item in self.items.items():
                 cls = ["llrlab-panel", f"llrlab-{name}"] + (["llrlab-lit"] if name in lit

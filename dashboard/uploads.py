@@ -14,7 +14,8 @@ files it holds (their names and sizes, from FilePond) before loading: a click ri
 new file was chosen waits for that file to arrive instead of loading the previous one, and
 a click with no file says so.  Names are shown as text (:mod:`.safe`); on disk a file is
 called ``scores.<ext>`` or ``key.<ext>`` in a directory of its own, so no name (a NUL byte,
-``../``, a megabyte of characters) reaches the file system.
+``../``, a megabyte of characters) reaches the file system.  These directories live in the
+process's upload folder (:mod:`.upload_folders`), removed when the server stops.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import time
 import weakref
 from typing import ClassVar
@@ -38,6 +38,7 @@ from llrlab.core import LlrlabError
 from .safe import MAX_SHOWN, md_text, shorten
 from .state import DashboardState
 from .state.data import load_with_notes
+from .upload_folders import new_upload_folder
 
 __all__ = [
     "DEFAULT_MAX_UPLOAD_MB",
@@ -108,7 +109,7 @@ class SpoolingFileDropper(pn.widgets.FileDropper):
         super().__init__(**params)
         self.max_bytes = int(max_bytes)
         self._stem = stem
-        self._dir = tempfile.mkdtemp(prefix="llrlab-upload-")
+        self._dir = new_upload_folder("upload-")
         self._finalizer = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
         self._count = 0
         self._open = {}  # name -> (file object, path, next chunk, total chunks, bytes)
@@ -400,7 +401,7 @@ class UploadPanel:
             return
         # the files are linked into a directory of their own, removed once read: the widget
         # may replace or delete its copy meanwhile
-        tmp = tempfile.mkdtemp(prefix="llrlab-upload-")
+        tmp = new_upload_folder("load-")
         display = {}
         try:
             scores_path = _link(tmp, "scores", path)

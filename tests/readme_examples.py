@@ -76,8 +76,9 @@ def examples(text=None):
 _NUM = r"[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?"
 #: (Not parts of addresses or versions such as ``127.0.0.1``: those compare literally.)
 NUMBER = re.compile(r"(?<![\w.])" + _NUM + r"(?![\w.])")
-#: Relative tolerance for such numbers: full-precision outputs (model parameters written with
-#: 17 digits) may differ in their last digit between CPUs and BLAS builds.
+#: Relative tolerance for such numbers: full-precision outputs (``--json``, with 17 digits)
+#: may differ in their last digit between CPUs and BLAS builds.  Text for people prints model
+#: parameters with 10 significant digits and other numbers with 6, which are stable.
 RTOL = 1e-9
 
 

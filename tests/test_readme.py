@@ -28,10 +28,32 @@ def test_the_readme_has_shell_examples():
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.command[:60] for e in EXAMPLES])
 def test_readme_example(example, cwd):
     actual = run(example, cwd)
+    # the comparison ignores trailing spaces (README.md has none): the output must not have
+    # them either
+    padded = [line for line in actual if line != line.rstrip()]
+    assert padded == [], f"$ {example.shown}\nprints lines that end with spaces: {padded}"
     if not matches(example.expected, actual):
         diff = "\n".join(difflib.unified_diff(example.expected, actual, "README.md", "actual",
                                               lineterm=""))
         pytest.fail(f"$ {example.shown}\nprints something else than README.md shows:\n{diff}")
+
+
+def test_text_outputs_show_numbers_with_a_stable_number_of_digits():
+    """Text for people shows at most 10 significant digits (model parameters; measures have
+    6), so that it is the same on every computer; only ``--json`` prints every digit."""
+    from .readme_examples import NUMBER
+
+    def significant(number):
+        return len(number.lstrip("+-").lower().split("e")[0].replace(".", "").lstrip("0"))
+
+    for example in EXAMPLES:
+        if "--json" in example.command.split():
+            continue
+        for line in example.expected:
+            longest = max((significant(n) for n in NUMBER.findall(line)), default=0)
+            assert longest <= 10, f"$ {example.shown}\nshows {line!r}"
+    # (the check sees what the README used to show)
+    assert significant("21.673122735293877") == 17 and significant("0.000452") == 3
 
 
 def test_the_readme_names_exactly_two_setup_commands_and_ci_runs_the_test_one():

@@ -23,6 +23,7 @@ from .base import (
     _prior,
     _require_keys,
     noting_warnings,
+    param_text,
     signed,
     training_report,
 )
@@ -167,6 +168,7 @@ class AffineCalibrator(Calibrator):
                    _bool(params["regularised"], "params.regularised"), training)
 
     def _param_lines(self):
-        return [f"affine calibration: llr = {self.scale!r} * score {signed(self.offset)}",
+        return [f"affine calibration: llr = {param_text(self.scale)} * score "
+                f"{signed(self.offset)}",
                 f"training prior {self.prior:g}; Ce at that prior {self.objective:.6g} nats" +
                 ("; regularised (separable dev scores)" if self.regularised else "")]

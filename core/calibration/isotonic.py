@@ -22,6 +22,7 @@ from .base import (
     _number,
     _numbers,
     _require_keys,
+    param_text,
     training_report,
 )
 
@@ -261,5 +262,6 @@ class PAVCalibrator(Calibrator):
         sat = (f"; the pure {' and '.join(ends)} block(s) saturate with pseudo-count "
                f"{PSEUDO_COUNT:g}" if ends else "")
         lo, hi = float(self.lower[0]), float(self.upper[-1])
-        return [f"PAV calibration: {self.n_blocks} blocks over dev scores [{lo!r}, {hi!r}], "
+        return [f"PAV calibration: {self.n_blocks} blocks over dev scores "
+                f"[{param_text(lo)}, {param_text(hi)}], "
                 f"LLRs from {self.llr[0]:.6g} to {self.llr[-1]:.6g}" + sat]

@@ -16,6 +16,7 @@ import warnings
 
 from ..errors import LlrlabError, LlrlabWarning
 from ._progress import Progress
+from ._signals import TERMINATED_EXIT, Terminated, terminate_as_interrupt
 from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
 from .compare import add_compare_parser
 from .curves import add_curves_parser
@@ -57,7 +58,8 @@ def build_parser():
 
 
 def run(argv=None, *, parser=None, out=None, err=None):
-    """Run the command line; return the exit code (2 on bad input, 130 on Ctrl-C)."""
+    """Run the command line; return the exit code (2 on bad input, 130 on Ctrl-C, 143 on
+    SIGTERM: both stop the command cleanly, leaving every output as it was)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     parser = parser if parser is not None else build_parser()
@@ -66,7 +68,8 @@ def run(argv=None, *, parser=None, out=None, err=None):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LlrlabWarning)
         try:
-            code = args.handler(args, out)
+            with terminate_as_interrupt():
+                code = args.handler(args, out)
         except LlrlabError as exc:
             err.write(f"llrlab {args.command}: error: {exc}\n")
             code = 2
@@ -81,6 +84,9 @@ def run(argv=None, *, parser=None, out=None, err=None):
             err.write(f"llrlab {args.command}: error: not enough memory for these data; free "
                       f"memory or evaluate a subset of the trials\n")
             code = 2
+        except Terminated:
+            err.write(f"\nllrlab {args.command}: terminated (SIGTERM); no output was written\n")
+            code = TERMINATED_EXIT
         except KeyboardInterrupt:
             err.write(f"\nllrlab {args.command}: interrupted; no output was written\n")
             code = 130

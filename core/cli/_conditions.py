@@ -126,15 +126,15 @@ def by_condition_table(trials, args, plo):
     lines = [f"by condition (weights: {label}; weighted pool as in van Leeuwen 2008):",
              f"{'':28}{head}"]
     w = r.weights
-    blank = f"{'':>{width}}" * 2
     if w.spec == "pooled" or not (w.w_tar == w.w_non).all():
         rows = [("w_tar", "weight in Pmiss"), ("w_non", "weight in Pfa")]
     else:
         rows = [("w_tar", "weight")]
     rows += [("beta_tar", "trial weight (targets)"), ("beta_non", "trial weight (non-t.)")]
     for key, text in rows:
+        # no cells under "weighted" and "all trials" (and no trailing spaces)
         lines.append(f"{text:28}" + "".join(f"{fmt_number(c[key]):>{width}}"
-                                            for c in cols[:-2]) + blank)
+                                            for c in cols[:-2]))
     for key, text in _TABLE:
         shown = [percent(c[key]) if key in ("p_miss", "p_fa", "eer") else c[key]
                  for c in cols]

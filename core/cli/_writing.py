@@ -7,10 +7,17 @@ the temporary files into place only once every one of them is complete:
   while writing, even by SIGKILL, leaves nothing behind.  It gets a (hidden) name only at
   the very end, to be renamed over the output.  HDF5 needs a real path (the library resolves
   it), so HDF5 outputs, and every output elsewhere, use a hidden ``.NAME.partial-PID`` file,
-  removed on any error; one left behind by a killed process (its PID no longer runs) is
-  removed by the next write of the same output.
-* If renaming one output fails, the outputs already renamed are put back as they were, so
-  that new scores never sit beside an old model.
+  removed on any error.
+* Just before the renames, each existing output gets a hidden hard link (or copy)
+  ``.NAME.partial-PID.previous``: if renaming one output fails, the outputs already renamed
+  are put back from these, so that new scores never sit beside an old model.  They are
+  removed when the write ends, whatever its outcome.
+* Only a process killed outright (SIGKILL, a power cut) can leave hidden files behind:
+  ``.NAME.partial-PID`` (an unfinished output) or ``.NAME.partial-PID.previous`` (the old
+  content of an output, if it was killed between the renames of two outputs).  The next
+  write of the same output removes every such file whose PID no longer runs, before it
+  writes anything.  (The command line turns SIGTERM into an interruption, which cleans up
+  like Ctrl-C: see :mod:`._signals`.)
 * An existing output keeps its permission bits (and, where allowed, its owner).
 * A symbolic link is followed: the file it points to is replaced and the link kept.
 * Outputs that are not regular files (devices such as ``/dev/null``, FIFOs, sockets,
@@ -26,7 +33,15 @@ import stat
 
 from ..errors import FileFormatError
 
-__all__ = ["write_all_atomically", "write_atomically"]
+__all__ = ["OUTPUTS_HELP", "write_all_atomically", "write_atomically"]
+
+#: What ``-h`` says about the way outputs are written (the epilog of the writing commands).
+OUTPUTS_HELP = (
+    "Outputs are written to hidden temporary files beside them and renamed into place only "
+    "when all are complete: an error, Ctrl-C or SIGTERM leaves the existing files as they "
+    "were.  Only a process killed outright (SIGKILL, a power cut) can leave hidden files "
+    "behind: .NAME.partial-PID (an unfinished output) or .NAME.partial-PID.previous (the "
+    "old content of a replaced output); the next write of the same output removes them.")
 
 _KIND = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
          stat.S_IFIFO: "a named pipe (FIFO)", stat.S_IFSOCK: "a socket",
@@ -59,21 +74,48 @@ def _target(path):
 _NAMED = {".h5", ".hdf5", ".hdf", ".he5"}
 
 
-def _remove_stale(folder, stem, ext):
-    """Remove temporary files of this output left by processes that no longer run."""
+#: The ending of the hidden copy of an output being replaced (see the module docstring).
+PREVIOUS = ".previous"
+
+
+def stale_pid(name, stem, ext):
+    """The PID in ``name`` when it is one of this output's hidden files
+    (``.STEM.partial-PID EXT`` or the same with ``.previous``), else None.
+
+    >>> stale_pid(".model.partial-412.json", "model", ".json")
+    412
+    >>> stale_pid(".model.partial-412.json.previous", "model", ".json")
+    412
+    >>> stale_pid(".model.partial-x.json", "model", ".json"), stale_pid("m.json", "m", ".json")
+    (None, None)
+    """
     prefix = f".{stem}.partial-"
+    if not name.startswith(prefix):
+        return None
+    rest = name[len(prefix):]
+    for middle in (rest, rest[:-len(PREVIOUS)] if rest.endswith(PREVIOUS) else None):
+        if middle is not None and middle.endswith(ext):
+            pid = middle[:len(middle) - len(ext)]
+            if pid.isdigit():
+                return int(pid)
+    return None
+
+
+def _remove_stale(folder, stem, ext):
+    """Remove the hidden files of this output (unfinished outputs and ``.previous`` copies)
+    left by processes that no longer run."""
     try:
         names = os.listdir(folder or ".")
     except OSError:
         return
     for name in names:
-        if not (name.startswith(prefix) and name.endswith(ext)):
+        pid = stale_pid(name, stem, ext)
+        if pid is None or _alive(pid):
             continue
-        pid = name[len(prefix):len(name) - len(ext)] if ext else name[len(prefix):]
-        if not pid.isdigit() or _alive(int(pid)):
-            continue
+        path = os.path.join(folder, name)
         try:
-            os.remove(os.path.join(folder, name))
+            if not os.path.isdir(path) or os.path.islink(path):
+                os.remove(path)
         except OSError:
             pass
 
@@ -186,7 +228,7 @@ def write_all_atomically(jobs):
             temp.publish()
             if st is not None:
                 _keep_mode(st, temp.hidden)
-                backup = f"{temp.hidden}.previous"
+                backup = temp.hidden + PREVIOUS
                 try:  # the old file, to put back if a later rename fails
                     os.link(real, backup)
                 except OSError:  # no hard links on this file system: a copy

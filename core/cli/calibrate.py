@@ -8,8 +8,9 @@
   the same for a linear fusion of several systems, matched by trial id.
 * ``llrlab apply MODEL.json SCORES [SCORES ...] --out FILE`` re-applies a saved model.
 
-Outputs are written to a temporary file and renamed when complete; an output that names an
-input file is refused.  Scores are written with full precision.
+Outputs are written to temporary files and renamed when all are complete (see
+:mod:`._writing`, and ``-h``); an output that names an input file is refused.  Scores are
+written with full precision.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 from ..errors import LlrlabError
 from ._common import load_trials_arg, refuse_overwriting_inputs, write_all_atomically
 from ._progress import Progress
+from ._writing import OUTPUTS_HELP
 
 __all__ = ["add_apply_parser", "add_calibrate_parser", "add_fuse_parser"]
 
@@ -42,7 +44,8 @@ def add_calibrate_parser(sub):
         "calibrate", help="train a calibration on dev trials and write calibrated scores",
         description="Train an affine (prior-weighted logistic regression) or PAV calibration "
                     "on labelled dev trials, apply it to a score file and write the "
-                    "calibrated LLRs in that file's format, with the model as JSON.")
+                    "calibrated LLRs in that file's format, with the model as JSON.",
+        epilog=OUTPUTS_HELP)
     p.add_argument("--dev", nargs="+", required=True, metavar=("SCORES", "KEY"),
                    help="dev trials: a score file and its key, or one labelled file")
     p.add_argument("--apply", metavar="SCORES",
@@ -63,7 +66,8 @@ def add_fuse_parser(sub):
         "fuse", help="train a linear fusion of several systems and write fused scores",
         description="Train llr = b + sum_k a_k s_k (prior-weighted logistic regression) on "
                     "the dev scores of several systems, matched by (model, segment) id, "
-                    "apply it to their eval scores and write the fused LLRs.")
+                    "apply it to their eval scores and write the fused LLRs.",
+        epilog=OUTPUTS_HELP)
     p.add_argument("--dev", nargs="+", required=True, metavar="DEV",
                    help="one dev file per system: score files with --key, else labelled "
                         "files")
@@ -85,7 +89,8 @@ def add_apply_parser(sub):
     p = sub.add_parser(
         "apply", help="apply a saved calibration or fusion model to score files",
         description="Apply a model written by 'llrlab calibrate' or 'llrlab fuse' to score "
-                    "files (one per system of a fusion) and write the LLRs.")
+                    "files (one per system of a fusion) and write the LLRs.",
+        epilog=OUTPUTS_HELP)
     p.add_argument("model", metavar="MODEL.json", help="the saved model")
     p.add_argument("scores", nargs="+", metavar="SCORES",
                    help="score file(s) to calibrate; one per system for a fusion")

@@ -80,14 +80,14 @@ class ExportState(param.Parameterized):
             ci = (st.op_ci or {}).get(role)
             if ci is not None:
                 row.update({
-                    "ci": f"{ci.method} {ci.confidence:g}",
+                    "ci": f"{ci.method} {ci.confidence:g}", "ci_variance": ci.variance,
                     "p_miss_lo": float(ci.p_miss.lower), "p_miss_hi": float(ci.p_miss.upper),
                     "p_fa_lo": float(ci.p_fa.lower), "p_fa_hi": float(ci.p_fa.upper),
                     "act_dcf_lo": float(ci.dcf.lower), "act_dcf_hi": float(ci.dcf.upper)})
             b, fresh = st.uncertainty.current(role, plo)
             if b is not None:
                 row.update({
-                    "bootstrap": f"{b.n_used} by {b.by} {b.confidence:g}",
+                    "bootstrap": f"{b.method} {b.n_used} by {b.by} {b.confidence:g}",
                     "cllr_lo": b.cllr.lower, "cllr_hi": b.cllr.upper,
                     "eer_lo": b.eer.lower, "eer_hi": b.eer.upper,
                     "min_dcf_lo": b.min_dcf.lower if fresh else None,

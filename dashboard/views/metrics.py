@@ -19,6 +19,8 @@ import io
 import panel as pn
 import param
 
+from llrlab.core.uncertainty import BOOTSTRAP_TEXT, VARIANCE_TEXT
+
 from ..safe import MAX_SHOWN, html_text, md_text
 from ..state import DashboardState
 from ..state.display import TYPE_SCALE
@@ -301,14 +303,17 @@ class MetricsView(pn.viewable.Viewer):
         if ci is not None:
             name = {"normal": "normal (Bengio & Mariéthoz 2004)", "wilson": "Wilson",
                     "clopper-pearson": "Clopper-Pearson"}.get(ci.method, ci.method)
+            variances = ", ".join(dict.fromkeys(
+                VARIANCE_TEXT[c.variance] for c in (st.op_ci or {}).values()))
             parts.append(f"Grey: {100 * ci.confidence:g} % {name} intervals of Pmiss, Pfa and "
-                         f"act DCF at this threshold (independent trials).")
+                         f"act DCF at this threshold (independent trials; {variances}).")
         boot = st.uncertainty.boot or {}
         b = next(iter(boot.values()), None)
         if b is not None:
             fresh = all(st.uncertainty.current(r, st.point.plo)[1] for r in boot)
-            parts.append(f"Cllr, EER{', min DCF' if fresh else ''}: {b.n_used} bootstrap "
-                         f"replicates by {b.by}"
+            kind = BOOTSTRAP_TEXT.get(b.method, b.method)
+            parts.append(f"Cllr, EER{', min DCF' if fresh else ''}: {100 * b.confidence:g} % "
+                         f"{kind} bootstrap intervals, {b.n_used} replicates by {b.by}"
                          + ("." if fresh else "; min DCF was for another operating point "
                             "(press Bootstrap intervals again)."))
         return " ".join(parts)

@@ -26,13 +26,15 @@ from llrlab.dashboard.lessons import builtin_lessons
 
 from .conftest import free_port, model_value, screenshot, wait_until
 from .test_entry_points import LLRLAB, served  # noqa: F401 (a fixture)
+from .test_hostile_browser import _watch_dialogs
 
 pytestmark = pytest.mark.browser
 
 #: The Bokeh models of the panels a lesson or presenter mode can show (figures, or the
 #: metrics column).
 PLOTS = {"nber": "nber", "det": "det", "histogram": "histogram",
-         "calibration": "calibration", "metrics": "metrics"}
+         "calibration": "calibration", "metrics": "metrics", "tippett": "tippett",
+         "reliability": "reliability", "ece": "ece"}
 
 _GEOMETRY = """(names) => {
   const out = {plots: {}, legends: {}}; const seen = new Set();
@@ -169,16 +171,17 @@ def _assert_step_state(state, step):
                 assert got == value, (step.title, part, key, got, value)
 
 
-def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve):
-    lesson = builtin_lessons()["calibration"]
-    url, sessions = _open(page, serve, "?lesson=calibration&step=1")
+@pytest.mark.parametrize("lesson_id", ["calibration", "forensic"])
+def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve, lesson_id):
+    lesson = builtin_lessons()[lesson_id]
+    url, sessions = _open(page, serve, f"?lesson={lesson_id}&step=1")
     state = sessions[0].state
-    assert state.lesson.lesson == "calibration"
+    assert state.lesson.lesson == lesson_id
     for k in range(1, len(lesson) + 1):
         _wait_step(page, state, lesson, k)
         step = lesson.step(k)
         _assert_step_state(state, step)
-        assert _query(page)["lesson"] == "calibration"
+        assert _query(page)["lesson"] == lesson_id
         # the page draws the step's operating point
         if "nber" in step.show:
             wait_until(page, lambda: model_value(page, "op_span", "location") == pytest.approx(
@@ -190,7 +193,7 @@ def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve):
 
         wait_until(page, text_inside, what=f"the text of step {k} inside the window")
         page.wait_for_timeout(400)
-        screenshot(page, f"30_lesson_step_{k:02d}")
+        screenshot(page, f"30_lesson_{lesson_id}_step_{k:02d}")
         _settled(page, step.show, (1280, 720), f"step {k} unclipped")
         page.keyboard.press("ArrowRight")
     page.wait_for_timeout(500)
@@ -378,3 +381,159 @@ def test_llrlab_serve_with_a_bad_lesson_exits_2_with_one_line(tmp_path):
                      "unknown key 'teaching.shfit' (teaching settings: enabled, mu_non, "
                      "mu_tar, n_non, n_tar, references, scale, seed, shift, sigma_non, "
                      "sigma_tar)"]
+
+
+# ------------------------------------------------------------------ formulas: safe, text-sized
+
+#: Every element under the lesson's text box, through the shadow roots: its tag, the centre of
+#: its box (viewport coordinates; null when it has no box) and its attributes.
+_TEXT_ELEMENTS = """(box) => {
+  const out = [];
+  const walk = (n) => {
+    if (n.shadowRoot) walk(n.shadowRoot);
+    for (const c of n.children || []) {
+      if (c.tagName !== 'STYLE' && c.tagName !== 'LINK') {
+        const r = c.getBoundingClientRect();
+        const attrs = {};
+        for (const a of c.attributes) attrs[a.name] = a.value;
+        out.push({tag: c.tagName.toLowerCase(), attrs: attrs,
+                  xy: r.width > 0 && r.height > 0 ? [r.x + r.width / 2, r.y + r.height / 2]
+                                                  : null});
+      }
+      walk(c);
+    }
+  };
+  if (box) walk(box);
+  return out;
+}"""
+
+#: Click every element under the lesson's text box from script (an <a>'s click follows its
+#: address, as a user's would).
+_CLICK_ALL = """(box) => {
+  let n = 0;
+  const walk = (e) => {
+    if (e.shadowRoot) walk(e.shadowRoot);
+    for (const c of e.children || []) {
+      if (typeof c.click === 'function') { c.click(); n += 1; }
+      else { c.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true})); n += 1; }
+      walk(c);
+    }
+  };
+  if (box) walk(box);
+  return n;
+}"""
+
+
+def _hostile_lesson():
+    """A lesson whose text holds every formula the parser refuses (HOSTILE_MATHS of the unit
+    tests: the reproducer of issue 18 and its disguises), built without the parser: what the
+    page does if such a text ever got past the check."""
+    import dataclasses
+
+    from llrlab.dashboard.lessons import Lesson, parse_lesson
+
+    from ..dashboard.test_lessons import HOSTILE_MATHS
+
+    base = parse_lesson("---\ntitle: Hostile\n---\n\n## Formulas\nshow: nber\n\nx\n", "h.md")
+    text = "\n\n".join(f"Case {i}: {p}" for i, p in enumerate(HOSTILE_MATHS))
+    step = dataclasses.replace(base.steps[0], text=text)
+    return Lesson("hostile", "Hostile formulas", "", "h.md", (step,))
+
+
+def test_no_formula_in_a_lesson_runs_script_even_past_the_parser(page, serve):
+    """Issue 18: ``$$\\\\href{javascript:alert('math')}{x}$$`` and its disguises, shown as a
+    step's text: no dialog after clicking every rendered element (from script and with the
+    mouse), no javascript: link, no class, style or id from a formula, no other page loaded."""
+    lesson = _hostile_lesson()
+    dialogs = _watch_dialogs(page)
+
+    def factory():
+        return create_app(lessons={"hostile": lesson}, lesson="hostile")
+
+    url, _ = serve(factory)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(url + "?lesson=hostile&step=1", timeout=90_000)
+    wait_until(page, lambda: "Case 0" in _lesson_text(page), timeout=60,
+               what="the hostile step's text")
+    loads = []  # a followed link would load another page
+    page.on("load", lambda _p: loads.append(page.url))
+    box = page.locator(".llrlab-lesson-text").first
+    elements = box.evaluate(_TEXT_ELEMENTS)
+    assert len(elements) > 50
+    for el in elements:
+        attrs = el["attrs"]
+        assert not (set(attrs) & {"onclick", "onerror", "onload", "xlink:href"}), el
+        if el["tag"] == "a":
+            assert not attrs.get("href", "").lower().lstrip().startswith(
+                ("javascript", "vbscript", "data")), el
+        if el["tag"] in ("math", "mrow", "mi", "mo", "mn", "mtext", "mstyle"):
+            assert not (set(attrs) & {"href", "class", "style", "id", "mathcolor"}), el
+    assert box.evaluate(_CLICK_ALL) >= len(elements)
+    clicked = 0
+    for el in elements:
+        if el["xy"] is not None and 0 <= el["xy"][1] <= 720 and el["tag"] != "a":
+            page.mouse.click(*el["xy"])
+            clicked += 1
+    # and the rest of the box, scrolled: every element's centre once more, after scrolling it
+    box.evaluate("(b) => { b.scrollTop = b.scrollHeight; }")
+    for el in box.evaluate(_TEXT_ELEMENTS):
+        if el["xy"] is not None and 0 <= el["xy"][1] <= 720 and el["tag"] != "a":
+            page.mouse.click(*el["xy"])
+            clicked += 1
+    page.wait_for_timeout(500)
+    assert clicked > 20
+    assert dialogs == []
+    assert loads == [] and _query(page)["lesson"] == "hostile"
+    assert urlparse(page.url).path == "/"
+    assert page.console_errors == [] and page.external_requests == []
+    screenshot(page, "34_lesson_hostile_formulas")
+
+
+_FONT_SIZES = """(box) => {
+  const out = [];
+  const walk = (n) => {
+    if (n.shadowRoot) walk(n.shadowRoot);
+    for (const c of n.children || []) {
+      if (c.tagName.toLowerCase() === 'math') {
+        const block = c.closest('p, li, td, h3') || c.parentElement;
+        const tokens = Array.from(c.querySelectorAll(':scope > mrow > mi, :scope > mrow > mn,'
+                                                     + ':scope > mi, :scope > mn'));
+        out.push({math: parseFloat(getComputedStyle(c).fontSize),
+                  text: parseFloat(getComputedStyle(block).fontSize),
+                  family: getComputedStyle(c).fontFamily,
+                  tokens: tokens.map(t => parseFloat(getComputedStyle(t).fontSize)),
+                  height: c.getBoundingClientRect().height,
+                  display: c.getAttribute('display')});
+      } else { walk(c); }
+    }
+  };
+  if (box) walk(box);
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("presentation", [False, True])
+def test_formulas_are_as_large_as_the_text_and_not_monospace(page, serve, presentation):
+    """Issue 19: inline formulas were code, 11.8 px monospace.  Now every formula's computed
+    font size, and that of its base-level letters and digits, is at least the text's around
+    it, in a maths font; none is clipped to nothing."""
+    lesson = builtin_lessons()["calibration"]
+    query = "?lesson=calibration&step=3" + ("&presenter=true" if presentation else "")
+    _, (session,) = _open(page, serve, query)
+    _wait_step(page, session.state, lesson, 3)
+    box = page.locator(".llrlab-lesson-text").first
+    wait_until(page, lambda: len(box.evaluate(_FONT_SIZES)) >= 5, what="the formulas")
+    sizes = box.evaluate(_FONT_SIZES)
+    assert {s["display"] for s in sizes} == {"inline", "block"}
+    for s in sizes:
+        assert s["math"] >= s["text"] - 0.01, s
+        assert all(t >= s["text"] - 0.01 for t in s["tokens"]), s
+        family = s["family"].lower()
+        assert family.startswith("math") and "monospace" not in family, s
+        assert s["height"] >= 0.5 * s["text"], s  # drawn (a lone pi is half a line high)
+    fraction = max(s["height"] for s in sizes if s["display"] == "block")
+    assert fraction >= 1.8 * sizes[0]["text"]  # the DCF's fraction: two lines of text
+    # the text's own size: 112 % of the page's on a screen, 150 % in presentation style
+    assert min(s["text"] for s in sizes) >= (18 if presentation else 13.4)
+    screenshot(page, f"35_lesson_formulas_{'presentation' if presentation else 'screen'}")
+    assert page.console_errors == [] and page.external_requests == []

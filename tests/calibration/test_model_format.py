@@ -53,6 +53,45 @@ def test_round_trip_is_exact(trained, kind, tmp_path):
     assert json.loads(path.read_text()) == d
 
 
+#: A number as the text shows it (with its sign).
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def _significant(text):
+    mantissa = text.lstrip("+-").split("e")[0].replace(".", "").lstrip("0")
+    return len(mantissa)
+
+
+@pytest.mark.parametrize("kind", ["affine", "pav", "fusion"])
+def test_text_shows_parameters_to_ten_digits_and_the_model_keeps_them_all(trained, kind):
+    """The printed formula is the same on every computer: the trained parameters differ
+    between BLAS builds in their last digits (21.673122735293877 vs 21.67312273529388 in the
+    README), which 10 significant digits never show; the model file keeps all 17."""
+    from llrlab.core.calibration.base import PARAMETER_DIGITS
+
+    cal = trained[kind]
+    first = cal.lines()[0]
+    shown = [m for m in _NUMBER.findall(first.split(":", 1)[1]) if "." in m or "e" in m]
+    assert shown and max(map(_significant, shown)) <= PARAMETER_DIGITS == 10, first
+    d = cal.to_dict()
+    params = d["params"]
+    full = ([params["scale"], params["offset"]] if kind == "affine" else
+            [*params["weights"], params["offset"]] if kind == "fusion" else
+            [params["lower"][0], params["upper"][-1]])
+    for value in full:
+        assert any(abs(float(m)) == pytest.approx(abs(value), rel=1e-9) for m in shown)
+        # a change in the 14th digit (what another BLAS build gives) does not change the text
+        twin = copy.deepcopy(d)
+        for key in ("scale", "offset", "lower", "upper", "weights"):
+            v = twin["params"].get(key)
+            if isinstance(v, list):
+                twin["params"][key] = [x * (1 + 3e-14) if x == value else x for x in v]
+            elif v == value:
+                twin["params"][key] = v * (1 + 3e-14)
+        assert from_dict(twin).lines()[0] == first
+    assert from_dict(json.loads(json.dumps(d))).to_dict() == d  # every digit kept
+
+
 def test_fit_calibrator_dispatches(trained):
     dev = gaussian_trials(300, 3000, seed=1, scale=2.0, shift=1.0)
     assert fit_calibrator(dev, method="affine", prior=0.2).to_dict() == \

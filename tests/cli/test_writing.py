@@ -119,16 +119,26 @@ def test_special_outputs_are_refused_before_anything_is_written(tmp_path, kind):
 
 _SLOW_WRITER = textwrap.dedent("""
     import sys, time
+    from llrlab.core.cli._signals import Terminated, terminate_as_interrupt
     from llrlab.core.cli._writing import write_all_atomically
 
-    def write(tmp):
+    def slow(tmp):
         with open(tmp, "w") as f:
             f.write("x" * 1_000_000)
             f.flush()
             print("writing", flush=True)
             time.sleep(60)
 
-    write_all_atomically([(sys.argv[1], write)])
+    def fast(tmp):
+        with open(tmp, "w") as f:
+            f.write("new")
+
+    *first, last = sys.argv[1:]  # the outputs: the last one is written slowly
+    try:
+        with terminate_as_interrupt():  # (as the command line does)
+            write_all_atomically([*((p, fast) for p in first), (last, slow)])
+    except Terminated:
+        sys.exit(143)
 """)
 
 
@@ -153,3 +163,93 @@ def test_sigkill_while_writing_leaves_no_temporary_file(tmp_path, name):
         write_all_atomically([(out, _text("complete"))])
         assert _leftovers(tmp_path) == []
     assert not out.exists() or out.read_text() == "complete"
+
+
+def _dead_pid():
+    """The PID of a process that has ended (and, for this test's short life, not reused)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait(timeout=60)
+    return proc.pid
+
+
+@pytest.mark.parametrize("name", ["model.calibration.json", "out.h5", "out", "x.previous"])
+def test_hidden_files_of_a_killed_write_are_removed_by_the_next_write(tmp_path, name):
+    """A write killed between its renames leaves ``.NAME.partial-PID.previous`` (the old
+    content of an output already replaced) and possibly ``.NAME.partial-PID``: the next write
+    of that output removes both before writing; files of a live process, and files of other
+    outputs, are kept."""
+    out = tmp_path / name
+    out.write_text("old")
+    stem, ext = os.path.splitext(name)
+    dead, alive = _dead_pid(), os.getppid()
+    stale = [f".{stem}.partial-{dead}{ext}.previous", f".{stem}.partial-{dead}{ext}"]
+    kept = [f".{stem}.partial-{alive}{ext}.previous", f".other.partial-{dead}{ext}.previous",
+            f".{stem}.partial-{dead}{ext}.previous.bak", f".{stem}.partial-x{ext}.previous"]
+    for n in stale + kept:
+        (tmp_path / n).write_text("left over")
+    write_all_atomically([(out, _text("new"))])
+    assert out.read_text() == "new"
+    assert _leftovers(tmp_path) == sorted(kept)
+
+
+def test_calibrate_removes_the_previous_model_copy_a_killed_run_left(tmp_path):
+    """The case of issue 18: ``.A.calibration.partial-PID.json.previous`` beside the model."""
+    model = tmp_path / "A.calibration.json"
+    model.write_text("{}")
+    left = tmp_path / f".A.calibration.partial-{_dead_pid()}.json.previous"
+    left.write_text("{}")
+    r = _calibrate(tmp_path, "--out", "A.h5", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert not left.exists() and _leftovers(tmp_path) == []
+    assert "affine" in model.read_text()
+
+
+@pytest.mark.parametrize("name", ["out.txt", "out.h5"])
+def test_sigterm_while_writing_leaves_the_outputs_as_they_were(tmp_path, name):
+    first, out = tmp_path / "first.txt", tmp_path / name
+    first.write_text("old first")
+    out.write_text("old")
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_WRITER, str(first), str(out)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "writing"
+    os.kill(proc.pid, signal.SIGTERM)
+    assert proc.wait(timeout=30) == 143
+    proc.stdout.close()
+    assert _leftovers(tmp_path) == []
+    assert first.read_text() == "old first" and out.read_text() == "old"
+
+
+def wait_for_signal_handler(proc, signum, timeout=120):
+    """Wait until ``proc`` catches ``signum`` (its ``SigCgt`` mask in /proc), so that a test
+    never signals a process still starting up (whose default action would kill it)."""
+    status = Path(f"/proc/{proc.pid}/status")
+    if not status.exists():
+        pytest.skip("no /proc to see the process's signal handlers")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the process ended before catching the signal"
+        caught = next(line for line in status.read_text().splitlines()
+                      if line.startswith("SigCgt:"))
+        if int(caught.split()[1], 16) >> (signum - 1) & 1:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the process did not catch signal {signum}")
+
+
+def test_the_console_script_stops_cleanly_on_sigterm(tmp_path):
+    """``llrlab eval -`` waits for its standard input; SIGTERM ends it with one line and
+    exit code 143 (128 + 15), like Ctrl-C with its 130."""
+    proc = subprocess.Popen([str(LLRLAB), "eval", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write("0.5 target\n")
+        proc.stdin.flush()
+        wait_for_signal_handler(proc, signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert err.strip() == "llrlab eval: terminated (SIGTERM); no output was written"

@@ -111,6 +111,22 @@ def test_by_condition_table(files):
     assert "min Cllr [bits]" in out and "Pmiss (actual)" in out
 
 
+@pytest.mark.parametrize("weights", [None, "equal", "pooled", "tel=1,mic=3"])
+@pytest.mark.parametrize("extra", [[], ["--calibrate-on"], ["--ci", "0.9"]])
+def test_by_condition_output_has_no_trailing_spaces(files, weights, extra):
+    """Rows without a "weighted" and an "all trials" cell (the condition weights) used to end
+    in 28 spaces."""
+    _, labelled, _, _ = files
+    argv = ["eval", str(labelled), "--by-condition"]
+    argv += ["--condition-weights", weights] if weights else []
+    argv += [*extra, str(labelled)] if extra == ["--calibrate-on"] else extra
+    code, out, err = _run(argv)
+    assert code == 0, err
+    assert "by condition (weights:" in out
+    padded = [line for line in (out + err).splitlines() if line != line.rstrip()]
+    assert padded == []
+
+
 def test_conditions_file_joins_like_a_labelled_condition_column(files):
     _, labelled, plain, cfile = files
     a = _json(["eval", str(plain), "--conditions", str(cfile), "--by-condition"])

@@ -12,13 +12,13 @@ import glob
 import html
 import json
 import os
-import tempfile
 from types import SimpleNamespace
 
 import pytest
 
 from llrlab.core.io import write_trials
 from llrlab.dashboard.app import create_app
+from llrlab.dashboard.upload_folders import upload_root
 from llrlab.dashboard.uploads import SpoolingFileDropper, UploadPanel, disk_name
 
 from ..io._files import huge_declared_matrix
@@ -144,7 +144,7 @@ def test_a_deleted_file_is_removed_from_disk():
 @pytest.mark.parametrize("name", ["bad\x00name.txt", "../../../etc/passwd", "a/b\\c.txt",
                                   "x" * 100_000 + ".txt", ".", ""])
 def test_hostile_names_never_reach_the_file_system(name, app_state, trials_text):
-    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "llrlab-upload-*")))
+    before = set(glob.glob(os.path.join(upload_root(), "*")))
     up = UploadPanel(app_state)
     send(up.scores, name, trials_text, chunk=1 << 16)
     if not name:
@@ -159,7 +159,7 @@ def test_hostile_names_never_reach_the_file_system(name, app_state, trials_text)
     assert app_state.status.error == ""
     assert len(app_state.data.systems["uploaded"].eval) == 2000
     up.cleanup()
-    after = set(glob.glob(os.path.join(tempfile.gettempdir(), "llrlab-upload-*")))
+    after = set(glob.glob(os.path.join(upload_root(), "*")))
     assert after <= before  # nothing left behind
 
 

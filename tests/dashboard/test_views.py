@@ -81,7 +81,7 @@ def test_p_target_updates_the_sources(state, views):
     # edge as a triangle pointing left, and named in the plot
     xr = det.figure.x_range
     assert probit(op.act.p_fa) < xr.start < x[0] < xr.start + 0.02 * (xr.end - xr.start)
-    assert det.op_sources["eval"].data["marker"][0] == "triangle"
+    assert det.op_sources["eval"].data["marker"][0] == "triangle_dot"  # (DR30: "triangle")
     up = probit(op.act.p_miss) > det.figure.y_range.end  # also above the plot: up-left
     assert_allclose(det.op_sources["eval"].data["angle"][0], np.pi / 4 if up else np.pi / 2)
     assert det.off_label.visible
