@@ -74,4 +74,8 @@ def text_height(text, px, width, weight="normal", line_height=LINE_HEIGHT):
     if not paragraphs:
         return 0
     lines = sum(text_lines(p.strip(), px, width, weight) for p in paragraphs)
+    # a displayed formula stands on its own lines, taller than text (fractions, sums)
+    lines += 2.5 * len(re.findall(r"\$\$|\\\[", text or "")) / 2
+    # inline formulas with fractions or scripts raise their lines
+    lines += 0.3 * len(re.findall(r"\\frac|\^|_", text or ""))
     return math.ceil((lines * line_height + 0.6 * (len(paragraphs) - 1)) * px)

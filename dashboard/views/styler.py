@@ -158,7 +158,7 @@ class Styler:
         if self.height is not None and self.width is not None and big:
             below_h = -(-shown // ncols) * row + 2 * (legend.padding + legend.margin)
             right_h = shown * row + 2 * (legend.padding + legend.margin)
-            right = (below_h > 0.25 * self.height and right_h < 0.85 * self.height
+            right = (below_h > 0.25 * self.height and right_h < 0.7 * self.height
                      and self.width > 1.2 * self.height and col < 0.4 * self.width)
         if right:
             legend.ncols = 1
