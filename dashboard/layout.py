@@ -273,6 +273,7 @@ class LessonText(_FollowsLesson):
 
     def __init__(self, **params):
         super().__init__(**params)
+        self.measured = {}
         self.text = pn.pane.HTML("", name="lesson_text", sizing_mode="stretch_width",
                                  margin=(0, 10), stylesheets=[_LESSON_TEXT_CSS])
         self._follow(pn.Column(self.text, css_classes=["llrlab-lesson-text"], width=360,
@@ -297,17 +298,48 @@ class LessonText(_FollowsLesson):
             self.text.stylesheets = css
         self._layout.visible = True
 
+    #: What the browser measured: {(lesson, step, text size, inner width): content height}.
+    measured: dict
+
     def box_height(self, width):
-        """Height in pixels the step's box needs at ``width`` (see
-        :func:`.stage_geometry.lesson_text_height`)."""
+        """Height in pixels the step's box needs at ``width``: the estimate (see
+        :func:`.stage_geometry.lesson_text_height`), or what the browser measured when it
+        drew this step's text at this width (formulas and fonts make estimates uncertain),
+        scaled for another width."""
         st = self.state
         lesson, step = st.lesson.current(), st.lesson.current_step()
         if step is None:
             return 0
         caption = f"{lesson.title} · step {st.lesson.step} of {len(lesson)}"
-        return lesson_text_height(step.title, caption, step.text, width,
-                                  text_px=st.display.px("text"),
-                                  heading_px=st.display.px("heading"))
+        est = lesson_text_height(step.title, caption, step.text, width,
+                                 text_px=st.display.px("text"),
+                                 heading_px=st.display.px("heading"))
+        seen = self._seen()
+        if not seen:
+            return est
+        w0, h0 = min(seen, key=lambda wh: abs(wh[0] - width))
+        inner = max(width - 20, 1)
+        # a text's area is about constant: its height grows as its box narrows
+        h = h0 if abs(w0 - inner) <= 4 else h0 * w0 / inner
+        return int(max(h + 16, est if abs(w0 - inner) > 4 else 0))
+
+    def _seen(self):
+        st = self.state
+        key = (st.lesson.lesson, st.lesson.step, st.display.px("text"))
+        return [(w, h) for (k, w), h in self.measured.items() if k == key]
+
+    def record(self, width, height):
+        """The browser drew the current step's text ``width`` px wide and it needed
+        ``height`` px; True when that differs from what the layout assumed."""
+        st = self.state
+        key = ((st.lesson.lesson, st.lesson.step, st.display.px("text")), int(width))
+        if key in self.measured and abs(self.measured[key] - height) <= 2:
+            return False
+        self.measured[key] = int(height)
+        if len(self.measured) > 500:  # a long session: keep the newest
+            for k in list(self.measured)[:250]:
+                del self.measured[k]
+        return True
 
     def resize(self, width, height):
         self._layout.param.update(width=int(width), height=int(height))
@@ -352,6 +384,7 @@ class MainArea(pn.viewable.Viewer):
         st.display.param.watch(self._collapse, ["presentation"])
         st.display.param.watch(self._relayout, ["presentation"])
         self.page.param.watch(self._measured, ["main_width", "main_height", "stage_top"])
+        self.page.param.watch(self._text_drawn, ["text_need"])
         self._collapse()
         self._at_end()
         self._publish()
@@ -470,6 +503,14 @@ class MainArea(pn.viewable.Viewer):
             doc.add_next_tick_callback(self._relayout)
         else:
             self._relayout()
+
+    def _text_drawn(self, *_):
+        """The browser drew the lesson's text: lay out again if it needs another height
+        than the layout gave it (the estimate was off)."""
+        w, h = [*self.page.text_need, 0, 0][:2]
+        if w > 0 and h > 0 and self.state.lesson.lesson and self.lesson_text.record(w, h):
+            self._sized = None
+            self._measured()
 
     def _collapse(self, *_):
         """The sidebar folds in presentation style and on a stage (presenter mode, an open

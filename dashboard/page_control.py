@@ -43,6 +43,9 @@ class PageControl(ReactiveHTML):
     collapsed = param.Boolean(default=False, doc="Fold the sidebar.")
     main_width = param.Integer(default=0, doc="Width of the main area (0: not known yet).")
     main_height = param.Integer(default=0, doc="Height of the main area.")
+    text_need = param.List(default=[0, 0, ""], doc="""
+        The lesson text's box as drawn: [its width, the height its content needs, the
+        text's key] (the server's estimate of that height is corrected with it).""")
     stage_top = param.Integer(default=0, doc="""
         Where the stage's bar starts below the top of the main area (alerts above it push
         it down), in pixels.""")
@@ -152,6 +155,24 @@ class PageControl(ReactiveHTML):
               }
             } catch (err) { top = 0; }
             if (top !== data.stage_top) { data.stage_top = top; }
+            try {
+              const pane = Bokeh.documents[0].get_model_by_name('lesson_text');
+              const v = pane == null ? null : Bokeh.index.find_one(pane);
+              if (v != null && v.el.offsetParent != null) {
+                const inner = v.el.shadowRoot ? v.el.shadowRoot.lastElementChild : null;
+                const need = Math.ceil((inner || v.el).scrollHeight);
+                const w = Math.round(v.el.getBoundingClientRect().width);
+                const key = String(pane.text || '').length + ':' + w;
+                const old = data.text_need;
+                if (old[0] !== w || Math.abs(old[1] - need) > 2) {
+                  data.text_need = [w, need, key];
+                }
+                if (state.ro && !state.watching_text) {
+                  state.ro.observe(inner || v.el);
+                  state.watching_text = true;
+                }
+              }
+            } catch (err) { /* no lesson text */ }
           };
           state.later = () => {
             if (state.timer != null) { clearTimeout(state.timer); }
