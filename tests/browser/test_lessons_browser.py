@@ -303,7 +303,7 @@ def test_saved_views_through_a_file_and_the_arrow_keys(page, serve, tmp_path):
     assert st2.presenter.views == saved["views"]
     # presenter mode on (its switch), then → shows view 1, → view 2, ← view 1
     other.evaluate("() => document.activeElement && document.activeElement.blur()")
-    other.locator(".llrlab-presenter-switch [tabindex=\"0\"]").click()
+    other.locator(".llrlab-presenter-switch .bk-label", has_text="Presenter mode").click()
     wait_until(other, lambda: st2.presenter.enabled, what="presenter mode")
     other.mouse.click(640, 110)  # the stage's bar: moves the focus off the widgets
     for key, index, plo in (("ArrowRight", 0, plo0), ("ArrowRight", 1, plo1),
