@@ -87,10 +87,17 @@ def _walk(lesson, progress):
         yield k, step, st
 
 
+def _tags(renderer):
+    """The tags of a renderer (the report's figures tag the glyph: a glyph method passes
+    ``tags`` to it)."""
+    glyph = getattr(renderer, "glyph", None)
+    return {*renderer.tags, *(glyph.tags if glyph is not None else ())}
+
+
 def _thicken(fig, tags):
     """Draw the renderers tagged with one of ``tags`` thicker (a lesson's highlight)."""
     for r in fig.renderers:
-        if not isinstance(r, GlyphRenderer) or not set(r.tags) & tags:
+        if not isinstance(r, GlyphRenderer) or not _tags(r) & tags:
             continue
         g = r.glyph
         if hasattr(g, "line_width"):
@@ -129,9 +136,9 @@ def _true_llr(fig, j):
 
     hidden = []
     for r in fig.renderers:
-        if f"set{j}" not in r.tags:
+        if f"set{j}" not in _tags(r):
             continue
-        if "nber.act" in r.tags:
+        if "nber.act" in _tags(r):
             r.glyph.update(line_color=COLORS["true"], line_dash="solid", line_alpha=1.0,
                            line_width=2.5)
         else:
@@ -144,7 +151,7 @@ def _true_llr(fig, j):
     for item in legend.items:
         if any(r in hidden for r in item.renderers):
             continue
-        if any(f"set{j}" in r.tags for r in item.renderers):
+        if any(f"set{j}" in _tags(r) for r in item.renderers):
             item.label = "true LLR act DCF"
         items.append(item)
     legend.items = items
