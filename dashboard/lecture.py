@@ -130,6 +130,7 @@ def _references(fig, st):
 def _true_llr(fig, j):
     """Teaching mode's true LLR on the NBER plot as the served plot draws it: its actual DCF
     only, solid and thick in the true LLR's colour (set ``j`` of the report's figure)."""
+    from bokeh.core.properties import value
     from bokeh.models import Legend
 
     from .views._common import COLORS
@@ -152,7 +153,7 @@ def _true_llr(fig, j):
         if any(r in hidden for r in item.renderers):
             continue
         if any(f"set{j}" in _tags(r) for r in item.renderers):
-            item.label = "true LLR act DCF"
+            item.label = value("true LLR act DCF")  # (a bare string names a column)
         items.append(item)
     legend.items = items
 
@@ -324,7 +325,8 @@ var llrlabLecture = (function () {
   }
 
   return {register: register, start: start, show: show, go: go,
-          current: function () { return current; }};
+          current: function () { return current; },
+          models: function (k) { return models[k]; }};
 })();
 """
 
