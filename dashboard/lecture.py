@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import html
 import json
+import threading
 
 from bokeh.document import Document
 from bokeh.embed import file_html
@@ -42,7 +43,7 @@ from .report import MAX_SETS, ReportSet, _OfflineResources, report_parts
 from .report_page import CSS, SCRIPT
 from .views._common import REF_COLORS, REF_DASHES, finite
 
-__all__ = ["LECTURE_PANELS", "MAX_LECTURE_MB", "lecture_html", "step_sets"]
+__all__ = ["LECTURE_PANELS", "MAX_LECTURE_MB", "lecture_bytes", "lecture_html", "step_sets"]
 
 #: The panels a lecture file draws (the served lesson's, but the metrics table, which is
 #: HTML); a step's ``metrics`` is its table.
@@ -244,6 +245,29 @@ def lecture_html(lesson, *, progress=None) -> str:
                      template_variables=dict(css=CSS + _LECTURE_CSS, script=script,
                                              lesson_title=lesson.title, steps=steps,
                                              description=lesson.description))
+
+
+#: Lecture files made by the server (``lecture_bytes``): lesson id -> (lesson, bytes); a
+#: few, shared by every session of the process.
+_FILES: dict = {}
+_FILES_MAX = 4
+_FILES_LOCK = threading.Lock()
+
+
+def lecture_bytes(lesson, progress=None) -> bytes:
+    """The lecture file of ``lesson`` as UTF-8 bytes, made once per lesson and process (the
+    served lesson's "Lecture file" button: every student's page gets the same file).  Run it
+    off the event loop: it computes every step.  One is made at a time; a second caller of
+    the same lesson waits for it and gets the same bytes."""
+    with _FILES_LOCK:
+        hit = _FILES.get(id(lesson))
+        if hit is not None and hit[0] is lesson:
+            return hit[1]
+        data = lecture_html(lesson, progress=progress).encode("utf-8")
+        _FILES[id(lesson)] = (lesson, data)  # (the lesson is kept: its id stays its own)
+        while len(_FILES) > _FILES_MAX:
+            del _FILES[next(iter(_FILES))]
+        return data
 
 
 _LECTURE_SCRIPT = r"""

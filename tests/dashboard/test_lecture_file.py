@@ -173,3 +173,42 @@ def test_highlighted_elements_are_drawn_thicker():
     assert min(w1["nber.act"]) >= 1.5 * max(w1["nber.min"])
     style = DisplayState(presentation=True).line_width(2.5)
     assert w2["histogram.threshold"] == [2 * style]
+
+
+def test_the_lecture_file_button_of_an_open_lesson():
+    """The sidebar's "Lecture file": shown while a lesson is open; pressed, it makes the file
+    through the session's runner (here inline) and offers it with its size; the same lesson's
+    file is made once per process; another lesson hides the download again."""
+    from llrlab.dashboard import lecture
+    from llrlab.dashboard.state import DashboardState, SyncRunner
+    from llrlab.dashboard.views import ExportView
+
+    small = parse_lesson(_SMALL, "small.md")
+    st = DashboardState(runner=SyncRunner(), lessons={**builtin_lessons(), "small": small})
+    view = ExportView(state=st)
+    assert not view.lecture.visible and not view.lecture_download.visible
+    st.lesson.open("small")
+    assert view.lecture.visible and not view.lecture_download.visible
+    made = []
+    real = lecture.lecture_html
+
+    def counting(lesson, **kw):
+        made.append(lesson.id)
+        return real(lesson, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lecture, "lecture_html", counting)
+        view.lecture.clicks += 1  # as a press in the page does
+        assert view.lecture_download.visible
+        data = view.lecture_download.file.getvalue()
+        assert data.lstrip().startswith(b"<!DOCTYPE html>") and b'id="llrlab-step-2"' in data
+        assert view.lecture_download.filename == "small-lecture.html"
+        assert view.lecture_download.label == f"Download the lecture file " \
+                                              f"({len(data) / 1e6:.1f} MB)"
+        assert not view.lecture.disabled and view.lecture.name == "Lecture file"
+        ExportView(state=st).lecture.clicks += 1  # another page of the same lesson
+        assert made == ["small"]
+    st.lesson.open("calibration")
+    assert view.lecture.visible and not view.lecture_download.visible
+    st.lesson.close()
+    assert not view.lecture.visible
