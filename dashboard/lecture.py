@@ -40,7 +40,7 @@ from llrlab.core import DataError
 from .lesson_text import render_html
 from .page_control import KEY_JS
 from .report import MAX_SETS, ReportSet, _OfflineResources, report_parts
-from .report_page import CSS, SCRIPT
+from .report_page import CSS, PAGE_HEAD, SCRIPT
 from .views._common import REF_COLORS, REF_DASHES, finite
 
 __all__ = ["LECTURE_PANELS", "MAX_LECTURE_MB", "lecture_bytes", "lecture_html", "step_sets"]
@@ -394,15 +394,7 @@ table.llrlab-metrics tr.llrlab-lit td { background: #f6e3ee; font-weight: 600; }
 
 #: Jinja2 template for ``bokeh.embed.file_html``; the step's text is the safe HTML of
 #: :func:`render_html`, every other text is escaped here or before.
-_TEMPLATE = """
-{% extends base %}
-{% block title %}{{ title | e }}{% endblock %}
-{% block postamble %}
-<style>{{ css }}</style>
-<script>{{ script }}</script>
-{% endblock %}
-{% block contents %}
-<header class="llrlab">
+_TEMPLATE = PAGE_HEAD + """<header class="llrlab">
   <h1 id="llrlab-lesson">{{ lesson_title | e }}</h1>
   <button id="llrlab-back" type="button">&#9664; Back</button>
   <span id="llrlab-count" role="status">step 1 of {{ steps | length }}</span>

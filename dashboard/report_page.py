@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from .table_css import METRICS_TABLE_CSS
 
-__all__ = ["CSS", "SCRIPT", "TEMPLATE"]
+__all__ = ["CSS", "PAGE_HEAD", "SCRIPT", "TEMPLATE"]
 
 SCRIPT = r"""
 var llrlabReport = (function () {
@@ -251,7 +251,9 @@ table.llrlab-params td:last-child { text-align: left; }
 
 #: Jinja2 template for ``bokeh.embed.file_html`` (Bokeh supplies ``base``, ``embed`` and
 #: ``roots``); every text it shows is escaped before it gets here or with ``| e``.
-TEMPLATE = """
+#: The head of a page of ours for ``bokeh.embed.file_html``: its title (escaped), style and
+#: script; the page's body follows, then ``{% endblock %}``.
+PAGE_HEAD = """
 {% extends base %}
 {% block title %}{{ title | e }}{% endblock %}
 {% block postamble %}
@@ -259,6 +261,9 @@ TEMPLATE = """
 <script>{{ script }}</script>
 {% endblock %}
 {% block contents %}
+"""
+
+TEMPLATE = PAGE_HEAD + """\
 <header class="llrlab"><h1>{{ title | e }}</h1><p>{{ subtitle | e }}</p></header>
 <main class="llrlab">
 <div class="llrlab-grid">

@@ -10,7 +10,7 @@ import pytest
 
 from llrlab.dashboard.lessons import builtin_lessons
 
-from .conftest import new_context, scaled, screen_point, settle, wait_until
+from .conftest import offline_page, open_offline, scaled, screen_point, settle, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -29,23 +29,8 @@ def lecture_file(tmp_path_factory):
 def offline(browser, lecture_file):
     """The lecture file opened in a context with the network off; every request but the
     file itself is aborted and recorded."""
-    ctx = new_context(browser, viewport={"width": 1280, "height": 720}, offline=True)
-    pg = ctx.new_page()
-    pg.requests, pg.aborted, pg.errors = [], [], []
-    url = lecture_file.as_uri()
-    pg.on("request", lambda r: pg.requests.append(r.url))
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-
-    def route(r):
-        if r.request.url == url:
-            r.continue_()
-        else:
-            pg.aborted.append(r.request.url)
-            r.abort()
-
-    pg.route("**/*", route)
-    pg.goto(url)
+    ctx, pg = offline_page(browser, {"width": 1280, "height": 720})
+    open_offline(pg, lecture_file)
     pg.wait_for_function("() => window.llrlabLecture && llrlabLecture.current() === 1",
                          timeout=scaled(120) * 1000)
     pg.wait_for_function("() => Bokeh.documents[0].is_idle")
