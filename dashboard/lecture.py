@@ -37,7 +37,7 @@ from jinja2 import Template
 
 from llrlab.core import DataError
 
-from .lesson_text import render_html
+from .lesson_text import MATH_CSS, render_html, text_css
 from .page_control import KEY_JS
 from .report import MAX_SETS, ReportSet, _OfflineResources, report_parts
 from .report_page import CSS, PAGE_HEAD, SCRIPT
@@ -242,7 +242,10 @@ def lecture_html(lesson, *, progress=None) -> str:
         "__TITLES__", json.dumps(titles).replace("</", "<\\/"))
     return file_html(doc, resources=_OfflineResources(mode="inline"),
                      title=lesson.title, template=Template(_TEMPLATE),
-                     template_variables=dict(css=CSS + _LECTURE_CSS, script=script,
+                     template_variables=dict(css=CSS + _LECTURE_CSS + MATH_CSS + text_css(
+                                                 look.px("text"), look.px("heading"),
+                                                 ".llrlab-text"),
+                                             script=script,
                                              lesson_title=lesson.title, steps=steps,
                                              description=lesson.description))
 
@@ -367,14 +370,7 @@ header.llrlab button, header.llrlab select { font-size: 18px; padding: 4px 12px;
                gap: 14px 18px; align-items: start; }
 .llrlab-step[hidden] { display: none; }
 .llrlab-text { background: #f7f3f6; border-radius: 6px; border-left: 5px solid #CC79A7;
-               padding: 4px 14px; font-size: 18px; line-height: 1.45; }
-.llrlab-text p, .llrlab-text li { font-size: 18px; margin: 0 0 9px 0; }
-.llrlab-text h3 { font-size: 24px; line-height: 1.25; margin: 4px 0 9px 0; }
-.llrlab-text math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
-                    "DejaVu Math TeX Gyre", serif; font-size: inherit; }
-.llrlab-text math[display="block"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;
-                                     padding: 0.2em 0; }
-.llrlab-text math * { font-size: max(18px, 0.8em) !important; }
+               padding: 4px 14px; line-height: 1.45; }
 .llrlab-panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr));
                  gap: 12px; }
 .llrlab-panel { border: 3px solid transparent; border-radius: 6px; padding: 2px; }
@@ -391,6 +387,8 @@ table.llrlab-metrics tr.llrlab-lit td { background: #f6e3ee; font-weight: 600; }
               font-weight: bold; pointer-events: none; transition: opacity 0.4s; opacity: 0; }
 @media (max-width: 1000px) { .llrlab-step { grid-template-columns: minmax(0, 1fr); } }
 """
+
+
 
 #: Jinja2 template for ``bokeh.embed.file_html``; the step's text is the safe HTML of
 #: :func:`render_html`, every other text is escaped here or before.
