@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import threading
 
 from bokeh.document import Document
@@ -175,6 +176,11 @@ def _style(fig, px, line):
             g.text_font_size = px("annotation")
 
 
+def _js(value):
+    """``value`` as a JavaScript literal inside a script element."""
+    return json.dumps(value).replace("</", "<\\/")
+
+
 def _lit_table(table, lit):
     for key in lit:
         table = table.replace(f'<tr data-key="{key}">',
@@ -182,11 +188,12 @@ def _lit_table(table, lit):
     return table
 
 
-def lecture_html(lesson, *, progress=None) -> str:
+def lecture_html(lesson, *, progress=None, title=None) -> str:
     """The lecture file of ``lesson`` (a :class:`~llrlab.dashboard.lessons.Lesson`): one
     self-contained HTML page with every step (see the module docstring).
 
-    ``progress(fraction, message)`` is told of each step.
+    ``progress(fraction, message)`` is told of each step; ``title`` is the page's title in
+    the browser's tab (default: the lesson's title, then the step's).
     """
     from .state.display import DisplayState
 
@@ -237,11 +244,12 @@ def lecture_html(lesson, *, progress=None) -> str:
             op_id=f"s{k}-op-header"))
     doc.js_on_event(DocumentReady, CustomJS(code="llrlabLecture.start();"))
     progress(1.0, "writing the page")
-    titles = [html.unescape(s["title"]) for s in steps]
-    script = SCRIPT + _LECTURE_SCRIPT.replace("__KEY_JS__", KEY_JS).replace(
-        "__TITLES__", json.dumps(titles).replace("</", "<\\/"))
+    fills = {"KEY_JS": KEY_JS, "TITLES": _js([step.title for step in lesson.steps]),
+             "FIXED": _js(bool(title)), "LESSON": _js(lesson.title)}
+    # (in one pass: a title that reads "__LESSON__" stays as it is)
+    script = SCRIPT + re.sub(r"__([A-Z_]+?)__", lambda m: fills[m.group(1)], _LECTURE_SCRIPT)
     return file_html(doc, resources=_OfflineResources(mode="inline"),
-                     title=lesson.title, template=Template(_TEMPLATE),
+                     title=title or lesson.title, template=Template(_TEMPLATE),
                      template_variables=dict(css=CSS + _LECTURE_CSS + MATH_CSS + text_css(
                                                  look.px("text"), look.px("heading"),
                                                  ".llrlab-text"),
@@ -276,7 +284,7 @@ def lecture_bytes(lesson, progress=None) -> bytes:
 _LECTURE_SCRIPT = r"""
 var llrlabLecture = (function () {
   "use strict";
-  var titles = __TITLES__;
+  var titles = __TITLES__, fixedTitle = __FIXED__, lessonTitle = __LESSON__;
   var models = {}, current = 0, digits = "", keyOf = __KEY_JS__, endTimer = null;
 
   function register(k, M) { models[k] = M; }
@@ -299,7 +307,7 @@ var llrlabLecture = (function () {
     el("llrlab-steps").value = String(k);
     el("llrlab-back").disabled = (k === 1);
     el("llrlab-next").disabled = (k === n);
-    document.title = titles[k - 1] + " \u00b7 " + el("llrlab-lesson").textContent;
+    if (!fixedTitle) { document.title = titles[k - 1] + " \u00b7 " + lessonTitle; }
     if (history.replaceState) { history.replaceState(null, "", "#step=" + k); }
     window.dispatchEvent(new Event("resize"));  // Bokeh lays out the plots now shown
   }

@@ -137,12 +137,7 @@ def _cmd_lesson(args, out):
         with progress.step("loading the dashboard"):
             from .lecture import lecture_html
             from .report import write_report
-        text = lecture_html(lesson, progress=progress)
-        if args.title:
-            import html
-
-            text = text.replace(f"<title>{html.escape(lesson.title)}</title>",
-                                f"<title>{html.escape(args.title)}</title>", 1)
+        text = lecture_html(lesson, progress=progress, title=args.title)
         with progress.step(f"writing {args.out}"):
             write_report(args.out, text)
     out.write(f"llrlab report: wrote {args.out} ({len(text.encode('utf-8')) / 1e6:.2f} MB, "

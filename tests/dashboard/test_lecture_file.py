@@ -120,7 +120,7 @@ def small():
     from llrlab.dashboard.lecture import lecture_html
 
     lesson = parse_lesson(_SMALL, "small.md")
-    return lesson, lecture_html(lesson)
+    return lesson, lecture_html(lesson, title='A "title" </script><b>')
 
 
 def test_step_text_is_rendered_safely_as_the_served_lesson_renders_it(small):
@@ -132,6 +132,22 @@ def test_step_text_is_rendered_safely_as_the_served_lesson_renders_it(small):
     assert "<math" in page
     assert "First &lt;i&gt;step&lt;/i&gt;" in page
     assert "A small &lt;b&gt;lesson&lt;/b&gt;" in page
+
+
+def test_the_page_title_and_step_titles_are_escaped(small):
+    _, page = small
+    assert "<title>A &#34;title&#34; &lt;/script&gt;&lt;b&gt;</title>" in page
+    assert "fixedTitle = true" in page
+    script = page[page.index("var llrlabLecture"):]
+    assert '"First <i>step<\\/i>"' in script  # a JavaScript string; no end of the script
+    assert "</script><b>" not in page
+
+
+def test_serve_takes_a_builtin_lesson_id_too():
+    from llrlab.dashboard.cli import _lessons
+
+    lessons, opened = _lessons("forensic")
+    assert opened == "forensic" and lessons["forensic"] is builtin_lessons()["forensic"]
 
 
 def test_each_step_has_its_panels_table_and_highlights(small):
