@@ -96,6 +96,13 @@ def _tags(renderer):
     return {*renderer.tags, *(glyph.tags if glyph is not None else ())}
 
 
+def _edges(res):
+    """The bins of the served histogram (teaching mode: the central part of each class, not
+    the long tail of the true LLR), or None."""
+    d = res.primary
+    return None if d is None or d.hist is None else d.hist.edges
+
+
 def _thicken(fig, tags):
     """Draw the renderers tagged with one of ``tags`` thicker (a lesson's highlight)."""
     for r in fig.renderers:
@@ -126,6 +133,35 @@ def _references(fig, st):
         items.append(LegendItem(label=label, renderers=[r]))
     legend = fig.select_one({"type": Legend})
     if legend is not None:
+        legend.items = [*legend.items, *items]
+
+
+def _conditions(fig, st):
+    """The primary set's per-condition NBER curves when ``conditions.show_curves`` is on, as
+    the served plot draws them in presentation style (act in the condition's dashes, min
+    dotted, one colour per condition; the legend names the condition and its weight)."""
+    from bokeh.core.properties import value
+    from bokeh.models import Legend, LegendItem
+
+    from .views._common import CONDITION_COLORS, CONDITION_DASHES, line_dash
+
+    nb, res = st.nber, st.results
+    if nb is None or not st.conditions.show_curves or res.primary is None:
+        return
+    curves = nb.conditions.get(res.primary.role, [])
+    items = []
+    for k, ((_, act, mn), c) in enumerate(zip(curves, res.primary.conditions, strict=False)):
+        color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
+        dash = CONDITION_DASHES[k % len(CONDITION_DASHES)]
+        ra = fig.line(nb.plo, finite(act.dcf), line_color=color, line_width=1.6,
+                      line_dash=line_dash(dash), tags=["nber.conditions"])
+        rm = fig.line(nb.plo, finite(mn.dcf), line_color=color, line_width=1.6,
+                      line_dash="dotted", tags=["nber.conditions"])
+        w = (f"w {c.w_tar:.2f}" if abs(c.w_tar - c.w_non) < 1e-12
+             else f"w {c.w_tar:.2f}/{c.w_non:.2f}")
+        items.append(LegendItem(label=value(f"{c.name} ({w})"), renderers=[ra, rm]))
+    legend = fig.select_one({"type": Legend})
+    if legend is not None and items:
         legend.items = [*legend.items, *items]
 
 
@@ -214,13 +250,16 @@ def lecture_html(lesson, *, progress=None, title=None) -> str:
         parts = report_parts(sets, calibration=res.calibration, p_target=point.p_target,
                              c_miss=point.c_miss, c_fa=point.c_fa,
                              llr_unit=st.display.llr_unit, score_label=res.score_label,
-                             panels=drawn, prefix=f"s{k}", cache=cache)
+                             panels=drawn, prefix=f"s{k}", cache=cache,
+                             hist_edges=_edges(res))
         lit = set(step.highlight)
         for name, fig in parts.figures.items():
             if name == "nber" and "true" in roles:
                 _true_llr(fig, roles.index("true"))
             if name == "nber" and st.teaching.enabled and st.teaching.references:
                 _references(fig, st)
+            if name == "nber":
+                _conditions(fig, st)
             _style(fig, px, look.line_width)
             tags = {t for t in lit if t.startswith(name + ".")}
             if name == "nber" and "nber.true" in lit and "true" in roles:

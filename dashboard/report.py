@@ -360,10 +360,14 @@ def _det_figure(sets):
     return fig, op
 
 
-def _histogram_figure(sets, score_label):
+def _histogram_figure(sets, score_label, edges=None):
     doms = [s.scores for s in sets[:2]]
-    lo, hi = hist_range(doms)
-    edges = np.linspace(lo, hi, HIST_BINS + 1)
+    if edges is None:
+        lo, hi = hist_range(doms)
+        edges = np.linspace(lo, hi, HIST_BINS + 1)
+    else:
+        edges = np.asarray(edges, dtype=np.float64)
+        lo, hi = float(edges[0]), float(edges[-1])
     fig = new_figure("histogram", x_range=Range1d(lo, hi), y_range=Range1d(0, 1),
                      title="Score distributions (drag to move the threshold)",
                      x_axis_label=score_label,
@@ -666,13 +670,14 @@ _OP_KEYS = ("plo", "effective_prior", "act_dcf", "min_dcf", "p_miss", "p_fa", "m
 
 def report_parts(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
                  llr_unit="ln", score_label=None, panels=REPORT_PANELS, prefix="llrlab",
-                 cache=None) -> ReportParts:
+                 cache=None, hist_edges=None) -> ReportParts:
     """The figures, starting-point callback and tables of a report (see
     :func:`report_html`), for the panels asked for.
 
     ``prefix`` starts the ids of the table's cells and of the operating-point line (several
     parts can share one page); ``cache`` (a dict) shares the look-up data between parts of
-    the same analyses and starting point (a lecture file's steps).
+    the same analyses and starting point (a lecture file's steps); ``hist_edges`` are the
+    histogram's bins (default: :data:`~.compute.HIST_BINS` over the scores' range).
     """
     sets = _check(sets, llr_unit)
     unknown = [p for p in panels if p not in (*REPORT_PANELS, "ece")]
@@ -696,7 +701,7 @@ def report_parts(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
         figs["det"], moving["det_op"] = _det_figure(sets)
     if score_label is None:
         score_label = "score" if _has_map(calibration) else "score (read as LLR, natural log)"
-    hist, hist_span, score_range = _histogram_figure(sets, score_label)
+    hist, hist_span, score_range = _histogram_figure(sets, score_label, hist_edges)
     if "histogram" in panels:
         figs["histogram"], moving["hist_span"] = hist, hist_span
     cal, cal_h, cal_v, (map_s, map_llr) = _calibration_figure(calibration, score_range,
