@@ -6,6 +6,8 @@ numbers at a step's operating point compared with what the served lesson's state
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from llrlab.dashboard.lessons import builtin_lessons
@@ -177,3 +179,29 @@ def test_drag_in_a_step_and_the_served_numbers(offline):
     _key(page, "PageUp", lambda: _step(page) == k)
     assert _op(page, k)["plo"][0] == pytest.approx(st.point.plo, abs=1e-12)
     assert page.aborted == [] and page.errors == []
+
+
+def test_the_served_lessons_lecture_file_button(page, serve):
+    """The sidebar's "Lecture file" in a served lesson: the file is made off the event loop
+    (the lesson steps on meanwhile), then downloaded: the whole lesson, under 10 MB."""
+    from .test_lecture_controls_browser import _open, _step
+
+    _, sessions = _open(page, serve, "?lesson=calibration&step=2")
+    st = sessions[0].state
+    page.locator(".bk-btn", has_text="☰").first.click()
+    make = page.locator(".bk-btn", has_text="Lecture file").first
+    make.scroll_into_view_if_needed()
+    make.click()
+    download = page.locator(".bk-btn", has_text="Download the lecture file")
+    page.keyboard.press("PageDown")  # the page is not blocked while the file is made
+    _step(page, st, 3)
+    assert not download.first.is_visible()
+    wait_until(page, lambda: download.first.is_visible(), timeout=300,
+               what="the lecture file's download button")
+    assert "MB)" in download.first.inner_text()
+    with page.expect_download(timeout=scaled(60) * 1000) as info:
+        download.first.click()
+    data = Path(info.value.path()).read_bytes()
+    assert len(data) <= 10e6
+    assert b'id="llrlab-step-11"' in data and b'id="llrlab-step-12"' not in data
+    assert info.value.suggested_filename == "calibration-lecture.html"
