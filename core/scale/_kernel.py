@@ -24,6 +24,11 @@ Why this is exact
   not a valid threshold when a run of tied scores continues across it: the merge joins such
   runs into one block before the final PAV.  Inside a partition PAV runs on elementary blocks
   (see ``llrlab.core._sorting``), whose pooling is forced.
+* Trials of weight 0 take no part in PAV (as in memory): the blocks are built from the
+  trials of positive weight, and the trials of weight 0 are only counted, in the block whose
+  score range ``[lower, next lower)`` holds them, or in a block without weight of their own
+  before a partition's first block.  So the number of trials below each pooled block's
+  ``lower`` (a ROCCH vertex's threshold) is the sum of the counts of the blocks before it.
 """
 
 from __future__ import annotations
