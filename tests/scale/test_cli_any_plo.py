@@ -120,9 +120,16 @@ def test_condition_weighted_eval_dask_json_equals_eval_json(conditions_h5, point
     sums of the same weights in another order, equal to 1e-12 relative."""
     scores, key = conditions_h5
     args = (scores, key, *POINTS[point], "--condition-weights", "tel=2,mic=1,far=1")
-    mem = _in_memory(*args)
-    r = subprocess.run([str(LLRLAB), "eval", *map(str, args), "--dask", "--json", "--quiet"],
-                       capture_output=True, text=True, timeout=600)
+    _same_json(args, args)
+
+
+def _same_json(dask_args, memory_args):
+    """``llrlab eval DASK_ARGS --dask --json`` (the console script) equals ``llrlab eval
+    MEMORY_ARGS --json``: floats to 1e-12 relative (weighted counts are sums of the same
+    weights in another order), everything else exactly."""
+    mem = _in_memory(*memory_args)
+    r = subprocess.run([str(LLRLAB), "eval", *map(str, dask_args), "--dask", "--json",
+                        "--quiet"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     big = json.loads(r.stdout)
     assert set(big) == set(mem)
@@ -180,17 +187,7 @@ def test_eval_dask_with_trials_of_weight_zero_equals_eval(zero_weight_files, nam
     its DR30 line (misses and false alarms at the minimum-DCF threshold), are those of
     ``llrlab eval``."""
     parquet, text = zero_weight_files[name]
-    mem = _in_memory(text, *point)
-    r = subprocess.run([str(LLRLAB), "eval", str(parquet), *point, "--dask", "--json",
-                        "--quiet"], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
-    big = json.loads(r.stdout)
-    assert set(big) == set(mem)
-    for k, v in mem.items():
-        if isinstance(v, float):
-            assert big[k] == pytest.approx(v, rel=1e-12, abs=0), k
-        else:
-            assert big[k] == v, k
+    _same_json((parquet, *point), (text, *point))
     on_dask = _text_report(parquet, *point, "--dask")
     in_memory = _text_report(text, *point)
     assert on_dask == in_memory
