@@ -79,7 +79,8 @@ class PartitionSummary:
         Smallest and largest score (NaN for an empty partition).
     blocks : dict of str to ndarray
         ``lower, upper, tar_w, non_w, tar_c, non_c`` per block, in score order: the first run
-        of tied scores, the locally pooled blocks between, and the last run of tied scores.
+        of tied scores, the locally pooled blocks between (after a block without weight when
+        trials of weight 0 lie below the first of them), and the last run of tied scores.
     table : Queries
         Local counts at the table thresholds that fall in ``(lo, hi]`` (``index`` into the
         table).
