@@ -154,11 +154,13 @@ def _dr30_marks(ax, sys_, marks, dr30, unreliable, leg, lo, hi):
                 leg.marker(label, marker, face="white" if multi else COLORS[role])
     same = all((d.plo_fa, d.plo_miss) == (marks[0].plo_fa, marks[0].plo_miss) for d in marks)
     if unreliable and same:
+        # fewer than 30 false alarms below plo_fa (+inf: everywhere), fewer than 30 misses
+        # from plo_miss on (-inf: everywhere)
         d, drawn = marks[0], False
-        if np.isfinite(d.plo_fa) and d.plo_fa > lo:
+        if d.plo_fa > lo:
             shade(ax, lo, min(d.plo_fa, hi))
             drawn = True
-        if np.isfinite(d.plo_miss) and d.plo_miss < hi:
+        if d.plo_miss < hi:
             shade(ax, max(d.plo_miss, lo), hi)
             drawn = True
         if drawn:
@@ -177,10 +179,11 @@ def _op_points(ax, sys_, plo, leg, at):
     for s in sys_:
         o = at(s)
         edge = s.color if multi else COLORS["op"]
+        # (a DCF above the axis is not drawn, as its curve is not)
         ax.plot([plo], [o.act_dcf], linestyle="none", marker="o", markersize=ms, zorder=5,
-                markerfacecolor=edge, markeredgecolor="black", clip_on=False)
+                markerfacecolor=edge, markeredgecolor="black")
         ax.plot([plo], [o.min_dcf], linestyle="none", marker="s", markersize=ms * 0.85,
-                zorder=5, markerfacecolor="white", markeredgecolor=edge, clip_on=False)
+                zorder=5, markerfacecolor="white", markeredgecolor=edge)
     leg.line(f"operating point (P\u0303 = {float(expit(plo)):.3g})",
              color=COLORS["op"], dash="dashed", scale=0.9)
 

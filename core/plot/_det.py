@@ -295,18 +295,22 @@ def _annotate(ax, sys_, kinds, plo, eer, dr30, unreliable, leg):
         leg.marker("actual operating point", "o", face="white" if multi else COLORS["op"])
         leg.marker("minimum-DCF point", "s", face="white",
                    edge="black" if multi else COLORS["op"])
-    same = all(p == points[0] for p in points)
+    # (the bands depend on the rates 30/N and 30/T only; the systems must agree on them;
+    # compared as text, where NaN equals NaN)
+    same = len({str((fa[0], miss[1], s.analysis.n_tar < 30, s.analysis.n_non < 30))
+                for (fa, miss), s in zip(points, sys_, strict=True)}) == 1
     if unreliable and same:
+        # beyond the DR30 points; everywhere when a class has fewer than 30 trials
         (fa_pf, _), (_, miss_pm) = points[0]
+        a = sys_[0].analysis
         (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-        drawn = False
-        if np.isfinite(fa_pf) and float(probit(fa_pf)) > x0:
-            shade(ax, x0, float(probit(fa_pf)))
-            drawn = True
-        if np.isfinite(miss_pm) and float(probit(miss_pm)) > y0:
-            shade(ax, y0, float(probit(miss_pm)), vertical=False)
-            drawn = True
+        x_end = x1 if a.n_non < 30 else float(probit(fa_pf)) if np.isfinite(fa_pf) else x0
+        y_end = y1 if a.n_tar < 30 else float(probit(miss_pm)) if np.isfinite(miss_pm) else y0
+        if x_end > x0:
+            shade(ax, x0, min(x_end, x1))
+        if y_end > y0:
+            shade(ax, y0, min(y_end, y1), vertical=False)
         ax.set_xlim(x0, x1)  # (the bands do not widen the axes)
         ax.set_ylim(y0, y1)
-        if drawn:
+        if x_end > x0 or y_end > y0:
             leg.patch("fewer than 30 errors", color=FILLS["unreliable"], alpha=0.35)

@@ -160,10 +160,18 @@ def test_several_systems_get_a_colour_and_glyph_each_and_a_legend(a, b):
         assert_array_equal(line.get_ydata(), analyze(data).det("rocch", 2000).y)
         assert line.get_marker() not in ("None", None, "")
     assert len(_points(ax, "o")) == 2 and len(_points(ax, "D")) == 2
-    # the systems' DR30 points differ only if their class sizes do: same here, so shaded
-    a2 = gaussian_trials(300, 6000, seed=3)
-    ax = plot.det({"A": a, "C": a2})
-    assert not [p for p in ax.patches if p.get_alpha() and p.get_alpha() < 0.5]
+
+    def bands(ax):
+        return [p for p in ax.patches if p.get_alpha() and p.get_alpha() < 0.5]
+
+    # the regions beyond DR30 (Pfa < 30/N, Pmiss < 30/T) are shaded when the systems have
+    # the same numbers of trials, not otherwise
+    assert len(bands(ax)) == 2
+    assert not bands(plot.det({"A": a, "C": gaussian_trials(300, 6000, seed=3)}))
+    # a class of fewer than 30 trials: unreliable everywhere along its axis
+    ax = plot.det(gaussian_trials(20, 6000, seed=3))
+    (band_miss,) = [p for p in bands(ax) if p.get_width() == 1]  # (x in axes units)
+    assert band_miss.get_y() + band_miss.get_height() == pytest.approx(ax.get_ylim()[1])
 
 
 def test_extra_markers_have_their_place_on_the_det(a, b):
@@ -302,3 +310,32 @@ def test_drawing_on_given_axes_keeps_the_callers_figure(a, b):
 def test_bad_arguments_raise_one_clear_error(a, call, message):
     with pytest.raises(LlrlabError, match=message.replace("(", r"\(").replace(")", r"\)")):
         call(a)
+
+
+SMALL = {"one of each": ([1.0], [0.0]), "all tied": ([0.0] * 5, [0.0] * 7),
+         "separated": ([5.0, 6.0], [-5.0, -6.0]), "wrong side": ([-5.0], [5.0, 6.0]),
+         "huge": ([1e300, 2e300], [-1e300, 0.0])}
+
+
+@pytest.mark.parametrize("case", list(SMALL))
+def test_tiny_and_extreme_sets_draw_every_figure_without_a_warning(case):
+    import io
+
+    tar, non = SMALL[case]
+    for kind, f in plot.KINDS.items():
+        if kind == "epc":
+            ax = f(((tar, non), (tar, non)), plo=-2.0)
+        elif kind == "reliability":
+            ax = f(tar, non)
+        else:
+            ax = f(tar, non, plo=-2.0)
+        for fmt in ("png", "pdf"):  # (warnings are errors: no collapsed layout)
+            ax.figure.savefig(io.BytesIO(), format=fmt)
+
+
+def test_nber_shades_everywhere_when_no_prior_keeps_30_errors():
+    ax = plot.nber([-5.0], [5.0, 6.0], plo=-2.0)  # DR30 markers at +-inf
+    bands = [p for p in ax.patches if p.get_alpha() and p.get_alpha() < 0.5]
+    assert [(p.get_x(), p.get_x() + p.get_width()) for p in bands] == [(-7.0, 3.0)] * 2
+    # the actual DCF at the operating point (8.4) lies above the axis: not drawn over it
+    assert ax.get_ylim()[1] < 8
