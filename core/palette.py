@@ -14,8 +14,11 @@ ratio of at least :data:`MIN_CONTRAST` (3:1, the WCAG 2.1 success criterion 1.4.
 graphical objects) on white (:func:`contrast_ratio`; the tests check each one).
 
 Colour is never the only cue (WCAG 2.1 success criterion 1.4.1): curves that must be told
-apart differ in their dash pattern or their marker too, so that a figure also reads in
-greyscale.
+apart differ in their dash pattern or their marker too, or their colours differ in lightness
+by at least 3:1 between themselves (WCAG technique G183; e.g. vermillion actual DCF against
+black minimum DCF, 5.4:1), so that a figure also reads in greyscale.  The dev set is dashed
+and eval solid; the four reference miscalibrations of teaching mode have a pattern each;
+each per-condition curve has its own pattern.
 
 * :data:`COLORS` -- one meaning per colour (actual DCF vermillion, minimum DCF black, the
   operating point reddish purple, ...): the plots of one system.
@@ -24,7 +27,8 @@ greyscale.
 * :data:`DASH_PATTERNS` -- named dash patterns as on-off lengths for a line one unit wide
   (pixels in Bokeh, points in matplotlib); :func:`dash_array` scales them for thicker lines.
   :data:`DASH` (per dataset role), :data:`CURVE_DASHES`, :data:`REF_DASHES` and
-  :data:`CONDITION_DASHES` name the pattern of each kind of curve.
+  :data:`CONDITION_DASHES` name the pattern of each kind of curve; :func:`line_dash` is a
+  pattern for a new line and :func:`dash_name` the name of a line's pattern.
 
 References
 ----------
@@ -65,6 +69,8 @@ __all__ = [
     "SystemStyle",
     "contrast_ratio",
     "dash_array",
+    "dash_name",
+    "line_dash",
     "relative_luminance",
     "system_style",
 ]
@@ -193,6 +199,36 @@ def dash_array(name, width=1.0):
                          f"{', '.join(DASH_PATTERNS)}") from None
     k = max(1.0, float(width) / 1.5) ** 0.5
     return [max(1, round(v * k)) for v in pattern]
+
+
+def line_dash(name):
+    """The on-off lengths of the pattern ``name`` for a new line one unit wide (a Bokeh
+    glyph's ``line_dash`` before the dashboard's style scales it to the line's width).
+
+    >>> line_dash("dotdash")
+    [2, 3, 6, 3]
+    """
+    return dash_array(name, 1.0)
+
+
+#: The names of the patterns by their on-off lengths (one unit wide).
+_BY_PATTERN = {v: k for k, v in DASH_PATTERNS.items() if v}
+
+
+def dash_name(dash):
+    """The name of a line's dash pattern, given as a name or as the on-off lengths of
+    :func:`line_dash`; None for another pattern (or none).
+
+    >>> dash_name([6, 4]), dash_name("dotted"), dash_name([1, 1])
+    ('dashed', 'dotted', None)
+    """
+    if isinstance(dash, str):
+        return dash if dash in DASH_PATTERNS else None
+    try:
+        key = tuple(int(v) for v in dash)
+    except (TypeError, ValueError):
+        return None
+    return _BY_PATTERN.get(key)
 
 
 def _channel(c):

@@ -68,6 +68,7 @@ from llrlab.core import (
 )
 from llrlab.core.det import det_axis_start
 from llrlab.core.op_grid import GRID_LIMIT, GRID_STEP, grid_plo
+from llrlab.core.palette import FILLS
 
 from .compute import DET_POINTS, HIST_BINS, hist_range, histogram
 from .report_page import CSS, SCRIPT, TEMPLATE
@@ -288,7 +289,7 @@ def _nber_figure(sets, grids, plo0):
             ymax = max(ymax, min(_Y_MAX, 1.08 * float(vals.max())))
     fig.y_range.end = ymax
     d = sets[0].llr.dr30
-    style = dict(fill_color=COLORS["unreliable"], fill_alpha=0.15, line_alpha=0,
+    style = dict(fill_color=FILLS["unreliable"], fill_alpha=0.15, line_alpha=0,
                  level="underlay")
     if np.isfinite(d.plo_fa):
         fig.add_layout(BoxAnnotation(right=float(d.plo_fa), **style))

@@ -165,8 +165,9 @@ class ExportState(param.Parameterized):
                  "dr30_safe": bool(o.dr30_safe)}
                 for c, o in zip(d.conditions, ops, strict=True)]
 
-    def dr30_warning(self):
-        """Text explaining which datasets are outside the DR30-safe region, or ''."""
+    def dr30_warning(self, short=False):
+        """Text explaining which datasets are outside the DR30-safe region, or ''
+        (``short``: one line, for a stage)."""
         st = self.state
         res, op = st.results, st.op or {}
         if res is None:
@@ -181,6 +182,8 @@ class ExportState(param.Parameterized):
             parts.append(f"{res.datasets[role].label} ({why})")
         if not parts:
             return ""
+        if short:
+            return f"Outside DR30 here: {', '.join(parts)}."
         return (f"The operating point (prior log-odds {st.point.plo:.2f}) is outside the "
                 f"DR30-safe region for {', '.join(parts)}: error rates there rest on too few "
                 f"errors.")
