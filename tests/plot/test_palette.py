@@ -92,3 +92,29 @@ def test_dash_patterns_scale_with_the_line_width():
 def test_the_palette_imports_no_plotting_library():
     assert loaded_by("import llrlab.core.palette",
                      ("matplotlib", "bokeh", "panel", "numpy")) == []
+
+
+def test_the_dashboard_draws_with_this_palette_and_has_no_copy_of_its_own():
+    import importlib.util
+
+    from llrlab.dashboard.views import _common, styler
+
+    for name in ("COLORS", "CONDITION_COLORS", "CONDITION_DASHES", "CURVE_DASHES", "DASH",
+                 "REF_COLORS", "REF_DASHES", "line_dash"):
+        assert getattr(_common, name) is getattr(palette, name), name
+    assert styler.dash_array is palette.dash_array and styler.dash_name is palette.dash_name
+    assert importlib.util.find_spec("llrlab.dashboard.views.palette") is None
+    # teaching mode's references: the scales blue, the shifts wine, a dash pattern each
+    assert REF_COLORS == (OKABE_ITO["blue"],) * 2 + ("#882255",) * 2
+    assert len(set(palette.REF_DASHES)) == 4
+
+
+def test_dash_names_and_new_lines():
+    assert palette.line_dash("dotdash") == [2, 3, 6, 3] == palette.dash_array("dotdash", 1.0)
+    for name in DASH_PATTERNS:
+        assert palette.dash_name(name) == name
+        if name != "solid":
+            assert palette.dash_name(palette.line_dash(name)) == name
+    assert palette.dash_name([6, 4]) == "dashed"
+    for other in ([1, 1], [], None, "wavy", ["a"], 3):
+        assert palette.dash_name(other) is None
