@@ -10,7 +10,7 @@ from ..epc import EPC
 from ..epc import epc as epc_curve
 from ..errors import DataError
 from ..palette import COLORS, CURVE_DASHES, FILLS, system_style
-from ._draw import Legend, curve, op_line, plain, shade
+from ._draw import Legend, curve, finish, op_line, shade
 from ._style import drawing
 from ._systems import pairs, systems
 
@@ -40,15 +40,6 @@ def _top(values, least, most, legend=False):
     v = v[np.isfinite(v)]
     top = float(min(most, max(least, 1.08 * v.max()))) if v.size else least
     return top * (1.3 if legend else 1.0)
-
-
-def _finish(ax, leg, legend, title, *, xlabel, ylabel, legend_title=None, loc="best"):
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(plain(title))
-    if legend:
-        leg.draw(ax, loc=loc, title=legend_title)
 
 
 def nber(data, non=None, *, ax=None, size="column", plo=None, plo_range=(-7.0, 3.0),
@@ -131,7 +122,7 @@ def nber(data, non=None, *, ax=None, size="column", plo=None, plo_range=(-7.0, 3
         _dr30_marks(ax, sys_, marks, dr30, unreliable, leg, lo, hi)
         if plo is not None:
             _op_points(ax, sys_, float(plo), leg, lambda s: s.analysis.at(float(plo)))
-        _finish(ax, leg, legend, title, xlabel=PLO_LABEL, ylabel="normalized DCF",
+        finish(ax, leg, legend, title, xlabel=PLO_LABEL, ylabel="normalized DCF",
                 legend_title=None if multi else sys_[0].name)
     return ax
 
@@ -226,7 +217,7 @@ def _plo_curves(data, non, ax, size, plo, plo_range, points, legend, title, *, c
             op_line(ax, float(plo))
             leg.line(f"operating point (P\u0303 = {float(expit(plo)):.3g})",
                      color=COLORS["op"], dash="dashed", scale=0.9)
-        _finish(ax, leg, legend, title, xlabel=PLO_LABEL, ylabel=ylabel,
+        finish(ax, leg, legend, title, xlabel=PLO_LABEL, ylabel=ylabel,
                 legend_title=None if multi else
                 (f"{sys_[0].name}: " if sys_[0].name else "") + _losses(c))
     return ax
@@ -361,7 +352,7 @@ def epc(data, *, ax=None, size="column", alpha=None, plo=None, legend=True, titl
             op_line(ax, float(expit(-float(plo))))
             leg.line(f"operating point (α = {float(expit(-float(plo))):.3g})",
                      color=COLORS["op"], dash="dashed", scale=0.9)
-        _finish(ax, leg, legend, title,
+        finish(ax, leg, legend, title,
                 xlabel="α (weight of false alarms on dev)",
                 ylabel="HTER on eval (%)",
                 legend_title=None if multi else curves[0][0])

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..palette import COLORS, DASH_PATTERNS, FILLS, dash_array
 
-__all__ = ["Legend", "curve", "finite", "linestyle", "op_line", "plain", "shade"]
+__all__ = ["Legend", "curve", "finish", "finite", "linestyle", "op_line", "plain", "shade"]
 
 #: Spacing of the system glyphs along a curve, as a fraction of the Axes' diagonal.
 GLYPH_STEP = 0.12
@@ -26,6 +26,16 @@ def plain(text):
     """``text`` shown as it is: matplotlib would read ``$...$`` in a name or a title as
     mathematics (and fail on a stray one)."""
     return None if text is None else str(text).replace("$", r"\$")
+
+
+def finish(ax, leg, legend, title, *, xlabel, ylabel, legend_title=None, loc="best"):
+    """The axis labels, the title (if any) and the legend (if ``legend``) of a plot."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(plain(title))
+    if legend:
+        leg.draw(ax, loc=loc, title=legend_title)
 
 
 def linestyle(name, width):

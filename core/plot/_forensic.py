@@ -9,7 +9,7 @@ from ..forensic import reliability as reliability_diagram
 from ..forensic import tippett as tippett_curves
 from ..histogram import histogram_range
 from ..palette import COLORS, CURVE_DASHES
-from ._draw import Legend, curve, finite, op_line, plain
+from ._draw import Legend, curve, finish, finite, op_line
 from ._style import drawing
 from ._systems import systems
 
@@ -89,12 +89,8 @@ def tippett(data, non=None, *, ax=None, size="column", unit="log10", plo=None, l
                      color=COLORS["op"], dash="dashed", scale=0.9)
         ax.set_xlim(lo, hi)
         ax.set_ylim(0.0, 1.02)
-        ax.set_xlabel(llr_label(unit))
-        ax.set_ylabel("proportion of LRs ≥ x")
-        if title:
-            ax.set_title(plain(title))
-        if legend:
-            leg.draw(ax, loc="best", title=None if multi else sys_[0].name)
+        finish(ax, leg, legend, title, xlabel=llr_label(unit),
+               ylabel="proportion of LRs ≥ x", legend_title=None if multi else sys_[0].name)
     return ax
 
 
@@ -157,10 +153,8 @@ def reliability(data, non=None, *, ax=None, size="column", plo=0.0, method="pav"
         ax.set_ylim(0.0, 1.0)
         ax.set_aspect("equal", adjustable="box")
         prior = float(expit(plo))
-        ax.set_xlabel(f"predicted posterior P(H1 | LR), prior {prior:.3g}")
-        ax.set_ylabel("empirical posterior")
-        if title:
-            ax.set_title(plain(title))
-        if legend:
-            leg.draw(ax, loc="upper left", title=None if multi else sys_[0].name)
+        finish(ax, leg, legend, title,
+               xlabel=f"predicted posterior P(H1 | LR), prior {prior:.3g}",
+               ylabel="empirical posterior", legend_title=None if multi else sys_[0].name,
+               loc="upper left")
     return ax

@@ -8,7 +8,7 @@ from ..errors import DataError
 from ..forensic import llr_label, llr_to_unit
 from ..histogram import HIST_BINS, TAIL, histogram_edges, histogram_range, score_histogram
 from ..palette import COLORS, CURVE_DASHES
-from ._draw import Legend, linestyle, op_line, plain
+from ._draw import Legend, finish, linestyle, op_line
 from ._style import drawing
 from ._systems import systems
 
@@ -75,10 +75,6 @@ def hist(data, non=None, *, ax=None, size="column", unit=None, plo=None, bins=HI
                      color=COLORS["op"], dash="dashed", scale=0.9)
         ax.set_xlim(float(h.edges[0] * k), float(h.edges[-1] * k))
         ax.set_ylim(bottom=0.0)
-        ax.set_xlabel("score" if unit is None else llr_label(unit))
-        ax.set_ylabel("density")
-        if title:
-            ax.set_title(plain(title))
-        if legend:
-            leg.draw(ax, loc="best", title=s.name)
+        finish(ax, leg, legend, title, xlabel="score" if unit is None else llr_label(unit),
+               ylabel="density", legend_title=s.name)
     return ax

@@ -18,6 +18,7 @@ from llrlab.core.cli import run
 from llrlab.core.io import write_key, write_scores, write_trials
 
 from .._subprocess import loaded_by
+from ._checks import one_line_error
 
 LLRLAB = Path(sys.executable).parent / "llrlab"
 KINDS = ("det", "nber", "ape", "ece", "epc", "tippett", "reliability", "hist")
@@ -33,15 +34,6 @@ def _script(*argv, env=None, cwd=None):
     r = subprocess.run([str(LLRLAB), *map(str, argv)], capture_output=True, text=True,
                        timeout=300, env=env, cwd=cwd)
     return r.returncode, r.stdout, r.stderr
-
-
-def _one_line_error(code, err, *needles):
-    assert code == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert "Traceback" not in err
-    for n in needles:
-        assert n in lines[0], lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +197,7 @@ def test_mistakes_get_one_line_and_exit_code_2_before_anything_is_written(files,
              "{missing}": str(tmp_path / "missing.txt")}
     argv = [names.get(a, a) for a in argv]
     code, out, err = _script(*argv, cwd=tmp_path)
-    _one_line_error(code, err, *needles)
+    one_line_error(code, err, *needles)
     assert out == ""
     assert not list(tmp_path.glob("f.*")) and not list(tmp_path.glob("figure*"))
 
@@ -215,7 +207,7 @@ def test_a_figure_never_overwrites_an_input(files, tmp_path):
     write_trials(target, gaussian_trials(100, 1000, seed=5))
     before = target.read_bytes()
     code, _, err = _run("plot", "det", target, "-o", target)
-    _one_line_error(code, err, "would overwrite the input file")
+    one_line_error(code, err, "would overwrite the input file")
     assert target.read_bytes() == before
 
 
@@ -235,7 +227,7 @@ def test_without_matplotlib_one_line_says_what_to_install(files, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     out = tmp_path / "det.pdf"
     code, text, err = _script("plot", "det", files / "a_eval.txt", "-o", out, env=env)
-    _one_line_error(code, err, "figures need matplotlib", 'pip install "llrlab[plot]"')
+    one_line_error(code, err, "figures need matplotlib", 'pip install "llrlab[plot]"')
     assert text == "" and not out.exists()
     # other commands work as before
     assert _script("eval", files / "a_eval.txt", "--json", env=env)[0] == 0
