@@ -17,9 +17,10 @@ from typing import ClassVar
 
 from bokeh.models import GlyphRenderer, SaveTool, Scatter
 
+from llrlab.core.palette import dash_array, dash_name
+
 from ..state.display import LINE_MIN, TYPE_SCALE
 from ..text_fit import CHAR_EM, text_width
-from .palette import dash_array, dash_name
 
 __all__ = ["Styler", "save_name", "set_save_name"]
 

@@ -256,7 +256,8 @@ def test_the_reference_curves_are_dashed_distinct_and_visible_on_white():
         assert c not in (COLORS["true"], COLORS["act"], COLORS["min"], COLORS["op"])
     view = NBERView(state=State(runner=SyncRunner()))
     drawn = [(r.glyph.line_color, tuple(r.glyph.line_dash)) for r in view.ref_renderers]
-    assert drawn == [(c, tuple(line_dash(d))) for c, d in zip(REF_COLORS, REF_DASHES, strict=True)]
+    assert drawn == [(c, tuple(line_dash(d))) for c, d in
+                     zip(REF_COLORS, REF_DASHES, strict=True)]
     assert all(dash for _, dash in drawn)  # none solid
     assert _contrast("#F0E442") < 1.4
 
