@@ -40,13 +40,13 @@ __all__ = ["ALLOWED_COMMANDS", "ALLOWED_ENVIRONMENTS", "FORBIDDEN_COMMANDS", "MA
            "MAX_FORMULA", "TextProblem", "check_plain", "check_text", "formulas", "gate",
            "render_html", "text_css"]
 
-#: The style of the rendered formulas (a math font, the text's size; a displayed formula
-#: wider than its box scrolls on its own): the served lesson's text and the lecture file's.
+#: The style of the rendered formulas (a maths font, the text's size; a displayed formula
+#: with room above and below for an integral's limits): the served lesson's text and the
+#: lecture file's.
 MATH_CSS = """
 math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
                      "DejaVu Math TeX Gyre", serif; font-size: inherit; }
-math[display="block"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;
-                        padding: 0.2em 0; }
+math[display="block"] { overflow: visible; max-width: 100%; padding: 0.3em 0; }
 """
 
 
