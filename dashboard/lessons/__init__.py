@@ -635,10 +635,10 @@ def find_lesson(name):
         One line: the file is not a valid lesson (see :func:`load_lesson`), or there is
         neither a file nor a built-in lesson of that name.
     """
+    if os.path.exists(name) or os.sep in name or "." in name:
+        return load_lesson(name)  # a file: checked first, the built-in ones are not read
     lessons = _builtin()
-    if not os.path.exists(name) and name in lessons:
+    if name in lessons:
         return lessons[name]
-    if not os.path.exists(name) and os.sep not in name and "." not in name:
-        raise LessonError(f"{_short(name)}: no such lesson file, nor a built-in lesson "
-                          f"(built-in: {', '.join(lessons)})")
-    return load_lesson(name)
+    raise LessonError(f"{_short(name)}: no such lesson file, nor a built-in lesson "
+                      f"(built-in: {', '.join(lessons)})")
