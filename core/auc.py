@@ -134,11 +134,16 @@ def auc(tar, non=None, *, confidence=0.95, tar_weights=None, non_weights=None) -
     >>> round(r.se, 4), round(r.lower, 4), r.upper     # clipped at 1
     (0.1925, 0.4561, 1.0)
     """
+    level = _level(confidence)
+    s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
+    return _auc(s, level)
+
+
+def _level(confidence):
     level = as_number(confidence, "confidence")
     if not 0.0 < level < 1.0:
         raise DataError(f"confidence must lie in (0, 1), got {level!r}")
-    s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
-    return _auc(s, level)
+    return level
 
 
 def _auc(s: SortedScores, level) -> AUCResult:

@@ -41,8 +41,8 @@ from .epc import _as_sorted, _between
 from .errors import DataError
 
 __all__ = ["EER_RULES", "HTERResult", "ThresholdCounts", "ThresholdCurve", "ThresholdEER",
-           "counts_at", "fmr_at_fnmr", "fmr_label", "fnmr_at_fmr", "hter", "roc_curve",
-           "threshold_eer", "zero_fmr", "zero_fnmr"]
+           "ThresholdSummary", "counts_at", "fmr_at_fnmr", "fmr_label", "fnmr_at_fmr", "hter",
+           "roc_curve", "threshold_eer", "threshold_summary", "zero_fmr", "zero_fnmr"]
 
 #: The rules :func:`threshold_eer` can pick the EER's threshold by.
 EER_RULES = ("fvc", "closest")
@@ -172,6 +172,32 @@ class HTERResult:
     fmr: float | None
     dev: ThresholdCounts
     eval: ThresholdCounts
+
+
+@summary_repr("eer", "fmr", "zero_fmr", "zero_fnmr", "auc")
+@dataclass(frozen=True, eq=False)
+class ThresholdSummary:
+    """The threshold measures of one score set, from one sort (see
+    :func:`threshold_summary`).
+
+    Attributes
+    ----------
+    eer : ThresholdEER
+    fmr : ndarray, shape (K,)
+        The FMR targets of ``fnmr_at_fmr``.
+    fnmr_at_fmr : ThresholdCounts
+        Arrays of shape (K,): FNMR at FMR <= ``fmr[i]`` (FMR100, FMR1000, ...).
+    zero_fmr, zero_fnmr : ThresholdCounts
+        0-d: ZeroFMR (its value is ``p_miss``) and ZeroFNMR (its value is ``p_fa``).
+    auc : AUCResult
+    """
+
+    eer: ThresholdEER
+    fmr: np.ndarray
+    fnmr_at_fmr: ThresholdCounts
+    zero_fmr: ThresholdCounts
+    zero_fnmr: ThresholdCounts
+    auc: object
 
 
 @summary_repr("threshold", "p_fa", "p_miss")
@@ -595,6 +621,34 @@ def hter(dev, eval, *, criterion="eer", fmr=None, rule="fvc") -> HTERResult:
     t = float(at_dev.threshold)
     at_eval = _counts(se, np.float64(t))
     return HTERResult(float(at_eval.hter), t, crit, fmr, at_dev, at_eval)
+
+
+def threshold_summary(tar, non=None, *, fmr=DEFAULT_FMR, rule="fvc", confidence=0.95,
+                      tar_weights=None, non_weights=None) -> ThresholdSummary:
+    """Every threshold measure of a score set at once: the threshold-sweep EER, FNMR at each
+    FMR of ``fmr``, ZeroFMR, ZeroFNMR and the AUC with DeLong's interval, from one sort and
+    one sweep (what ``llrlab eval --biometric`` prints).
+
+    Parameters are those of :func:`threshold_eer`, :func:`fnmr_at_fmr` and
+    :func:`llrlab.core.auc`.  A ``Trials`` contributes its cached sort.
+
+    Examples
+    --------
+    >>> r = threshold_summary([0.3, 0.6, 0.8, 0.9], [0.1, 0.2, 0.4, 0.7], fmr=[0.25])
+    >>> r.eer.eer, r.fnmr_at_fmr.p_miss.tolist(), float(r.zero_fmr.p_miss), r.auc.auc
+    (0.25, [0.25], 0.5, 0.8125)
+    """
+    from .auc import _auc, _level
+
+    rule = _rule(rule)
+    x = np.atleast_1d(_as_rates(fmr, "the FMR"))
+    if x.ndim != 1:
+        raise DataError(f"the FMR targets must be a list, got shape {x.shape}")
+    level = _level(confidence)
+    sw = _sweep(tar, non, tar_weights, non_weights)
+    return ThresholdSummary(_threshold_eer(sw, rule), x, sw.point(sw.at_fmr(x)),
+                            sw.point(sw.at_fmr(np.float64(0.0))),
+                            sw.point(sw.at_fnmr(np.float64(0.0))), _auc(sw.s, level))
 
 
 def roc_curve(tar, non=None, *, max_points=None, det=False, tar_weights=None,
