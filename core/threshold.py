@@ -300,14 +300,6 @@ class _Sweep:
         return ThresholdCounts(thr, lower, upper, self.p_miss[k], self.p_fa[k], self.misses[k],
                                self.fas[k], self.s.count_tar, self.s.count_non)
 
-    def at_fmr(self, fmr):
-        """Index of the lowest threshold whose FMR is at most ``fmr`` (an array)."""
-        return np.searchsorted(-self.p_fa, -fmr, side="left")
-
-    def at_fnmr(self, fnmr):
-        """Index of the highest threshold whose FNMR is at most ``fnmr`` (an array)."""
-        return np.searchsorted(self.p_miss, fnmr, side="right") - 1
-
     def _less(self, a, b):
         """``a < b``, with floats within the tolerance counting as equal."""
         return a < b - self._tol * max(abs(a), abs(b), 1e-300) if self._tol else a < b
@@ -343,6 +335,74 @@ def _as_rates(x, name):
 
 def _sweep(tar, non, tar_weights, non_weights):
     return _Sweep(sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights))
+
+
+def _point(s: SortedScores, lower, upper, reject_all):
+    """The sweep point with threshold interval ``(lower, upper]`` (arrays); ``reject_all``
+    marks the last point (every trial rejected)."""
+    thr = np.where(lower == -np.inf, -np.inf, _between(lower, upper))
+    p_miss, p_fa = s.rates(upper)
+    misses, fas = s.miss_fa_counts(upper)
+    p_miss, p_fa = np.where(reject_all, 1.0, p_miss), np.where(reject_all, 0.0, p_fa)
+    misses = np.where(reject_all, s.count_tar, misses).astype(np.int64)
+    fas = np.where(reject_all, 0, fas).astype(np.int64)
+    return ThresholdCounts(thr, lower, upper, p_miss, p_fa, misses, fas, s.count_tar,
+                           s.count_non)
+
+
+def _next_above(x, v):
+    """The smallest element of sorted ``x`` greater than ``v`` (``+inf`` when none)."""
+    j = np.searchsorted(x, v, side="right")
+    return np.where(j < x.size, x[np.minimum(j, x.size - 1)], np.inf)
+
+
+def _last_below(x, v):
+    """The largest element of sorted ``x`` smaller than ``v`` (``-inf`` when none)."""
+    j = np.searchsorted(x, v, side="left")
+    return np.where(j > 0, x[np.maximum(j - 1, 0)], -np.inf)
+
+
+def _at_fmr(s: SortedScores, x) -> ThresholdCounts:
+    """The lowest sweep threshold whose FMR is at most ``x`` (an array), by binary search in
+    the sorted non-targets only: it lies just above the highest rejected non-target score
+    ``non[i-1]``, where ``i`` is the smallest end of a run of tied scores whose FMR (the
+    rate of ``non[i:]``, as ``SortedScores.rates`` computes it) is at most ``x``."""
+    non, N = s.non, s.count_non
+    if s.weighted:
+        rate = np.minimum(s.non_cw_above / s.n_non, 1.0)
+        rate[0] = 1.0
+    else:
+        rate = (N - np.arange(N + 1)) / N
+    i = np.searchsorted(-rate, -x, side="left")
+    inside = (i > 0) & (i < N) & (non[np.clip(i - 1, 0, N - 1)] == non[np.clip(i, 0, N - 1)])
+    i = np.where(inside, np.searchsorted(non, non[np.clip(i, 0, N - 1)], side="right"), i)
+    lower = np.where(i > 0, non[np.clip(i - 1, 0, N - 1)], -np.inf)
+    first = min(s.tar[0], non[0])
+    nxt = np.minimum(_next_above(s.tar, lower),
+                     np.where(i < N, non[np.clip(i, 0, N - 1)], np.inf))
+    upper = np.where(i == 0, first, nxt)
+    reject_all = (i == N) & (np.searchsorted(s.tar, lower, side="right") == s.count_tar)
+    return _point(s, lower, upper, reject_all)
+
+
+def _at_fnmr(s: SortedScores, x) -> ThresholdCounts:
+    """The highest sweep threshold whose FNMR is at most ``x`` (an array), by binary search
+    in the sorted targets only: it is the target score ``tar[j]`` where ``j`` is the largest
+    start of a run of tied scores whose FNMR (the rate of ``tar[:j]``) is at most ``x``; or
+    ``+inf`` (reject every trial) when all targets may be rejected."""
+    tar, T = s.tar, s.count_tar
+    if s.weighted:
+        rate = np.minimum(s.tar_cw / s.n_tar, 1.0)
+    else:
+        rate = np.arange(T + 1) / T
+    j = np.searchsorted(rate, x, side="right") - 1
+    inside = (j > 0) & (j < T) & (tar[np.clip(j - 1, 0, T - 1)] == tar[np.clip(j, 0, T - 1)])
+    j = np.where(inside, np.searchsorted(tar, tar[np.clip(j, 0, T - 1)], side="left"), j)
+    top = max(tar[-1], s.non[-1])
+    upper = np.where(j < T, tar[np.clip(j, 0, T - 1)], np.inf)
+    below = np.maximum(_last_below(tar, upper), _last_below(s.non, upper))
+    lower = np.where(j < T, below, top)
+    return _point(s, lower, upper, j == T)
 
 
 def _rule(rule):
@@ -522,8 +582,7 @@ def fnmr_at_fmr(tar, non=None, fmr=DEFAULT_FMR, *, tar_weights=None,
     (array([0.25, 0.5 ]), array([0.25, 0.  ]), array([0.5 , 0.75]))
     """
     x = _as_rates(fmr, "the FMR")
-    sw = _sweep(tar, non, tar_weights, non_weights)
-    return sw.point(sw.at_fmr(x))
+    return _at_fmr(sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights), x)
 
 
 def fmr_at_fnmr(tar, non=None, fnmr=0.0, *, tar_weights=None,
@@ -545,8 +604,8 @@ def fmr_at_fnmr(tar, non=None, fnmr=0.0, *, tar_weights=None,
     (0.5, 0.25, 0.3)
     """
     x = _as_rates(fnmr, "the FNMR")
-    sw = _sweep(tar, non, tar_weights, non_weights)
-    return sw.point(sw.at_fnmr(x))
+    return _at_fnmr(sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights),
+                    x)
 
 
 def zero_fmr(tar, non=None, **kw) -> ThresholdCounts:
@@ -615,9 +674,11 @@ def hter(dev, eval, *, criterion="eer", fmr=None, rule="fvc") -> HTERResult:
     rule = _rule(rule)
     sd = _as_sorted(dev, "dev")
     se = _as_sorted(eval, "eval")
-    sw = _Sweep(sd)
-    k = sw.eer_index(rule) if crit == "eer" else int(sw.at_fmr(np.float64(fmr)))
-    at_dev = sw.point(k)
+    if crit == "eer":
+        sw = _Sweep(sd)
+        at_dev = sw.point(sw.eer_index(rule))
+    else:
+        at_dev = _at_fmr(sd, np.float64(fmr))
     t = float(at_dev.threshold)
     at_eval = _counts(se, np.float64(t))
     return HTERResult(float(at_eval.hter), t, crit, fmr, at_dev, at_eval)
@@ -646,9 +707,9 @@ def threshold_summary(tar, non=None, *, fmr=DEFAULT_FMR, rule="fvc", confidence=
         raise DataError(f"the FMR targets must be a list, got shape {x.shape}")
     level = _level(confidence)
     sw = _sweep(tar, non, tar_weights, non_weights)
-    return ThresholdSummary(_threshold_eer(sw, rule), x, sw.point(sw.at_fmr(x)),
-                            sw.point(sw.at_fmr(np.float64(0.0))),
-                            sw.point(sw.at_fnmr(np.float64(0.0))), _auc(sw.s, level))
+    zero = np.float64(0.0)
+    return ThresholdSummary(_threshold_eer(sw, rule), x, _at_fmr(sw.s, x), _at_fmr(sw.s, zero),
+                            _at_fnmr(sw.s, zero), _auc(sw.s, level))
 
 
 def roc_curve(tar, non=None, *, max_points=None, det=False, tar_weights=None,

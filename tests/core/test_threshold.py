@@ -373,3 +373,33 @@ def test_hanley_mcneil_1982_published_example():
                     / (n_a * n_n))
     assert round(se_hm, 3) == 0.032
     assert r.se == pytest.approx(se_hm, rel=0.1)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fixed_rate_search_equals_the_sweep(seed):
+    """FNMR at FMR and FMR at FNMR search the sorted classes directly; they pick the rows of
+    the full sweep (roc_curve) that the definitions pick, with weights and infinite scores
+    too."""
+    rng = np.random.default_rng(seed)
+    T, N = rng.integers(1, 25, size=2)
+    tar = rng.integers(-3, 5, T) / 2.0
+    non = rng.integers(-5, 3, N) / 2.0
+    if seed % 3 == 0:
+        tar[0], non[-1] = np.inf, -np.inf
+    kw = {}
+    if seed % 2:
+        kw = dict(tar_weights=rng.uniform(0, 2, T) + 0.01, non_weights=rng.uniform(0, 2, N))
+        kw["non_weights"][0] += 0.01
+    c = roc_curve(tar, non, **kw)
+    x = np.array([0.0, 0.01, 0.1, 0.2, 0.5, 0.75, 1.0])
+    r = fnmr_at_fmr(tar, non, x, **kw)
+    k = np.array([np.flatnonzero(c.p_fa <= v)[0] for v in x])
+    assert_array_equal(r.upper, c.threshold[k])
+    assert_array_equal(r.p_miss, c.p_miss[k])
+    assert_array_equal(r.p_fa, c.p_fa[k])
+    assert_array_equal(r.misses, c.misses[k])
+    r = fmr_at_fnmr(tar, non, x, **kw)
+    k = np.array([np.flatnonzero(c.p_miss <= v)[-1] for v in x])
+    assert_array_equal(r.p_fa, c.p_fa[k])
+    assert_array_equal(r.p_miss, c.p_miss[k])
+    assert_array_equal(r.false_alarms, c.false_alarms[k])
