@@ -90,9 +90,9 @@ def auc(tar, non=None, *, confidence=0.95, tar_weights=None, non_weights=None) -
 
     Parameters
     ----------
-    tar, non : array_like or Trials
-        Target and non-target scores (larger favours the target), or one ``Trials`` as
-        ``tar``.
+    tar, non : array_like, Trials or Analysis
+        Target and non-target scores (larger favours the target), or one ``Trials`` (or an
+        :class:`~llrlab.core.analysis.Analysis`, whose sort is reused) as ``tar``.
     confidence : float, default 0.95
         Level of the two-sided interval, in (0, 1).
     tar_weights, non_weights : array_like, optional
@@ -135,6 +135,10 @@ def auc(tar, non=None, *, confidence=0.95, tar_weights=None, non_weights=None) -
     (0.1925, 0.4561, 1.0)
     """
     level = _level(confidence)
+    from .analysis import Analysis
+
+    if non is None and isinstance(tar, Analysis):  # its sort is reused
+        return _auc(tar.sorted, level)
     s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
     return _auc(s, level)
 

@@ -333,8 +333,18 @@ def _as_rates(x, name):
     return a
 
 
+def _sorted(tar, non, tar_weights, non_weights) -> SortedScores:
+    """``sorted_input``, and an :class:`~llrlab.core.analysis.Analysis` contributes its
+    sort (nothing is sorted again)."""
+    from .analysis import Analysis
+
+    if non is None and isinstance(tar, Analysis):
+        return tar.sorted
+    return sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
+
+
 def _sweep(tar, non, tar_weights, non_weights):
-    return _Sweep(sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights))
+    return _Sweep(_sorted(tar, non, tar_weights, non_weights))
 
 
 def _point(s: SortedScores, lower, upper, reject_all):
@@ -437,8 +447,10 @@ def counts_at(tar, non=None, threshold=0.0, *, tar_weights=None,
 
     Parameters
     ----------
-    tar, non : array_like or Trials
-        Target and non-target scores, or one ``Trials`` object as ``tar``.
+    tar, non : array_like, Trials or Analysis
+        Target and non-target scores, or one ``Trials`` object (or an
+        :class:`~llrlab.core.analysis.Analysis`, whose sort is reused) as ``tar``; likewise
+        in every function of this module.
     threshold : float or array_like
         Accept a trial when ``score >= threshold`` (docs/conventions.md).  Any number,
         ``+-inf`` included.
@@ -468,7 +480,7 @@ def counts_at(tar, non=None, threshold=0.0, *, tar_weights=None,
     >>> float(c.lower), float(c.upper)    # every t in (0.2, 0.5] decides the same
     (0.2, 0.5)
     """
-    s = sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights)
+    s = _sorted(tar, non, tar_weights, non_weights)
     t = np.asarray(threshold, dtype=np.float64) if not isinstance(threshold, str) else None
     if t is None or np.isnan(t).any():
         raise DataError(f"the score threshold must be a number (+-inf allowed), got "
@@ -582,7 +594,7 @@ def fnmr_at_fmr(tar, non=None, fmr=DEFAULT_FMR, *, tar_weights=None,
     (array([0.25, 0.5 ]), array([0.25, 0.  ]), array([0.5 , 0.75]))
     """
     x = _as_rates(fmr, "the FMR")
-    return _at_fmr(sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights), x)
+    return _at_fmr(_sorted(tar, non, tar_weights, non_weights), x)
 
 
 def fmr_at_fnmr(tar, non=None, fnmr=0.0, *, tar_weights=None,
@@ -604,8 +616,7 @@ def fmr_at_fnmr(tar, non=None, fnmr=0.0, *, tar_weights=None,
     (0.5, 0.25, 0.3)
     """
     x = _as_rates(fnmr, "the FNMR")
-    return _at_fnmr(sorted_input(tar, non, tar_weights=tar_weights, non_weights=non_weights),
-                    x)
+    return _at_fnmr(_sorted(tar, non, tar_weights, non_weights), x)
 
 
 def zero_fmr(tar, non=None, **kw) -> ThresholdCounts:
