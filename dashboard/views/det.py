@@ -4,8 +4,9 @@ Coordinates are ``probit(Pfa)``, ``probit(Pmiss)`` (Brümmer & de Villiers 2011,
 al. 1997).  Ticks are fixed probabilities (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 40 % ...) placed at
 their probits with ``FixedTicker`` and labelled with ``major_label_overrides``.  For each dataset
 the actual operating point (error rates at the Bayes threshold ``-plo``, circle) and the
-minimum-DCF point (square) are drawn; a click or drag on the plot moves the operating point to the
-plo whose minimum-DCF point is nearest (``DashboardState.pick_det``).
+minimum-DCF point (square) are drawn, and the FMR100 and FMR1000 points of the steppy curve
+(FNMR at FMR <= 1 %, 0.1 %; stars, labelled); a click or drag on the plot moves the operating
+point to the plo whose minimum-DCF point is nearest (``DashboardState.pick_det``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bokeh.models import (
     CustomJSTickFormatter,
     FixedTicker,
     Label,
+    LabelSet,
     Legend,
     LegendItem,
     Range1d,
@@ -26,8 +28,9 @@ from bokeh.models import (
     Whisker,
 )
 
-from llrlab.core import probit
+from llrlab.core import fmr_label, probit
 
+from ..compute.results import DET_FMR
 from ..state import DashboardState
 from ._common import (
     COLORS,
@@ -151,6 +154,16 @@ def _empty_xy():
     return {"x": np.empty(0), "y": np.empty(0)}
 
 
+def _fmr_data(points):
+    """Source data of the FMR100 / FMR1000 markers (:data:`DET_FMR`) from a
+    ``ThresholdCounts`` (NaN, not drawn, when None)."""
+    text = [fmr_label(x) for x in DET_FMR]
+    if points is None:
+        return {"x": [np.nan] * len(text), "y": [np.nan] * len(text), "text": text}
+    x, y = _xy(points.p_fa, points.p_miss)
+    return {"x": list(map(float, x)), "y": list(map(float, y)), "text": text}
+
+
 class DETView(pn.viewable.Viewer):
     """The DET plot of a :class:`DashboardState` (figure and sources built once)."""
 
@@ -172,6 +185,7 @@ class DETView(pn.viewable.Viewer):
                  line_dash="dotted")
         self.curve_sources, self.renderers = {}, {}
         self.eer_sources, self.dr30_sources, self.op_sources = {}, {}, {}
+        self.fmr_sources, self.fmr_labels = {}, {}
         for role in ("eval", "dev"):
             dash = DASH[role]
             r = {}
@@ -196,6 +210,17 @@ class DETView(pn.viewable.Viewer):
             r["dr30"] = fig.scatter("x", "y", source=src, marker="triangle", size=12,
                                     fill_color="color", line_color="black",
                                     fill_alpha=1.0 if role == "eval" else 0.35)
+            # FMR100, FMR1000: the steppy curve's points at FMR <= 1 %, 0.1 %
+            src = ColumnDataSource(_fmr_data(None), name=f"det_fmr_{role}")
+            self.fmr_sources[role] = src
+            r["fmr"] = fig.scatter("x", "y", source=src, marker="star", size=13,
+                                   fill_color="black" if role == "eval" else "white",
+                                   line_color="black")
+            self.fmr_labels[role] = LabelSet(
+                x="x", y="y", text="text", source=src, x_offset=7, y_offset=2,
+                text_font_size="9pt", text_color="#222222", text_alpha=1.0 if role == "eval"
+                else 0.6, name=f"det_fmr_labels_{role}")
+            fig.add_layout(self.fmr_labels[role])
             src = ColumnDataSource(self._op_data(), name=f"det_op_{role}")
             self.op_sources[role] = src
             r["op"] = fig.scatter("x", "y", source=src, marker="marker", size=11,
@@ -207,6 +232,8 @@ class DETView(pn.viewable.Viewer):
                           LegendItem(label="DR30 false alarms", renderers=[r["dr30"]],
                                      index=0),
                           LegendItem(label="DR30 misses", renderers=[r["dr30"]], index=1),
+                          LegendItem(label="FMR100, FMR1000 (FNMR at FMR ≤ 1 %, 0.1 %)",
+                                     renderers=[r["fmr"]]),
                           LegendItem(label="actual op. point", renderers=[r["op"]],
                                      index=0),
                           LegendItem(label="min-DCF point", renderers=[r["op"]], index=1)]
@@ -249,6 +276,8 @@ class DETView(pn.viewable.Viewer):
         self.styler = Styler(fig, legend_cols=3)
         self.styler.capture()
         self.styler.add_text(self.off_label, "9pt", "13pt")
+        for labels in self.fmr_labels.values():
+            self.styler.add_text(labels, "9pt", "13pt")
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         self._on_results()
         self._on_op()
@@ -268,7 +297,8 @@ class DETView(pn.viewable.Viewer):
     def _lit(self):
         names = self.state.presenter.lit("det")
         return [r[k] for r in self.renderers.values() for k in ("steppy", "rocch", "eer",
-                                                                  "dr30", "op") if k in names]
+                                                                  "dr30", "fmr", "op")
+                if k in names]
 
     def __panel__(self):
         return self._pane
@@ -295,6 +325,7 @@ class DETView(pn.viewable.Viewer):
                 else:
                     e = finite(probit(d.llr.eer))
                     self.eer_sources[role].data = {"x": [float(e)], "y": [float(e)]}
+                self.fmr_sources[role].data = _fmr_data(None if d is None else d.fmr_points())
             self._update_dr30()
             prim = None if res is None else res.primary
             if prim is not None:
@@ -430,8 +461,9 @@ class DETView(pn.viewable.Viewer):
                 shown = have and (role == "eval" or st.display.show_dev)
                 for kind in ("steppy", "rocch"):
                     r[kind].visible = shown and st.display.det_kind in (kind, "both")
-                for k in ("eer", "dr30", "op"):
+                for k in ("eer", "dr30", "fmr", "op"):
                     r[k].visible = shown
+                self.fmr_labels[role].visible = shown
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.display.presentation, st.display.svg, self._lit())

@@ -3,8 +3,10 @@
 Rows are measures, columns datasets; values come from ``ExportState.metrics_rows`` (i.e. from
 ``Analysis`` and ``Analysis.at``).  Confidence intervals, when asked for, sit under their value
 in small grey type: binomial ones (Pmiss, Pfa, act DCF; recomputed as the operating point
-moves) and bootstrap ones (Cllr, min DCF, EER; on demand).  With per-condition curves on, a
-second table lists every condition's weight and measures.
+moves) and bootstrap ones (Cllr, min DCF, EER; on demand).  The last row is the threshold on
+the scores that the actual decision uses (``Results.score_threshold``: on the raw scores
+through the calibration's inverse).  With per-condition curves on, a second table lists every
+condition's weight and measures.
 
 The table is an HTML pane regenerated whole on every update (a dozen cells): Bokeh 3.9's
 ``DataTable`` does not repaint when its source data are replaced (bokeh/bokeh#15328), so it
@@ -26,6 +28,19 @@ from ._common import isolated
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
 
+
+def _threshold_text(v):
+    """A score threshold for the table: '−∞ (accept all)', '+∞ (reject all)' or '—' (no
+    single threshold: a decreasing calibration)."""
+    if v is None:
+        return "—"
+    if v == float("inf"):
+        return "+∞ (reject all)"
+    if v == float("-inf"):
+        return "−∞ (accept all)"
+    return f"{v:.6g}"
+
+
 #: (key in metrics_rows, row label, formatter)
 MEASURES = (
     ("n_tar", "targets", "{:,}".format),
@@ -42,7 +57,11 @@ MEASURES = (
     ("false_alarms", "false alarms (act)", "{:,}".format),
     ("p_miss", "Pmiss (act, %)", lambda v: f"{100 * v:.3f}"),
     ("p_fa", "Pfa (act, %)", lambda v: f"{100 * v:.3f}"),
+    # the threshold on the scores of the histogram (raw scores; fused LLRs for a fusion)
+    # that the actual decision uses: accept when score >= it
+    ("threshold", "score threshold (act)", _threshold_text),
 )
+
 _ROLES = ("dev", "eval", "true")
 #: Measures with an interval: key -> display scale (percent rows are multiplied by 100).
 _INTERVALS = {"cllr": 1.0, "eer": 100.0, "act_dcf": 1.0, "min_dcf": 1.0, "p_miss": 100.0,

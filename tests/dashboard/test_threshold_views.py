@@ -1,0 +1,98 @@
+"""The dashboard's threshold measures: the score threshold of the actual decision in the
+metrics table (on the raw scores, through the calibration's inverse) and the FMR100 /
+FMR1000 markers of the DET plot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from llrlab.core import fnmr_at_fmr, probit
+from llrlab.dashboard.compute.results import DET_FMR
+from llrlab.dashboard.views import DETView, MetricsView
+from llrlab.dashboard.views.metrics import MEASURES
+
+_ROW = {key: i for i, (key, _, _) in enumerate(MEASURES)}
+
+
+def _rows(state):
+    return {r["role"]: r for r in state.export.metrics_rows()}
+
+
+def _decisions_match(trials, threshold, llr_threshold, cal):
+    """Accepting raw score >= threshold decides every trial as LLR >= the Bayes threshold."""
+    llr = trials.scores if cal is None else cal.apply(trials.scores)
+    assert np.array_equal(trials.scores >= threshold, llr >= llr_threshold)
+
+
+@pytest.mark.parametrize("method", ["none", "affine", "pav"])
+def test_score_threshold_is_the_raw_threshold_of_the_decision(state, dev, eval_, method):
+    state.calibration.method = method
+    metrics = MetricsView(state=state)
+    for p in (0.5, 0.01, 0.0003):
+        state.point.p_target = p
+        plo = state.point.plo
+        res = state.results
+        t = _rows(state)["eval"]["threshold"]
+        if method == "none":
+            assert t == -plo  # the scores are read as LLRs
+        else:
+            assert t == pytest.approx(float(res.calibration.inverse(-plo)), rel=0, abs=0)
+        _decisions_match(eval_, t, -plo, res.calibration)
+        _decisions_match(dev, t, -plo, res.calibration)
+        # the act error counts are those of the raw threshold
+        o = state.op["eval"]
+        assert int(o.act.misses) == int((eval_.tar < t).sum())
+        assert int(o.act.false_alarms) == int((eval_.non >= t).sum())
+        assert metrics.data["eval"][_ROW["threshold"]] == f"{t:.6g}"
+    assert 'data-key="threshold"' in metrics.table.object
+
+
+def test_score_threshold_text_at_the_ends(state):
+    state.calibration.method = "pav"
+    res = state.results
+    fmt = MEASURES[_ROW["threshold"]][2]
+    assert res.score_threshold(-50.0) == np.inf and fmt(np.inf) == "+∞ (reject all)"
+    assert res.score_threshold(50.0) == -np.inf and fmt(-np.inf) == "−∞ (accept all)"
+    assert fmt(None) == "—"
+
+
+def test_det_fmr_markers(state):
+    det = DETView(state=state)
+    for role in ("eval", "dev"):
+        d = state.results.datasets[role]
+        want = fnmr_at_fmr(d.raw, fmr=DET_FMR)
+        data = det.fmr_sources[role].data
+        assert data["text"] == ["FMR100", "FMR1000"]
+        assert_allclose(data["x"], probit(want.p_fa))
+        assert_allclose(data["y"], probit(want.p_miss))
+        assert np.all(want.p_fa <= DET_FMR)
+        shown = role == "eval" or state.display.show_dev
+        assert det.renderers[role]["fmr"].visible == shown
+        assert det.fmr_labels[role].visible == shown
+    # the markers lie on the drawn steppy curve: between two of its points, on a step
+    c = state.results.datasets["eval"].det("steppy")
+    data = det.fmr_sources["eval"].data
+    for x, y in zip(data["x"], data["y"], strict=True):
+        near = np.min(np.hypot(c.x - x, c.y - y))
+        assert near < 0.05
+    # a calibration keeps them (the same order of the scores); dev hidden, its markers too
+    state.calibration.method = "affine"
+    assert_allclose(det.fmr_sources["eval"].data["x"], data["x"])
+    state.display.show_dev = False
+    assert not det.renderers["dev"]["fmr"].visible and not det.fmr_labels["dev"].visible
+    state.display.show_dev = True
+    assert det.renderers["dev"]["fmr"].visible and det.fmr_labels["dev"].visible
+    labels = [item.label.value for item in det.legend.items]
+    assert "FMR100, FMR1000 (FNMR at FMR ≤ 1 %, 0.1 %)" in labels
+
+
+def test_metrics_csv_has_the_threshold(state):
+    import csv
+    import io
+
+    state.calibration.method = "affine"
+    rows = list(csv.DictReader(io.StringIO(state.export.metrics_csv())))
+    want = float(state.results.calibration.inverse(-state.point.plo))
+    assert [float(r["threshold"]) for r in rows] == [want, want]
