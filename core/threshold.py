@@ -276,11 +276,18 @@ class _Sweep:
         distinct = both[_run_starts(both)]
         del both
         self.u = np.append(distinct, np.inf)
-        self.p_miss, self.p_fa = s.rates(self.u)
+        # one binary search per class; the rates as SortedScores.rates computes them
+        it = np.searchsorted(s.tar, self.u, side="left")
+        i_n = np.searchsorted(s.non, self.u, side="left")
+        self.misses = it.astype(np.int64)
+        self.fas = (s.count_non - i_n).astype(np.int64)
+        if s.weighted:
+            self.p_miss = s.tar_cw[it] / s.n_tar
+            self.p_fa = np.where(i_n == 0, 1.0, np.minimum(s.non_cw_above[i_n] / s.n_non, 1.0))
+        else:
+            self.p_miss = self.misses / s.n_tar
+            self.p_fa = self.fas / s.n_non
         self.p_miss[-1], self.p_fa[-1] = 1.0, 0.0
-        misses, fas = s.miss_fa_counts(self.u)
-        self.misses = np.asarray(misses, dtype=np.int64)
-        self.fas = np.asarray(fas, dtype=np.int64)
         self.misses[-1], self.fas[-1] = s.count_tar, 0
         if s.weighted:
             self._fa, self._miss, self._tol = self.p_fa, self.p_miss, 1e-12
