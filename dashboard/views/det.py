@@ -216,11 +216,11 @@ class DETView(pn.viewable.Viewer):
             r["fmr"] = fig.scatter("x", "y", source=src, marker="star", size=13,
                                    fill_color="black" if role == "eval" else "white",
                                    line_color="black")
-            self.fmr_labels[role] = LabelSet(
-                x="x", y="y", text="text", source=src, x_offset=7, y_offset=2,
-                text_font_size="9pt", text_color="#222222", text_alpha=1.0 if role == "eval"
-                else 0.6, name=f"det_fmr_labels_{role}")
-            fig.add_layout(self.fmr_labels[role])
+            if role == "eval":  # (the dev markers, white, sit near the same labels)
+                self.fmr_labels[role] = LabelSet(
+                    x="x", y="y", text="text", source=src, x_offset=7, y_offset=2,
+                    text_font_size="9pt", text_color="#222222", name="det_fmr_labels_eval")
+                fig.add_layout(self.fmr_labels[role])
             src = ColumnDataSource(self._op_data(), name=f"det_op_{role}")
             self.op_sources[role] = src
             r["op"] = fig.scatter("x", "y", source=src, marker="marker", size=11,
@@ -463,7 +463,8 @@ class DETView(pn.viewable.Viewer):
                     r[kind].visible = shown and st.display.det_kind in (kind, "both")
                 for k in ("eer", "dr30", "fmr", "op"):
                     r[k].visible = shown
-                self.fmr_labels[role].visible = shown
+                if role in self.fmr_labels:
+                    self.fmr_labels[role].visible = shown
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.display.presentation, st.display.svg, self._lit())
