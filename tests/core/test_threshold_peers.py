@@ -20,7 +20,6 @@ import math
 import warnings
 from pathlib import Path
 
-import h5py
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -31,6 +30,7 @@ from llrlab.core import (
     fmr_at_fnmr,
     fnmr_at_fmr,
     hter,
+    min_dcf,
     roc_curve,
     rocch,
     rocch_eer,
@@ -43,14 +43,15 @@ from llrlab.core.det import probit
 BOB = Path(__file__).parents[1] / "data" / "bob_measure"
 
 
-def _hdf5(name):
-    with h5py.File(BOB / f"{name}.hdf5", "r") as f:
-        return f["array"][:]
+def _array(name):
+    """One of bob.measure's HDF5 arrays, vendored as text (README there): 1-d, or a 2-d
+    array of rows as columns."""
+    return np.loadtxt(BOB / f"{name}.txt").T
 
 
 def _set(name):
     """``(positives, negatives)`` = llrlab's ``(tar, non)``."""
-    return _hdf5(f"{name}-positives"), _hdf5(f"{name}-negatives")
+    return _array(f"{name}-positives"), _array(f"{name}-negatives")
 
 
 def _labelled(name):
@@ -145,6 +146,42 @@ def test_bob_obvious_thresholds():
         assert float(got.p_miss) <= x and float(got.p_miss) == expected
 
 
+def test_bob_basic_ratios_linsep():
+    # test_error.py::test_basic_ratios: farfrr(negatives, positives, t) is (1, 0) below every
+    # score, (0, 1) above every score, and (0, 0) at 3.0 (the separable set)
+    tar, non = _set("linsep")
+    lo = min(tar.min(), non.min()) - 0.1
+    hi = max(tar.max(), non.max()) + 0.1
+    c = counts_at(tar, non, [lo, hi, 3.0])
+    assert_array_equal(c.p_fa, [1.0, 0.0, 0.0])
+    assert_array_equal(c.p_miss, [0.0, 1.0, 0.0])
+
+
+def test_bob_far_frr_thresholds_within_a_tenth_nonsep():
+    # test_error.py::test_thresholding: for each t, the FPR at far_threshold(negatives, [], t)
+    # and the FNR at frr_threshold([], positives, t) are at most t and within 0.1 of it;
+    # llrlab's thresholds decide the same as its reported rates say
+    tar, non = _set("nonsep")
+    t = np.array([0, 0.001, 0.1, 0.5, 0.9, 0.999, 1])
+    r = fnmr_at_fmr(tar, non, t)
+    assert np.all(r.p_fa <= t) and np.all(t - r.p_fa <= 0.1)
+    assert_array_equal(counts_at(tar, non, r.threshold).p_fa, r.p_fa)
+    r = fmr_at_fnmr(tar, non, t)
+    assert np.all(r.p_miss <= t) and np.all(t - r.p_miss <= 0.1)
+    assert_array_equal(counts_at(tar, non, r.threshold).p_miss, r.p_miss)
+
+
+def test_bob_min_weighted_error_rate_with_an_outlier():
+    # test_error.py::test_mindcf: negatives [-3, -2, -1, -0.5, 4] (an outlier at 4),
+    # positives [0.5, 3], cost 0.99: the least 0.99 FPR + 0.01 FNR is at most 1 %.  In
+    # llrlab's terms the unnormalized minimum DCF at P_target = 0.01
+    neg, pos = [-3, -2, -1, -0.5, 4], [0.5, 3]
+    r = min_dcf(pos, neg, plo=math.log(0.01 / 0.99), normalize=False)
+    assert r.dcf <= 0.01 + 1e-12
+    c = roc_curve(pos, neg)  # by brute force over every threshold of the sweep
+    assert r.dcf == pytest.approx(float(np.min(0.99 * c.p_fa + 0.01 * c.p_miss)), abs=1e-15)
+
+
 # bob.measure 6.1.1's (FPR, FNR) at far_threshold(negatives, positives, x) and at
 # frr_threshold(negatives, positives, x), printed by reference_values.py
 _FMR = [0.0, 0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0]
@@ -198,13 +235,13 @@ def test_bob_frr_threshold_ties_at_the_bottom():
 
 
 def test_bob_roc_and_det_points_lie_on_the_sweep():
-    # nonsep-roc.hdf5 / nonsep-det.hdf5: bob.measure's roc(negatives, positives, 100) and its
-    # det (the same points through NIST's ppndf); every point is a row of llrlab's table
+    # nonsep-roc / nonsep-det (HDF5 in bob.measure): its roc(negatives, positives, 100) and
+    # its det (the same points through NIST's ppndf); every point is a row of llrlab's table
     c = roc_curve(*_set("nonsep"))
     rows = set(zip(c.p_fa.tolist(), c.p_miss.tolist(), strict=True))
-    ref = _hdf5("nonsep-roc")
+    ref = _array("nonsep-roc")
     assert all((fa, fr) in rows for fa, fr in ref.T.tolist())
-    det = _hdf5("nonsep-det")
+    det = _array("nonsep-det")
     inside = (ref > 0) & (ref < 1)
     assert_allclose(probit(ref[inside]), det[inside], atol=2e-7)
 
