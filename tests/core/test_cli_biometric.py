@@ -29,6 +29,9 @@ from llrlab.core.cli import run
 from llrlab.core.det import probit
 from llrlab.core.io import load_trials, write_trials
 
+from .._time_scale import scaled
+from ..cli.test_console_script import LLRLAB
+
 
 def _run(argv):
     out, err = io.StringIO(), io.StringIO()
@@ -181,10 +184,12 @@ def test_curves_roc_thinned_by_default(tmp_path):
 
 def test_console_script(files):
     """The installed ``llrlab`` script, the way users run it."""
-    p = subprocess.run(["llrlab", "eval", str(files["eval"]), "--biometric", "--quiet"],
-                       capture_output=True, text=True, check=False)
+    def script(*args):
+        return subprocess.run([str(LLRLAB), *args], capture_output=True, text=True,
+                              check=False, timeout=scaled(120))
+
+    p = script("eval", str(files["eval"]), "--biometric", "--quiet")
     assert p.returncode == 0, p.stderr
     assert "FMR100 (FNMR at FMR <= 1%) [%]" in p.stdout
-    p = subprocess.run(["llrlab", "curves", "roc", str(files["eval"]), "--points", "50"],
-                       capture_output=True, text=True, check=False)
+    p = script("curves", "roc", str(files["eval"]), "--points", "50")
     assert p.returncode == 0 and p.stdout.startswith("threshold,p_fa,p_miss,tpr")
