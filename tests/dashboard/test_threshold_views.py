@@ -96,3 +96,13 @@ def test_metrics_csv_has_the_threshold(state):
     rows = list(csv.DictReader(io.StringIO(state.export.metrics_csv())))
     want = float(state.results.calibration.inverse(-state.point.plo))
     assert [float(r["threshold"]) for r in rows] == [want, want]
+
+
+def test_lessons_can_highlight_the_fmr_markers_and_the_threshold_row(state):
+    det, metrics = DETView(state=state), MetricsView(state=state)
+    width = det.renderers["eval"]["fmr"].glyph.line_width
+    state.presenter.highlight = ["det.fmr", "metrics.threshold"]
+    assert det.renderers["eval"]["fmr"].glyph.line_width > width
+    assert det.renderers["eval"]["dr30"].glyph.line_width == width
+    assert '<tr data-key="threshold" class="lit">' in metrics.table.object
+    assert '<tr data-key="p_fa" class="lit">' not in metrics.table.object
