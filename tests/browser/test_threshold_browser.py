@@ -14,7 +14,7 @@ from PIL import Image
 from llrlab.core import fnmr_at_fmr, probit
 from llrlab.dashboard.compute.results import DET_FMR
 
-from .conftest import model_value, screen_point, settle, source_data, wait_until
+from .conftest import model_value, mouse_drag, screen_point, settle, source_data, wait_until
 from .test_dashboard_browser import _canvas_boxes, _open
 
 pytestmark = pytest.mark.browser
@@ -68,11 +68,7 @@ def test_det_fmr_markers_and_the_score_threshold(page, serve):
     plo0 = state.point.plo
     nber = _canvas_boxes(page)[0]
     x, y = nber["x"] + 0.4 * nber["width"], nber["y"] + 0.5 * nber["height"]
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for dx in range(0, 121, 10):
-        page.mouse.move(x + dx, y, steps=2)
-    page.mouse.up()
+    mouse_drag(page, x, y, 120, 0)
     wait_until(page, lambda: abs(state.point.plo - plo0) > 0.5 and not state.status.busy,
                what="the drag to reach the server")
     res, ev = state.results, state.results.datasets["eval"].raw.sorted
