@@ -3,9 +3,10 @@
 The AUC is the Mann-Whitney statistic: the probability that a target score beats a
 non-target score, ties counting one half.  Its variance is DeLong, DeLong & Clarke-Pearson's
 (1988) estimate from the *structural components* (placement values) of the two classes,
-which are read from the one sort of the scores by binary search: ``O(n log n)`` in all, the
-complexity of Sun & Xu's (2014) fast algorithm (which gets the same components from
-mid-ranks).
+which are read from the one sort of the scores: one merge of the two sorted classes gives
+how many scores of each class lie below and at each distinct score (the threshold sweep's
+grid), in ``O(n)`` after the sort -- Sun & Xu's (2014) fast algorithm gets the same
+components from mid-ranks.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ._repr import summary_repr
-from ._sorting import SortedScores, sorted_input
+from ._sorting import SortedScores, distinct_grid, sorted_input
 from ._validate import as_number
 from .errors import DataError, LlrlabWarning
 
@@ -51,22 +52,31 @@ class AUCResult:
     n_non: int
 
 
-def _components(s: SortedScores):
+def _components(s: SortedScores, grid=None):
     """Structural components ``(v10, v01)``: for each target, the share of non-targets it
-    beats (ties 1/2); for each non-target, the share of targets that beat it."""
-    lo = np.searchsorted(s.non, s.tar, side="left")
-    hi = np.searchsorted(s.non, s.tar, side="right")
-    lo_t = np.searchsorted(s.tar, s.non, side="left")
-    hi_t = np.searchsorted(s.tar, s.non, side="right")
+    beats (ties 1/2); for each non-target, the share of targets that beat it.
+
+    A score equal to the ``k``-th distinct score ``u_k`` beats ``#(non < u_k)`` non-targets
+    and ties with ``#(non <= u_k) - #(non < u_k)`` (likewise against the targets): counts
+    of the threshold grid (:func:`~llrlab.core._sorting.distinct_grid`; ``grid`` when the
+    caller has it), repeated over the run of the class's scores equal to ``u_k``.
+    """
+    _, tb, nb = distinct_grid(s) if grid is None else (None, *grid)
+    K = tb.size - 1  # distinct scores; the last grid point is +inf
+    T, N = s.count_tar, s.count_non
+    # #(class < u_k) and #(class <= u_k) at each distinct score; the runs' lengths
+    t_lt, n_lt = tb[:K], nb[:K]
+    t_le, n_le = np.append(tb[1:K], T), np.append(nb[1:K], N)
+    t_run, n_run = t_le - t_lt, n_le - n_lt
     if not s.weighted:
         # integer sums: the AUC is one rounding away from exact
-        twice = int(lo.sum(dtype=np.int64)) + int(hi.sum(dtype=np.int64))
-        value = twice / (2.0 * s.count_tar * s.count_non)
-        v10 = (lo + hi) / (2.0 * s.count_non)
-        v01 = ((s.count_tar - lo_t) + (s.count_tar - hi_t)) / (2.0 * s.count_tar)
+        twice = int(np.dot(t_run, n_lt + n_le))
+        value = twice / (2.0 * T * N)
+        v10 = np.repeat((n_lt + n_le) / (2.0 * N), t_run)
+        v01 = np.repeat(((T - t_lt) + (T - t_le)) / (2.0 * T), n_run)
         return value, v10, v01
-    v10 = 0.5 * (s.non_cw[lo] + s.non_cw[hi]) / s.n_non
-    v01 = 1.0 - 0.5 * (s.tar_cw[lo_t] + s.tar_cw[hi_t]) / s.n_tar
+    v10 = np.repeat(0.5 * (s.non_cw[n_lt] + s.non_cw[n_le]) / s.n_non, t_run)
+    v01 = np.repeat(1.0 - 0.5 * (s.tar_cw[t_lt] + s.tar_cw[t_le]) / s.n_tar, n_run)
     value = float(np.dot(s.tar_w, v10)) / s.n_tar
     return value, v10, v01
 
@@ -113,12 +123,14 @@ def auc(tar, non=None, *, confidence=0.95, tar_weights=None, non_weights=None) -
     DeLong, DeLong & Clarke-Pearson's (1988) variance ``se^2 = S10/T + S01/N``: ``S10`` is the
     sample variance of the target components ``V10(tar_i) = 1/N sum_j psi(tar_i, non_j)``,
     ``S01`` that of the non-target components ``V01(non_j) = 1/T sum_i psi(tar_i, non_j)``.
-    The components come from binary searches in the sorted scores (``O(n log n)``, as Sun &
-    Xu 2014).  With weights, each class's term is the linearization (sandwich) variance
-    ``n'/(n'-1) sum w_i^2 (V_i - AUC)^2 / (sum w)^2`` over its ``n'`` trials of positive
-    weight, which is DeLong's term when every weight is 1.  When the classes are separated
-    (AUC 0 or 1) the variance is 0 and the interval a single point; DeLong's estimate is then
-    too optimistic (it cannot see errors that the sample does not show).
+    The components come from the sorted scores in ``O(n)`` more (the counts of each class
+    below and at each distinct score, one merge of the sorted classes; ``O(n log n)`` in
+    all with the sort, as Sun & Xu 2014).  With weights, each class's term is the
+    linearization (sandwich) variance ``n'/(n'-1) sum w_i^2 (V_i - AUC)^2 / (sum w)^2`` over
+    its ``n'`` trials of positive weight, which is DeLong's term when every weight is 1.
+    When the classes are separated (AUC 0 or 1) the variance is 0 and the interval a single
+    point; DeLong's estimate is then too optimistic (it cannot see errors that the sample
+    does not show).
 
     References
     ----------
@@ -150,8 +162,8 @@ def _level(confidence):
     return level
 
 
-def _auc(s: SortedScores, level) -> AUCResult:
-    value, v10, v01 = _components(s)
+def _auc(s: SortedScores, level, grid=None) -> AUCResult:
+    value, v10, v01 = _components(s, grid)
     var = (_variance_part(v10, s.tar_w, s.n_tar, value)
            + _variance_part(v01, s.non_w, s.n_non, value))
     if np.isnan(var):

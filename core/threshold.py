@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._repr import summary_repr
-from ._sorting import SortedScores, _run_starts, sorted_input
+from ._sorting import SortedScores, distinct_grid, sorted_input
 from ._validate import as_number, choose
 from .epc import _as_sorted, _between
 from .errors import DataError
@@ -271,16 +271,11 @@ class _Sweep:
 
     def __init__(self, s: SortedScores):
         self.s = s
-        both = np.concatenate([s.tar, s.non])
-        both.sort(kind="stable")  # two sorted runs: a merge
-        distinct = both[_run_starts(both)]
-        del both
-        self.u = np.append(distinct, np.inf)
-        # one binary search per class; the rates as SortedScores.rates computes them
-        it = np.searchsorted(s.tar, self.u, side="left")
-        i_n = np.searchsorted(s.non, self.u, side="left")
-        self.misses = it.astype(np.int64)
-        self.fas = (s.count_non - i_n).astype(np.int64)
+        # the grid of one merge (distinct_grid); the rates as SortedScores.rates gives them
+        self.u, it, i_n = distinct_grid(s)
+        self.grid = (it, i_n)
+        self.misses = it.copy()
+        self.fas = s.count_non - i_n
         if s.weighted:
             self.p_miss = s.tar_cw[it] / s.n_tar
             self.p_fa = np.where(i_n == 0, 1.0, np.minimum(s.non_cw_above[i_n] / s.n_non, 1.0))
@@ -554,7 +549,12 @@ def _threshold_eer(sw: _Sweep, rule) -> ThresholdEER:
     k = sw.eer_index(rule)
     at = sw.point(k)
     a, b = float(at.p_fa), float(at.p_miss)
-    return ThresholdEER(0.5 * (a + b), min(a, b), max(a, b), rule, at)
+    if sw.s.weighted:
+        eer = 0.5 * (a + b)
+    else:  # (fa/N + misses/T)/2 from integers, one rounding: equal rationals, equal floats
+        T, N = sw.s.count_tar, sw.s.count_non
+        eer = (int(at.false_alarms) * T + int(at.misses) * N) / (2 * T * N)
+    return ThresholdEER(eer, min(a, b), max(a, b), rule, at)
 
 
 def fnmr_at_fmr(tar, non=None, fmr=DEFAULT_FMR, *, tar_weights=None,
@@ -727,7 +727,7 @@ def threshold_summary(tar, non=None, *, fmr=DEFAULT_FMR, rule="fvc", confidence=
     sw = _sweep(tar, non, tar_weights, non_weights)
     zero = np.float64(0.0)
     return ThresholdSummary(_threshold_eer(sw, rule), x, _at_fmr(sw.s, x), _at_fmr(sw.s, zero),
-                            _at_fnmr(sw.s, zero), _auc(sw.s, level))
+                            _at_fnmr(sw.s, zero), _auc(sw.s, level, sw.grid))
 
 
 def roc_curve(tar, non=None, *, max_points=None, det=False, tar_weights=None,

@@ -103,6 +103,16 @@ def test_toy_eer_both_rules():
         threshold_eer(TAR, NON, rule="bob")
 
 
+def test_eer_from_counts_one_rounding():
+    """Two points with equal sums FMR + FNMR (0 + 5/6 and 1/3 + 1/2): the EER of either rule
+    is 5/12 as one float (summing the rounded rates gave 0.41666666666666669 and ...63, and
+    the "fvc" EER above the "closest" one; found by hypothesis)."""
+    tar, non = [0.0, -0.25], [0.0, 0.0, -0.25, -0.25, -0.25, -0.5]
+    f, c = threshold_eer(tar, non), threshold_eer(tar, non, rule="closest")
+    assert (f.eer_low, f.eer_high, c.eer_low, c.eer_high) == (0.0, 5 / 6, 1 / 3, 0.5)
+    assert f.eer == c.eer == 5 / 12
+
+
 def test_toy_fixed_rates():
     r = fnmr_at_fmr(TAR, NON, [0.6, 0.5, 0.8, 1.0])
     assert_array_equal(r.p_miss, [0.75, 0.75, 0, 0])
