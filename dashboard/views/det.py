@@ -20,7 +20,6 @@ from bokeh.models import (
     CustomJSTickFormatter,
     FixedTicker,
     Label,
-    LabelSet,
     Legend,
     LegendItem,
     Range1d,
@@ -190,7 +189,7 @@ class DETView(pn.viewable.Viewer):
                  line_dash=line_dash(CURVE_DASHES["default"]))
         self.curve_sources, self.renderers = {}, {}
         self.eer_sources, self.dr30_sources, self.op_sources = {}, {}, {}
-        self.fmr_sources, self.fmr_labels = {}, {}
+        self.fmr_sources = {}
         for role in ("eval", "dev"):
             i = ("eval", "dev").index(role)
             r = {}
@@ -221,11 +220,6 @@ class DETView(pn.viewable.Viewer):
             r["fmr"] = fig.scatter("x", "y", source=src, marker="star", size=13,
                                    fill_color="black" if role == "eval" else "white",
                                    line_color="black")
-            if role == "eval":  # (the dev markers, white, sit near the same labels)
-                self.fmr_labels[role] = LabelSet(
-                    x="x", y="y", text="text", source=src, x_offset=7, y_offset=2,
-                    text_font_size="9pt", text_color="#222222", name="det_fmr_labels_eval")
-                fig.add_layout(self.fmr_labels[role])
             src = ColumnDataSource(self._op_data(), name=f"det_op_{role}")
             self.op_sources[role] = src
             r["op"] = fig.scatter("x", "y", source=src, marker="marker", size=11,
@@ -275,14 +269,22 @@ class DETView(pn.viewable.Viewer):
                                background_fill_color="white", background_fill_alpha=0.85,
                                name="det_off_label")
         fig.add_layout(self.off_label)
+        # "FMR100", "FMR1000" beside the eval markers (the dev ones, white, sit near them):
+        # one Label each, placed by _place_fmr_labels
+        self.fmr_labels = [Label(x=lo, y=lo, x_offset=7, y_offset=2, text=fmr_label(x),
+                                 visible=False, text_font_size="9pt", text_color="#222222",
+                                 name=f"det_fmr_label_{j}")
+                           for j, x in enumerate(DET_FMR)]
+        for label in self.fmr_labels:
+            fig.add_layout(label)
 
         self.drag = connect_drag(fig, self._on_drag)
 
         self.styler = Styler(fig, legend_cols=3, display=self.state.display)
         self.styler.capture()
         self.styler.add_text(self.off_label, "9pt")
-        for labels in self.fmr_labels.values():
-            self.styler.add_text(labels, "9pt")
+        for label in self.fmr_labels:
+            self.styler.add_text(label, "9pt")
         for whisker in (self.ci_x, self.ci_y):
             self.styler.add_line(whisker, 2)
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
@@ -347,6 +349,15 @@ class DETView(pn.viewable.Viewer):
                     rng.start, rng.end = float(probit(_snap_down(p))), hi
             self._on_options()
             self._on_op()  # placed again within the new ranges
+
+    def _place_fmr_labels(self):
+        """The labels beside the eval FMR markers: at each marker drawn, hidden otherwise
+        (no eval set, a marker off the axes' range of numbers, e.g. FNMR 100 %)."""
+        data = self.fmr_sources["eval"].data
+        shown = self.renderers["eval"]["fmr"].visible
+        for label, x, y in zip(self.fmr_labels, data["x"], data["y"], strict=True):
+            drawn = bool(shown and np.isfinite(x) and np.isfinite(y))
+            label.update(visible=drawn, **({"x": float(x), "y": float(y)} if drawn else {}))
 
     def _update_dr30(self):
         res = self.state.results
@@ -475,8 +486,7 @@ class DETView(pn.viewable.Viewer):
                     r[kind].visible = shown and st.display.det_kind in (kind, "both")
                 for k in ("eer", "dr30", "fmr", "op"):
                     r[k].visible = shown
-                if role in self.fmr_labels:
-                    self.fmr_labels[role].visible = shown
+            self._place_fmr_labels()
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.display.presentation, st.display.svg, self._lit())
