@@ -57,7 +57,10 @@ def test_det_fmr_markers_and_the_score_threshold(page, serve):
     assert data["text"] == ["FMR100", "FMR1000"]
     np.testing.assert_allclose(data["x"], probit(want.p_fa), rtol=1e-12)
     np.testing.assert_allclose(data["y"], probit(want.p_miss), rtol=1e-12)
-    assert model_value(page, "det_fmr_labels_eval", "visible") is True
+    for j, name in enumerate(data["text"]):  # their names, one label each, at the markers
+        assert model_value(page, f"det_fmr_label_{j}", "text") == name
+        assert model_value(page, f"det_fmr_label_{j}", "visible") is True
+        assert model_value(page, f"det_fmr_label_{j}", "x") == data["x"][j]
     frame = _frame_box(page, "det")
     for x, y in zip(data["x"], data["y"], strict=True):
         sx, sy = screen_point(page, "det", x, y)

@@ -70,7 +70,11 @@ def test_det_fmr_markers(state):
         assert np.all(want.p_fa <= DET_FMR)
         shown = role == "eval" or state.display.show_dev
         assert det.renderers[role]["fmr"].visible == shown
-        assert role not in det.fmr_labels or det.fmr_labels[role].visible == shown
+    # the names beside the eval markers, one Label each, placed at them
+    data = det.fmr_sources["eval"].data
+    assert [lab.text for lab in det.fmr_labels] == ["FMR100", "FMR1000"]
+    assert [(lab.x, lab.y, lab.visible) for lab in det.fmr_labels] == [
+        (x, y, True) for x, y in zip(data["x"], data["y"], strict=True)]
     # the markers lie on the drawn steppy curve: between two of its points, on a step
     c = state.results.datasets["eval"].det("steppy")
     data = det.fmr_sources["eval"].data
@@ -82,8 +86,9 @@ def test_det_fmr_markers(state):
     assert_allclose(det.fmr_sources["eval"].data["x"], data["x"])
     state.display.show_dev = False
     assert not det.renderers["dev"]["fmr"].visible
+    assert all(lab.visible for lab in det.fmr_labels)  # (the eval markers' names)
     state.display.show_dev = True
-    assert det.renderers["dev"]["fmr"].visible and list(det.fmr_labels) == ["eval"]
+    assert det.renderers["dev"]["fmr"].visible
     labels = [item.label.value for item in det.legend.items]
     assert "FMR100, FMR1000 (FNMR at FMR ≤ 1 %, 0.1 %)" in labels
 
