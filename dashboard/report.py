@@ -351,7 +351,7 @@ def _det_figure(sets):
                  text_font_size="9pt", text_color="#222222", text_alpha=alpha,
                  text_baseline="bottom")
         if j == 0:
-            items.append(LegendItem(label="FMR100, FMR1000 (FNMR at FMR ≤ 1 %, 0.1 %)",
+            items.append(LegendItem(label="FMR100, FMR1000",
                                     renderers=[fmr]))
     op = ColumnDataSource({"x": [], "y": [], "marker": [], "color": [], "alpha": []},
                           name="report_det_op")

@@ -211,7 +211,7 @@ class DETView(pn.viewable.Viewer):
                           LegendItem(label="DR30 false alarms", renderers=[r["dr30"]],
                                      index=0),
                           LegendItem(label="DR30 misses", renderers=[r["dr30"]], index=1),
-                          LegendItem(label="FMR100, FMR1000 (FNMR at FMR ≤ 1 %, 0.1 %)",
+                          LegendItem(label="FMR100, FMR1000",
                                      renderers=[r["fmr"]]),
                           LegendItem(label="actual op. point", renderers=[r["op"]],
                                      index=0),
