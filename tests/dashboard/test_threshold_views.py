@@ -111,3 +111,22 @@ def test_lessons_can_highlight_the_fmr_markers_and_the_threshold_row(state):
     assert det.renderers["eval"]["dr30"].glyph.line_width == width
     assert '<tr data-key="threshold" class="lit">' in metrics.table.object
     assert '<tr data-key="p_fa" class="lit">' not in metrics.table.object
+
+
+def test_a_stage_shows_the_threshold_row_only_when_highlighted(state):
+    """The stage's compact table leaves the score threshold out (its header gives the Bayes
+    threshold; the row cost a 1280 x 720 lecture step its layout) unless the step highlights
+    it; the page's table always has it."""
+    metrics = MetricsView(state=state)
+    state.display.presentation = True
+    assert 'data-key="threshold"' in metrics.table.object  # on the page
+    metrics.resize(600, 500)
+    assert 'data-key="threshold"' not in metrics.table.object
+    small = metrics.stage_min()
+    state.presenter.highlight = ["metrics.threshold"]
+    assert '<tr data-key="threshold" class="lit">' in metrics.table.object
+    big = metrics.stage_min()
+    assert big[1] > small[1] and big[0] >= small[0]
+    metrics.resize()
+    state.presenter.highlight = []
+    assert 'data-key="threshold"' in metrics.table.object
