@@ -333,6 +333,38 @@ def _run_starts(x):
     return np.flatnonzero(first)
 
 
+def distinct_grid(s: SortedScores):
+    """The threshold grid of a threshold sweep: ``(u, tar_below, non_below)``, where ``u``
+    holds the distinct scores of both classes ascending, then ``+inf``, and
+    ``tar_below[k] = #(tar < u[k])``, ``non_below[k] = #(non < u[k])`` (int64).
+
+    One merge of the two sorted classes (a stable sort of two sorted runs) gives ``u`` and,
+    at each run start, ``#(both < u[k])``; only the smaller class is searched (its scores
+    are in ``u``: their positions, counted and summed), and the larger class's counts are
+    the difference -- no binary search of the larger class.
+    """
+    both = np.concatenate([s.tar, s.non])
+    both.sort(kind="stable")  # two sorted runs: a merge
+    starts = _run_starts(both)
+    u = np.append(both[starts], np.inf)
+    K = starts.size
+    below = np.empty(K + 1, dtype=np.int64)
+    below[:K] = starts
+    below[K] = np.searchsorted(both, np.inf, side="left")
+    del both
+    tar_small = s.count_tar <= s.count_non
+    small = s.tar if tar_small else s.non
+    counts = np.bincount(np.searchsorted(u[:K], small, side="left"), minlength=K)
+    small_below = np.empty(K + 1, dtype=np.int64)
+    small_below[0] = 0
+    np.cumsum(counts[:-1], out=small_below[1:K])
+    small_below[K] = np.searchsorted(small, np.inf, side="left")
+    other_below = below - small_below
+    if tar_small:
+        return u, small_below, other_below
+    return u, other_below, small_below
+
+
 def _elementary_bounds(tar, non):
     """The elementary blocks of sorted scores as index ranges (see the module docstring):
     block ``j`` holds ``tar[tb[j]:tb[j+1]]`` and ``non[nb[j]:nb[j+1]]``, its smallest score

@@ -59,6 +59,8 @@ from llrlab.core import (
     Analysis,
     DataError,
     ece_curves,
+    fmr_label,
+    fnmr_at_fmr,
     llr_label,
     llr_to_unit,
     operating_point_grid,
@@ -72,6 +74,7 @@ from llrlab.core.op_grid import GRID_LIMIT, GRID_STEP, grid_plo
 from llrlab.core.palette import FILLS
 
 from .compute import APE_PLO, DET_POINTS, HIST_BINS, hist_range, histogram
+from .compute.results import DET_FMR
 from .report_page import CSS, SCRIPT, TEMPLATE
 from .views._common import COLORS, finite, new_figure
 from .views.det import choose_ticks, probit_axes
@@ -341,6 +344,20 @@ def _det_figure(sets):
                     marker="triangle", size=11, line_color="black",
                     fill_color=[COLORS["dr30_fa"], COLORS["dr30_miss"]], fill_alpha=alpha,
                     tags=["det.dr30", f"set{j}"])
+        # FMR100, FMR1000 on the steppy curve (binary searches in the analysis' sort)
+        f = fnmr_at_fmr(s.llr, fmr=DET_FMR)
+        src = ColumnDataSource({"x": finite(probit(f.p_fa)), "y": finite(probit(f.p_miss)),
+                                "text": [fmr_label(x) for x in DET_FMR]},
+                               name=f"report_det_fmr_{j}")
+        fmr = fig.scatter("x", "y", source=src, marker="star", size=12, line_color="black",
+                          fill_color="black" if j == 0 else "white", fill_alpha=alpha,
+                          tags=["det.fmr", f"set{j}"])
+        fig.text(x="x", y="y", text="text", source=src, x_offset=7, y_offset=2,
+                 text_font_size="9pt", text_color="#222222", text_alpha=alpha,
+                 text_baseline="bottom")
+        if j == 0:
+            items.append(LegendItem(label="FMR100, FMR1000",
+                                    renderers=[fmr]))
     op = ColumnDataSource({"x": [], "y": [], "marker": [], "color": [], "alpha": []},
                           name="report_det_op")
     r = fig.scatter("x", "y", source=op, marker="marker", size=11, fill_color="color",

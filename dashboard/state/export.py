@@ -52,6 +52,7 @@ class ExportState(param.Parameterized):
             return []
         plo = st.point.plo
         system, calibration = self.system_name(), self.calibration_name()
+        threshold = res.score_threshold(plo)
         rows = []
         for role, d in res.datasets.items():
             a, o = d.llr, op.get(role)
@@ -74,6 +75,8 @@ class ExportState(param.Parameterized):
                 "dr30_safe": bool(o.dr30_safe),
                 "p_miss": float(o.act.p_miss),
                 "p_fa": float(o.act.p_fa),
+                # the true LLR of teaching mode is judged at the Bayes threshold itself
+                "threshold": -float(plo) if role == "true" else threshold,
             }
             if res.condition_spec is not None:
                 row["weighting"] = self.weighting_text()

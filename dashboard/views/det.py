@@ -4,8 +4,9 @@ Coordinates are ``probit(Pfa)``, ``probit(Pmiss)`` (Brümmer & de Villiers 2011,
 al. 1997).  Ticks are fixed probabilities (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 40 % ...) placed at
 their probits with ``FixedTicker`` and labelled with ``major_label_overrides``.  For each dataset
 the actual operating point (error rates at the Bayes threshold ``-plo``, circle) and the
-minimum-DCF point (square) are drawn; a click or drag on the plot moves the operating point to the
-plo whose minimum-DCF point is nearest (``DashboardState.pick_det``).
+minimum-DCF point (square) are drawn, and the FMR100 and FMR1000 points of the steppy curve
+(FNMR at FMR <= 1 %, 0.1 %; stars, labelled); a click or drag on the plot moves the operating
+point to the plo whose minimum-DCF point is nearest (``DashboardState.pick_det``).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from bokeh.models import (
     Whisker,
 )
 
-from llrlab.core import probit
+from llrlab.core import fmr_label, probit
 from llrlab.core.det import DET_TICKS, det_axis_start, det_ticks
 
+from ..compute.results import DET_FMR
 from ..state import DashboardState
 from ._common import (
     COLORS,
@@ -136,6 +138,16 @@ def _empty_xy():
     return {"x": np.empty(0), "y": np.empty(0)}
 
 
+def _fmr_data(points):
+    """Source data of the FMR100 / FMR1000 markers (:data:`DET_FMR`) from a
+    ``ThresholdCounts`` (NaN, not drawn, when None)."""
+    text = [fmr_label(x) for x in DET_FMR]
+    if points is None:
+        return {"x": [np.nan] * len(text), "y": [np.nan] * len(text), "text": text}
+    x, y = _xy(points.p_fa, points.p_miss)
+    return {"x": list(map(float, x)), "y": list(map(float, y)), "text": text}
+
+
 class DETView(pn.viewable.Viewer):
     """The DET plot of a :class:`DashboardState` (figure and sources built once)."""
 
@@ -157,6 +169,7 @@ class DETView(pn.viewable.Viewer):
                  line_dash=line_dash(CURVE_DASHES["default"]))
         self.curve_sources, self.renderers = {}, {}
         self.eer_sources, self.dr30_sources, self.op_sources = {}, {}, {}
+        self.fmr_sources = {}
         for role in ("eval", "dev"):
             i = ("eval", "dev").index(role)
             r = {}
@@ -181,6 +194,12 @@ class DETView(pn.viewable.Viewer):
             r["dr30"] = fig.scatter("x", "y", source=src, marker="marker", size=12,
                                     fill_color="color", line_color="black",
                                     fill_alpha=1.0 if role == "eval" else 0.35)
+            # FMR100, FMR1000: the steppy curve's points at FMR <= 1 %, 0.1 %
+            src = ColumnDataSource(_fmr_data(None), name=f"det_fmr_{role}")
+            self.fmr_sources[role] = src
+            r["fmr"] = fig.scatter("x", "y", source=src, marker="star", size=13,
+                                   fill_color="black" if role == "eval" else "white",
+                                   line_color="black")
             src = ColumnDataSource(self._op_data(), name=f"det_op_{role}")
             self.op_sources[role] = src
             r["op"] = fig.scatter("x", "y", source=src, marker="marker", size=11,
@@ -192,6 +211,8 @@ class DETView(pn.viewable.Viewer):
                           LegendItem(label="DR30 false alarms", renderers=[r["dr30"]],
                                      index=0),
                           LegendItem(label="DR30 misses", renderers=[r["dr30"]], index=1),
+                          LegendItem(label="FMR100, FMR1000",
+                                     renderers=[r["fmr"]]),
                           LegendItem(label="actual op. point", renderers=[r["op"]],
                                      index=0),
                           LegendItem(label="min-DCF point", renderers=[r["op"]], index=1)]
@@ -228,12 +249,22 @@ class DETView(pn.viewable.Viewer):
                                background_fill_color="white", background_fill_alpha=0.85,
                                name="det_off_label")
         fig.add_layout(self.off_label)
+        # "FMR100", "FMR1000" beside the eval markers (the dev ones, white, sit near them):
+        # one Label each, placed by _place_fmr_labels
+        self.fmr_labels = [Label(x=lo, y=lo, x_offset=7, y_offset=2, text=fmr_label(x),
+                                 visible=False, text_font_size="9pt", text_color="#222222",
+                                 name=f"det_fmr_label_{j}")
+                           for j, x in enumerate(DET_FMR)]
+        for label in self.fmr_labels:
+            fig.add_layout(label)
 
         self.drag = connect_drag(fig, self._on_drag)
 
         self.styler = Styler(fig, legend_cols=3, display=self.state.display)
         self.styler.capture()
         self.styler.add_text(self.off_label, "9pt")
+        for label in self.fmr_labels:
+            self.styler.add_text(label, "9pt")
         for whisker in (self.ci_x, self.ci_y):
             self.styler.add_line(whisker, 2)
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
@@ -259,7 +290,8 @@ class DETView(pn.viewable.Viewer):
     def _lit(self):
         names = self.state.presenter.lit("det")
         return [r[k] for r in self.renderers.values() for k in ("steppy", "rocch", "eer",
-                                                                  "dr30", "op") if k in names]
+                                                                  "dr30", "fmr", "op")
+                if k in names]
 
     def __panel__(self):
         return self._pane
@@ -286,6 +318,7 @@ class DETView(pn.viewable.Viewer):
                 else:
                     e = finite(probit(d.llr.eer))
                     self.eer_sources[role].data = {"x": [float(e)], "y": [float(e)]}
+                self.fmr_sources[role].data = _fmr_data(None if d is None else d.fmr_points())
             self._update_dr30()
             prim = None if res is None else res.primary
             if prim is not None:
@@ -295,6 +328,15 @@ class DETView(pn.viewable.Viewer):
                     rng.start, rng.end = float(probit(det_axis_start(n))), hi
             self._on_options()
             self._on_op()  # placed again within the new ranges
+
+    def _place_fmr_labels(self):
+        """The labels beside the eval FMR markers: at each marker drawn, hidden otherwise
+        (no eval set, a marker off the axes' range of numbers, e.g. FNMR 100 %)."""
+        data = self.fmr_sources["eval"].data
+        shown = self.renderers["eval"]["fmr"].visible
+        for label, x, y in zip(self.fmr_labels, data["x"], data["y"], strict=True):
+            drawn = bool(shown and np.isfinite(x) and np.isfinite(y))
+            label.update(visible=drawn, **({"x": float(x), "y": float(y)} if drawn else {}))
 
     def _update_dr30(self):
         res = self.state.results
@@ -421,8 +463,9 @@ class DETView(pn.viewable.Viewer):
                 shown = have and (role == "eval" or st.display.show_dev)
                 for kind in ("steppy", "rocch"):
                     r[kind].visible = shown and st.display.det_kind in (kind, "both")
-                for k in ("eer", "dr30", "op"):
+                for k in ("eer", "dr30", "fmr", "op"):
                     r[k].visible = shown
+            self._place_fmr_labels()
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.display.presentation, st.display.svg, self._lit())

@@ -3,8 +3,10 @@
 Rows are measures, columns datasets; values come from ``ExportState.metrics_rows`` (i.e. from
 ``Analysis`` and ``Analysis.at``).  Confidence intervals, when asked for, sit under their value
 in small grey type: binomial ones (Pmiss, Pfa, act DCF; recomputed as the operating point
-moves) and bootstrap ones (Cllr, min DCF, EER; on demand).  With per-condition curves on, a
-second table lists every condition's weight and measures.
+moves) and bootstrap ones (Cllr, min DCF, EER; on demand).  The last row is the threshold on
+the scores that the actual decision uses (``Results.score_threshold``: on the raw scores
+through the calibration's inverse).  With per-condition curves on, a second table lists every
+condition's weight and measures.
 
 The table is an HTML pane regenerated whole on every update (a dozen cells): Bokeh 3.9's
 ``DataTable`` does not repaint when its source data are replaced (bokeh/bokeh#15328), so it
@@ -30,6 +32,19 @@ from ._common import isolated
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
 
+
+def _threshold_text(v):
+    """A score threshold for the table: '−∞ (accept all)', '+∞ (reject all)' or '—' (no
+    single threshold: a decreasing calibration)."""
+    if v is None:
+        return "—"
+    if v == float("inf"):
+        return "+∞ (reject all)"
+    if v == float("-inf"):
+        return "−∞ (accept all)"
+    return f"{v:.6g}"
+
+
 #: The calibration note on a stage (the page's own note says more).
 _STAGE_CALIBRATION_NOTE = ("The scores are not calibrated LLRs: act DCF and Cllr are poor "
                            "(calibrate: affine or pav).")
@@ -51,7 +66,16 @@ MEASURES = (
     ("false_alarms", "false alarms (act)", "{:,}".format),
     ("p_miss", "Pmiss (act, %)", lambda v: f"{100 * v:.3f}"),
     ("p_fa", "Pfa (act, %)", lambda v: f"{100 * v:.3f}"),
+    # the threshold on the scores of the histogram (raw scores; fused LLRs for a fusion)
+    # that the actual decision uses: accept when score >= it
+    ("threshold", "score threshold (act)", _threshold_text),
 )
+
+#: Rows a stage shows only when a lesson step highlights them (``metrics.<key>``): the score
+#: threshold (the stage's header gives the Bayes threshold, the raw scores' one is a detail
+#: that costs a lecture's table a row).
+STAGE_HIDDEN = ("threshold",)
+
 _ROLES = ("dev", "eval", "true")
 #: Measures with an interval: key -> display scale (percent rows are multiplied by 100).
 _INTERVALS = {"cllr": 1.0, "eer": 100.0, "act_dcf": 1.0, "min_dcf": 1.0, "p_miss": 100.0,
@@ -129,11 +153,11 @@ def _css(size):
                    "pad": f"{0.5 * float(size[:-2]):g}px"}
 
 
-def table_html(data, roles, presentation=False, highlight=()):
+def table_html(data, roles, presentation=False, highlight=(), hide=()):
     """The HTML of the table for the given dataset columns (see :func:`table_data`);
-    the rows of the measures in ``highlight`` (keys of MEASURES) are marked.
-    ``presentation`` is False (screen), True (presentation style at scale 1) or the font
-    size as CSS."""
+    the rows of the measures in ``highlight`` (keys of MEASURES) are marked, those in
+    ``hide`` left out.  ``presentation`` is False (screen), True (presentation style at
+    scale 1) or the font size as CSS."""
     titles = _TITLES
     compact = " llrlab-compact" if presentation else ""
     out = [_css(presentation),
@@ -142,6 +166,8 @@ def table_html(data, roles, presentation=False, highlight=()):
     out += [f"<th>{titles[r]}</th>" for r in roles]
     out.append("</tr></thead><tbody>")
     for i, (key, label, _) in enumerate(MEASURES):
+        if key in hide:
+            continue
         lit = ' class="lit"' if key in highlight else ""
         out.append(f'<tr data-key="{key}"{lit}><td>{html.escape(label)}</td>')
         for r in roles:
@@ -262,8 +288,10 @@ class MetricsView(pn.viewable.Viewer):
         title_px = TYPE_SCALE["title"][1] * scale
         pad = 2 * 0.5 * px
         data, roles = table_data(st), self.roles(stage=True)
-        cols = [max(len(label) for _, label, _ in MEASURES)]
-        cols += [max([len(v) for v in data[r]] + [len(_TITLES[r])]
+        hide = self._stage_hidden()
+        shown = [i for i, (key, _, _) in enumerate(MEASURES) if key not in hide]
+        cols = [max(len(MEASURES[i][1]) for i in shown)]
+        cols += [max([len(data[r][i]) for i in shown] + [len(_TITLES[r])]
                      + [len(c) for c in data.get(f"{r}_ci", [])]) for r in roles]
         # (bold: the labels and the DCF rows; digits are wider than average letters)
         width = sum(text_width("x" * c, px, "bold") + pad for c in cols)
@@ -279,7 +307,7 @@ class MetricsView(pn.viewable.Viewer):
                                                                                    1)
         height = title_px * 1.3 + 8 * scale
         height += text_height(self._stage_header(), px, width - 20 * scale) + 6 * scale
-        height += (1 + len(MEASURES) + n_ci) * row_h + 4
+        height += (1 + len(shown) + n_ci) * row_h + 4
         height += 2 * px * 1.45 + 10 * scale  # the DR30 line
         note = st.export.calibration_warning()
         if note:
@@ -287,6 +315,11 @@ class MetricsView(pn.viewable.Viewer):
         if rows:
             height += px * 1.45 + 10 * scale + (1 + len(rows)) * row_h
         return width, int(height + 12 * scale)
+
+    def _stage_hidden(self):
+        """The rows of :data:`STAGE_HIDDEN` that the current step does not highlight."""
+        lit = self.state.presenter.lit("metrics")
+        return tuple(k for k in STAGE_HIDDEN if k not in lit)
 
     def _stage_header(self):
         """The operating point in one line (the stage's form of :attr:`header`)."""
@@ -349,7 +382,8 @@ class MetricsView(pn.viewable.Viewer):
         self.data = table_data(st)
         lit = st.presenter.lit("metrics")
         text = st.display.font("text") if big else "14px"
-        self.table.object = table_html(self.data, self.roles(), text if big else False, lit)
+        self.table.object = table_html(self.data, self.roles(), text if big else False, lit,
+                                       self._stage_hidden() if stage else ())
         size = {"font-size": text if big else "100%"}
         for pane in (self.header, self.condition_title, self.calibration_note, self.warning):
             pane.styles = size

@@ -301,6 +301,17 @@ def source_data(page, name):
         return o; }""", name)
 
 
+def mouse_drag(page, x, y, dx, dy, step=10):
+    """Press at viewport point (x, y), move by (dx, dy) in ``step``-pixel moves (two mouse
+    events each, as a hand gives), release."""
+    page.mouse.move(x, y)
+    page.mouse.down()
+    n = max(abs(dx), abs(dy)) // step
+    for i in range(n + 1):
+        page.mouse.move(x + dx * i / max(n, 1), y + dy * i / max(n, 1), steps=2)
+    page.mouse.up()
+
+
 def screen_point(page, fig, x, y):
     """Viewport coordinates of the data point (x, y) of figure ``fig`` (scrolled into view)."""
     return page.evaluate("""([name, x, y]) => {

@@ -8,7 +8,7 @@ from llrlab.core.io import write_trials
 from llrlab.dashboard.app import create_app
 
 from ..dashboard.conftest import make_trials
-from .conftest import PAGE_LOAD, model_value, quiet, screenshot, settle, wait_until
+from .conftest import PAGE_LOAD, model_value, mouse_drag, quiet, screenshot, settle, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -68,11 +68,7 @@ def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
     nber = _canvas_boxes(page)[0]
     x = nber["x"] + 0.45 * nber["width"]
     y = nber["y"] + 0.5 * nber["height"]
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for dx in range(0, 121, 10):
-        page.mouse.move(x + dx, y, steps=2)
-    page.mouse.up()
+    mouse_drag(page, x, y, 120, 0)
     wait_until(page, lambda: abs(state.point.plo - plo0) > 0.5,
                what="the drag to reach the server")
     assert state.point.plo > plo0  # dragged to the right
@@ -107,11 +103,7 @@ def test_dragging_on_the_det_plot_moves_the_operating_point(page, serve):
     # a drag towards the lower right of the DET plot: fewer misses, more false alarms,
     # i.e. a larger prior log-odds
     x, y = det["x"] + 0.45 * det["width"], det["y"] + 0.35 * det["height"]
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for d in range(0, 101, 10):
-        page.mouse.move(x + d, y + d, steps=2)
-    page.mouse.up()
+    mouse_drag(page, x, y, 100, 100)
     wait_until(page, lambda: state.point.plo > plo0 + 0.5,
                what="the DET drag to reach the server")
     # the operating point sits on the eval min-DCF point nearest to where the mouse stopped

@@ -227,3 +227,25 @@ def test_sorted_input_fast_path_is_bit_identical():
     assert np.array_equal(cal(x)[order], fast)  # unsorted: a binary search per score
     assert np.array_equal(fast, [cal([v])[0] for v in x[order]])
     assert np.all(np.diff(fast) >= 0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_inverse_is_the_smallest_accepted_score(seed):
+    """``inverse(eta)``: the smallest score whose LLR reaches ``eta`` (the score threshold of
+    the decision ``LLR >= eta``), exactly in floating point; -inf / +inf at the ends."""
+    rng = np.random.default_rng(seed)
+    dev = Trials.from_tar_non(np.round(rng.normal(1.5, 1, 60), 1),
+                              np.round(rng.normal(0, 1, 200), 1))
+    cal = PAVCalibrator.fit(dev)
+    eta = np.concatenate([cal.llr, rng.uniform(cal.llr[0] - 1, cal.llr[-1] + 1, 200)])
+    s = cal.inverse(eta)
+    assert s.shape == eta.shape
+    inner = np.isfinite(s)
+    assert np.all(cal(s[inner]) >= eta[inner])
+    assert np.all(cal(np.nextafter(s[inner], -np.inf)) < eta[inner])
+    assert np.all(eta[s == -np.inf] <= cal.llr[0]) and np.all(eta[s == np.inf] > cal.llr[-1])
+    # on the dev scores: accepting score >= inverse(eta) is the decision LLR >= eta
+    x = dev.scores
+    for e in eta[::20]:
+        assert_array_equal(x >= cal.inverse(e), cal(x) >= e)
+    assert np.ndim(cal.inverse(0.0)) == 0

@@ -287,3 +287,16 @@ def test_the_console_script_writes_a_report(files):
         r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
                            text=True, timeout=scaled(300))
         assert r.returncode == 0, r.stderr
+
+
+def test_det_has_the_fmr100_and_fmr1000_markers(small):
+    from llrlab.core import fnmr_at_fmr, probit
+
+    sets, cal = small
+    doc, _ = report_document(sets, calibration=cal, p_target=0.05)
+    for j, s in enumerate(sets):
+        data = _model(doc, f"report_det_fmr_{j}").data
+        want = fnmr_at_fmr(s.llr, fmr=[0.01, 0.001])
+        assert list(data["text"]) == ["FMR100", "FMR1000"]
+        np.testing.assert_allclose(data["x"], probit(want.p_fa))
+        np.testing.assert_allclose(data["y"], probit(want.p_miss))
