@@ -12,16 +12,18 @@ plots actually draw.
 Colour is never the only cue (WCAG 2.1 success criterion 1.4.1): two curves of one plot
 differ in their dash pattern, or in their marker, or their colours differ in lightness by at
 least 3:1 between themselves (WCAG technique G183; e.g. vermillion act DCF against black min
-DCF, 5.4:1).  The dev set is dashed and eval solid; the four reference miscalibrations of
-teaching mode have a pattern each; each per-condition curve has its own pattern.
+DCF, 5.4:1).  The dev set is dashed and eval solid; a plot with two curves of one colour
+pair per set (the Tippett plot's targets and non-targets, the ECE plot's LRs and the same
+after PAV) gives its second curve a pattern per set (:data:`PAIR_DASHES`); the four reference
+miscalibrations of teaching mode have a pattern each; each per-condition curve has its own
+pattern.
 """
 
 from __future__ import annotations
 
 __all__ = ["COLORS", "CONDITION_COLORS", "CONDITION_DASHES", "CURVE_DASHES", "DASH",
-           "DASH_PATTERNS", "MIN_CONTRAST", "REF_COLORS", "REF_DASHES", "contrast_ratio",
-           "dash_array", "dash_name", "line_dash",
-           "relative_luminance"]
+           "DASH_PATTERNS", "MIN_CONTRAST", "PAIR_DASHES", "REF_COLORS", "REF_DASHES",
+           "contrast_ratio", "dash_array", "dash_name", "line_dash", "relative_luminance"]
 
 #: The least contrast ratio of a curve's colour on the plot's background (WCAG 2.1, 1.4.11).
 MIN_CONTRAST = 3.0
@@ -56,6 +58,11 @@ CONDITION_DASHES = ("shortdash", "dotdash", "dashdotdot", "longshort", "dotdotda
                     "sparsedot", "longdashdot", "shortdash", "dotdash", "dashdotdot")
 #: Dash pattern per dataset role.
 DASH = {"eval": "solid", "dev": "dashed", "true": "solid"}
+#: Plots that draw two curves per set in two colours that differ by hue only (the Tippett
+#: plot's targets and non-targets, vermillion and blue; the ECE plot's LRs and the same after
+#: PAV): per set, the first curve's pattern (that of :data:`DASH`) and the second's, so that
+#: no two of the four differ by colour alone.
+PAIR_DASHES = {"eval": ("solid", "longdash"), "dev": ("dashed", "dotdash")}
 #: Dash patterns of the other curves: NBER's default system and true LLR, the contributions
 #: of misses and false alarms (eval, dev), DET's ROCCH (eval, dev), reference diagonals.
 CURVE_DASHES = {
