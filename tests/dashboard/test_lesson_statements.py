@@ -458,8 +458,7 @@ def test_forensic_step_6_the_ece_plot(fx):
     assert np.all(ce[(plo > -1.8 * math.log(10)) & (plo < 2.1 * math.log(10))]
                   <= neutral[(plo > -1.8 * math.log(10)) & (plo < 2.1 * math.log(10))])
     says(step, "Ramos & González-Rodríguez 2013")
-    says(step, "solid vermillion for these LRs, long-dashed blue for them after PAV, dotted "
-               "grey for the neutral LR = 1")
+    says(step, "solid for these LRs, long dashes after PAV, dotted for the neutral LR = 1")
     from llrlab.dashboard.views.ece import ECEView
     from llrlab.dashboard.views.palette import COLORS, dash_array
 
