@@ -249,14 +249,14 @@ def test_the_reference_curves_are_dashed_distinct_and_visible_on_white():
     from llrlab.dashboard.views._common import COLORS, REF_COLORS, REF_DASHES, line_dash
     from llrlab.dashboard.views.nber import NBERView
 
-    assert len(set(zip(REF_COLORS, REF_DASHES))) == len(REF_COLORS) == 4
+    assert len(set(zip(REF_COLORS, REF_DASHES, strict=True))) == len(REF_COLORS) == 4
     assert len(set(REF_DASHES)) == 4
     for c in REF_COLORS:
         assert _contrast(c) >= 3.0, c
         assert c not in (COLORS["true"], COLORS["act"], COLORS["min"], COLORS["op"])
     view = NBERView(state=State(runner=SyncRunner()))
     drawn = [(r.glyph.line_color, tuple(r.glyph.line_dash)) for r in view.ref_renderers]
-    assert drawn == [(c, tuple(line_dash(d))) for c, d in zip(REF_COLORS, REF_DASHES)]
+    assert drawn == [(c, tuple(line_dash(d))) for c, d in zip(REF_COLORS, REF_DASHES, strict=True)]
     assert all(dash for _, dash in drawn)  # none solid
     assert _contrast("#F0E442") < 1.4
 
