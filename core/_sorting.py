@@ -16,6 +16,11 @@ vertices are the boundaries of the pooled blocks.  With the non-targets as the s
 the mirror construction is used (block j: targets above the previous distinct non-target score
 up to and including the j-th one, with the non-targets equal to it).
 
+Trials of weight 0 take no part in PAV: the blocks are built from the trials of positive weight
+(:func:`_positive`), so a block's smallest and largest scores, and the ROCCH vertex thresholds,
+are scores of positive weight and do not depend on which class has fewer trials.  Counts of
+trials at those thresholds still count every trial (docs/conventions.md, "Trials of weight 0").
+
 References: Brümmer & de Villiers (2011), sections 2.6.1, 3.1 and 3.2;
 docs/conventions.md, sections "PAV" and "ROC, ROCCH, EER family".
 """
@@ -272,9 +277,10 @@ class PooledBlocks:
     Attributes
     ----------
     lower : ndarray, shape (B,)
-        Smallest score in each block.
+        Smallest score in each block (of the trials of positive weight: trials of weight 0
+        are in no block).
     upper : ndarray, shape (B,)
-        Largest score in each block.
+        Largest score in each block (of positive weight).
     tar, non : ndarray, shape (B,)
         Target and non-target weight (counts when unweighted) in each block.
     llr : ndarray, shape (B,)
@@ -356,11 +362,26 @@ def _elementary_bounds(tar, non):
     return tb, nb, lower, upper
 
 
+def _positive(x, w):
+    """Sorted scores ``x`` and weights ``w`` of the trials of positive weight: ``x, w``
+    themselves when every weight is positive (or ``w`` is None), else copies without the
+    trials of weight 0."""
+    if w is None:
+        return x, None
+    keep = w > 0
+    if keep.all():
+        return x, w
+    return x[keep], w[keep]
+
+
 def _elementary_blocks(s: SortedScores):
-    """Elementary blocks ``(lower, upper, tar, non)`` (see the module docstring)."""
-    tb, nb, lower, upper = _elementary_bounds(s.tar, s.non)
+    """Elementary blocks ``(lower, upper, tar, non)`` of the trials of positive weight (see
+    the module docstring)."""
+    tar_x, tar_w = _positive(s.tar, s.tar_w)
+    non_x, non_w = _positive(s.non, s.non_w)
+    tb, nb, lower, upper = _elementary_bounds(tar_x, non_x)
     if s.weighted:  # sums of the trials' own weights, not differences of cumulative sums
-        tar, non = _segment_sums(s.tar_w, tb), _segment_sums(s.non_w, nb)
+        tar, non = _segment_sums(tar_w, tb), _segment_sums(non_w, nb)
     else:
         tar, non = np.diff(tb).astype(np.float64), np.diff(nb).astype(np.float64)
     keep = (tar + non) > 0

@@ -25,12 +25,21 @@ def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
     Each term is ``max(z, 0) + log1p(exp(-|z|))``, the value of ``np.logaddexp(0, z)``
     (no overflow of ``exp`` for any input, +-inf included) at about two thirds of its cost.
     Long arrays are summed in parallel chunks whose partial sums are added in order, so the
-    result does not depend on the number of cores (see ``llrlab.core._parallel``).
+    result does not depend on the number of cores (see ``llrlab.core._parallel``).  A trial
+    of weight 0 adds nothing, also when its term is infinite (an LLR of -inf for a target).
     """
 
     def part(sl):
         b = softplus_terms(x[sl], sign=sign, shift=shift)
-        return float(b.sum()) if weights is None else float(b @ weights[sl])
+        if weights is None:
+            return float(b.sum())
+        w = weights[sl]
+        with np.errstate(invalid="ignore"):
+            total = float(b @ w)
+        if total != total:  # inf * 0: leave out the trials of weight 0
+            live = w > 0
+            total = float(b[live] @ w[live])
+        return total
 
     total = 0.0
     for v in map_chunks(part, x.size):

@@ -91,7 +91,8 @@ _TABS_CSS = """
 SHRINK_CSS = ":host { min-width: 0 !important; }"
 #: A panel's own layouts take their width from their figure and text, never from a minimum
 #: width left over from another size.
-_ITEM_CSS = ".bk-panel-models-layout-Column, .bk-panel-models-layout-Row { min-width: 0 !important; }"
+_ITEM_CSS = (".bk-panel-models-layout-Column, .bk-panel-models-layout-Row "
+             "{ min-width: 0 !important; }")
 
 
 def _bar_css(px):
@@ -248,13 +249,12 @@ def _md(text):
 
 
 #: Formulas in a maths font (the page's own font has no maths table: no stretchy brackets),
-#: at the text's size; a displayed formula wider than the text scrolls rather than running
-#: out of the box.
+#: at the text's size; a displayed formula with room above and below for an integral's
+#: limits (clipped to its box, they made it scroll by a few pixels).
 _LESSON_TEXT_CSS = """
 math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
                      "DejaVu Math TeX Gyre", serif; font-size: inherit; }
-math[display="block"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;
-                        padding: 0.2em 0; }
+math[display="block"] { overflow: visible; max-width: 100%; padding: 0.3em 0; }
 """
 
 
@@ -335,7 +335,7 @@ class LessonText(_FollowsLesson):
         # at another width: the estimate, corrected by how far off it was where measured
         # (formulas, scripts and long words make it err by about the same factor)
         ratio = (h0 + 16) / max(estimate(w0 + _TEXT_FRAME), 1)
-        return int(math.ceil(est * min(max(ratio, 0.6), 1.5)))
+        return math.ceil(est * min(max(ratio, 0.6), 1.5))
 
     def _seen(self):
         st = self.state

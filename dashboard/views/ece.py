@@ -28,11 +28,11 @@ import param
 from bokeh.models import ColumnDataSource, LegendItem, Range1d, Span
 
 from llrlab.core import ece_curves, llr_label, llr_to_unit
+from llrlab.core.palette import PAIR_DASHES
 
 from ..compute import APE_PLO
 from ._common import COLORS, CURVE_DASHES, isolated, line_dash, new_figure
 from ._shown import RoleCurvesView, when_shown
-from .palette import PAIR_DASHES
 
 __all__ = ["ECEView"]
 

@@ -24,10 +24,10 @@ import param
 from bokeh.models import ColumnDataSource, LegendItem, Range1d, Span
 
 from llrlab.core import llr_from_unit, llr_label, llr_to_unit, tippett
+from llrlab.core.palette import PAIR_DASHES
 
 from ._common import COLORS, CURVE_DASHES, connect_drag, isolated, line_dash, new_figure
 from ._shown import RoleCurvesView, when_shown
-from .palette import PAIR_DASHES
 
 __all__ = ["TIPPETT_POINTS", "TippettView"]
 

@@ -223,7 +223,7 @@ def _forensic_views(state):
 
 @pytest.mark.parametrize("method", ["pav", "bins"])
 def test_legend_entries_never_differ_by_hue_alone(state, display, method):
-    from llrlab.dashboard.views.palette import contrast_ratio
+    from llrlab.core.palette import contrast_ratio
 
     display.reliability = method
     for name, view in _forensic_views(state).items():
@@ -237,7 +237,7 @@ def test_legend_entries_never_differ_by_hue_alone(state, display, method):
 def test_curves_are_opaque_and_stand_out_on_white(state, display):
     from bokeh.models import GlyphRenderer
 
-    from llrlab.dashboard.views.palette import MIN_CONTRAST, contrast_ratio
+    from llrlab.core.palette import MIN_CONTRAST, contrast_ratio
 
     display.reliability = "bins"
     for name, view in _forensic_views(state).items():

@@ -256,7 +256,8 @@ def test_the_reference_curves_are_dashed_distinct_and_visible_on_white():
         assert c not in (COLORS["true"], COLORS["act"], COLORS["min"], COLORS["op"])
     view = NBERView(state=State(runner=SyncRunner()))
     drawn = [(r.glyph.line_color, tuple(r.glyph.line_dash)) for r in view.ref_renderers]
-    assert drawn == [(c, tuple(line_dash(d))) for c, d in zip(REF_COLORS, REF_DASHES, strict=True)]
+    assert drawn == [(c, tuple(line_dash(d))) for c, d in
+                     zip(REF_COLORS, REF_DASHES, strict=True)]
     assert all(dash for _, dash in drawn)  # none solid
     assert _contrast("#F0E442") < 1.4
 
@@ -459,8 +460,8 @@ def test_forensic_step_6_the_ece_plot(fx):
                   <= neutral[(plo > -1.8 * math.log(10)) & (plo < 2.1 * math.log(10))])
     says(step, "Ramos & González-Rodríguez 2013")
     says(step, "solid for these LRs, long dashes after PAV, dotted for the neutral LR = 1")
+    from llrlab.core.palette import COLORS, dash_array
     from llrlab.dashboard.views.ece import ECEView
-    from llrlab.dashboard.views.palette import COLORS, dash_array
 
     view = ECEView(state=fx.st)  # (in presentation style: the patterns grow with the lines)
     default = next(r for r in view.figure.renderers if r.data_source is view.default_source)
