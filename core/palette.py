@@ -17,8 +17,11 @@ Colour is never the only cue (WCAG 2.1 success criterion 1.4.1): curves that mus
 apart differ in their dash pattern or their marker too, or their colours differ in lightness
 by at least 3:1 between themselves (WCAG technique G183; e.g. vermillion actual DCF against
 black minimum DCF, 5.4:1), so that a figure also reads in greyscale.  The dev set is dashed
-and eval solid; the four reference miscalibrations of teaching mode have a pattern each;
-each per-condition curve has its own pattern.
+and eval solid; a dashboard plot with two curves per set whose colours differ by hue only
+(the Tippett plot's targets and non-targets, the ECE plot's LRs and the same after PAV)
+gives its second curve a pattern per set (:data:`PAIR_DASHES`); the four reference
+miscalibrations of teaching mode have a pattern each; each per-condition curve has its own
+pattern.
 
 * :data:`COLORS` -- one meaning per colour (actual DCF vermillion, minimum DCF black, the
   operating point reddish purple, ...): the plots of one system.
@@ -62,6 +65,7 @@ __all__ = [
     "FILLS",
     "MIN_CONTRAST",
     "OKABE_ITO",
+    "PAIR_DASHES",
     "REF_COLORS",
     "REF_DASHES",
     "SYSTEM_COLORS",
@@ -137,6 +141,11 @@ CONDITION_DASHES = ("shortdash", "dotdash", "dashdotdot", "longshort", "dotdotda
                     "sparsedot", "longdashdot", "shortdash", "dotdash", "dashdotdot")
 #: Dash pattern per dataset role.
 DASH = {"eval": "solid", "dev": "dashed", "true": "solid"}
+#: Plots that draw two curves per set in two colours that differ by hue only (the
+#: dashboard's Tippett plot: targets vermillion, non-targets blue; its ECE plot: the LRs and
+#: the same after PAV): per set, the first curve's pattern (that of :data:`DASH`) and the
+#: second's, so that no two of the four differ by colour alone.
+PAIR_DASHES = {"eval": ("solid", "longdash"), "dev": ("dashed", "dotdash")}
 #: Dash patterns of the other curves: the default system and the true LLR, the contributions
 #: of misses and false alarms (eval, dev), the DET's ROCCH (eval, dev); the minimum-DCF
 #: curve, the non-target class and the DET's steppy curve when several systems share a

@@ -15,7 +15,6 @@ import param
 from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from ..state import DashboardState
-from ..text_fit import text_height
 from ._common import (
     COLORS,
     Styler,
@@ -25,6 +24,7 @@ from ._common import (
     new_figure,
     stage_min,
 )
+from .note import FigureNote
 
 __all__ = ["HistogramView", "outside_note"]
 
@@ -110,8 +110,8 @@ class HistogramView(pn.viewable.Viewer):
         self.styler.add_line(self.threshold, 2.5, "dashed")
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         # what the range leaves out (teaching mode shows the central 96 % of each class)
-        self.note = pn.pane.Markdown("", name="hist_note", margin=(0, 10), visible=False,
-                                     styles={"color": "#555555", "font-size": "90%"})
+        self._note = FigureNote("hist_note", self.state.display, visible=False)
+        self.note = self._note.pane
         self._layout = pn.Column(self._pane, self.note, sizing_mode="stretch_width")
         self._on_results()
         self._on_op()
@@ -126,31 +126,25 @@ class HistogramView(pn.viewable.Viewer):
         """A fixed size on the stage (the figure and the note below it within ``width`` x
         ``height``), or the page's width (see ``fit_figure``)."""
         self._size = (width, height)
-        note_h = self._note_height(width) if height is not None else 0
-        fit_figure(self.figure, self.styler, width,
-                   None if height is None else height - note_h, default_height=HEIGHT)
-        # the note below wraps within the figure's width (a long one widened the panel)
-        if height is None:
-            self.note.param.update(sizing_mode="stretch_width", width=None, height=None)
-        else:
-            self.note.param.update(sizing_mode="fixed", width=max(int(width), 200) - 20,
-                                   height=note_h or None)
+        self._fit()
         self._on_options()
 
     _size = (None, None)
 
-    def _note_height(self, width):
-        """Height in pixels the note below the figure takes at ``width`` (0 without one)."""
-        text = self.note.object if self.note.visible else ""
-        if not text or width is None:
-            return 0
-        px = self.state.display.px("text")
-        return text_height(text, px, max(int(width) - 40, 100)) + 8
+    def _fit(self):
+        """The figure and the note in the panel's size: on a stage, the note as high as its
+        text (it wraps within the figure's width: a long one widened the panel) and the
+        figure the rest."""
+        width, height = self._size
+        note_h = 0 if height is None else self._note.height(width)
+        fit_figure(self.figure, self.styler, width,
+                   None if height is None else height - note_h, default_height=HEIGHT)
+        self._note.fit(width, None if height is None else note_h)
 
     def stage_min(self, scale=1.0):
         """The least room on a stage: the figure's and its note's at that width."""
         w, h = stage_min(self.legend, scale)
-        return w, h + self._note_height(w)
+        return w, h + self._note.stage_height(w, scale)
 
     @param.depends("state.results", watch=True)
     @isolated
@@ -184,10 +178,7 @@ class HistogramView(pn.viewable.Viewer):
             self.note.object = outside_note(ev if ev is not None else dv)
             self.note.visible = bool(self.note.object)
             if self._size[1] is not None:  # on a stage: the figure makes room for the note
-                fit_figure(self.figure, self.styler, self._size[0],
-                           self._size[1] - self._note_height(self._size[0]),
-                           default_height=HEIGHT)
-                self.note.height = self._note_height(self._size[0]) or None
+                self._fit()
             self._on_op()
             self._on_options()
 
@@ -220,6 +211,4 @@ class HistogramView(pn.viewable.Viewer):
                 item.visible = any(r.visible for r in item.renderers)
             lit = [self.threshold] if "threshold" in st.presenter.lit("histogram") else []
             self.styler.apply(st.display.presentation, st.display.svg, lit)
-            self.note.styles = {"color": "#555555", "font-size": st.display.font("text")
-                                if st.display.presentation else "90%"}
-            self.note.stylesheets = ["p { margin: 0; }"]
+            self._note.style()

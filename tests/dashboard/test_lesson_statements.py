@@ -459,6 +459,19 @@ def test_forensic_step_6_the_ece_plot(fx):
     assert np.all(ce[(plo > -1.8 * math.log(10)) & (plo < 2.1 * math.log(10))]
                   <= neutral[(plo > -1.8 * math.log(10)) & (plo < 2.1 * math.log(10))])
     says(step, "Ramos & González-Rodríguez 2013")
+    says(step, "solid for these LRs, long dashes after PAV, dotted for the neutral LR = 1")
+    from llrlab.core.palette import COLORS, dash_array
+    from llrlab.dashboard.views.ece import ECEView
+
+    view = ECEView(state=fx.st)  # (in presentation style: the patterns grow with the lines)
+    default = next(r for r in view.figure.renderers if r.data_source is view.default_source)
+    drawn = {k: (r.glyph.line_color, list(r.glyph.line_dash), r.glyph.line_width)
+             for k, r in [*view.renderers.items(), ("neutral", default)] if k[0] != "dev"}
+    assert {k: (c, d) for k, (c, d, _) in drawn.items()} == {
+        ("eval", "ce"): (COLORS["act"], []),
+        ("eval", "min"): (COLORS["map"], dash_array("longdash", drawn["eval", "min"][2])),
+        "neutral": (COLORS["default"], dash_array("dotted", drawn["neutral"][2]))}
+    assert COLORS["act"] == "#D55E00" and COLORS["map"] == "#0072B2"  # vermillion, blue
 
 
 def test_forensic_step_7_calibration_repairs_it(fx):
