@@ -29,7 +29,7 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from ._repr import summary_repr
-from ._validate import as_tar_non, as_weights
+from ._validate import as_tar_non, as_weights, check_sorted
 
 __all__ = ["PooledBlocks", "SortedScores", "pooled_blocks", "sort_scores"]
 
@@ -182,16 +182,19 @@ def _segment_sums(w, starts):
 def sort_scores(tar, non, *, tar_weights=None, non_weights=None):
     """Validate and sort target and non-target scores (see :class:`SortedScores`).
 
-    Infinite scores are accepted (LLRs of +-inf are legitimate, e.g. PAV output); NaN is not.
+    Infinite scores are accepted (LLRs of +-inf are legitimate, e.g. PAV output); NaN is not
+    (found at the end of the sorted scores, where numpy puts it: no pass of its own).
     """
-    tar, non = as_tar_non(tar, non, allow_inf=True)
+    tar, non = as_tar_non(tar, non, allow_inf=True, scan=False)
     tw = as_weights(tar_weights, tar.size, "target weights")
     nw = as_weights(non_weights, non.size, "non-target weights")
     if (tw is None) != (nw is None):
         tw = np.ones(tar.size) if tw is None else tw
         nw = np.ones(non.size) if nw is None else nw
     st, tcw, tws = _sort_with_weights(tar, tw)
+    check_sorted(st, tar, "target scores", allow_inf=True)
     sn, ncw, nws = _sort_with_weights(non, nw)
+    check_sorted(sn, non, "non-target scores", allow_inf=True)
     n_tar = float(tar.size) if tcw is None else float(tcw[-1])
     n_non = float(non.size) if ncw is None else float(ncw[-1])
     return SortedScores(st, sn, tcw, ncw, n_tar, n_non, tws, nws)
@@ -260,48 +263,142 @@ def _run_starts(x):
     return np.flatnonzero(first)
 
 
+def _elementary_index(tar, non):
+    """The elementary blocks of sorted scores as index ranges (see the module docstring):
+    block ``j`` holds ``tar[tb[j]:tb[j+1]]`` and ``non[nb[j]:nb[j+1]]``.  Returns
+    ``(tb, nb)`` (int64); blocks may be empty (the caller drops those without weight).
+
+    One comparison pass over the smaller class and one binary search per distinct score of
+    it in the larger class; without ties in the smaller class its scores are the block
+    boundaries as they are (no gather)."""
+    T, N = tar.size, non.size
+    if T <= N:
+        first = _run_starts(tar)
+        v = tar if first.size == T else tar[first]  # distinct target scores, ascending
+        tb = np.empty(first.size + 2, dtype=np.int64)
+        tb[0], tb[1:-1], tb[-1] = 0, first, T
+        nb = np.empty(first.size + 2, dtype=np.int64)
+        nb[0], nb[-1] = 0, N
+        nb[1:-1] = np.searchsorted(non, v, side="left")
+    else:
+        first = _run_starts(non)
+        w = non if first.size == N else non[first]  # distinct non-target scores, ascending
+        tb = np.empty(first.size + 2, dtype=np.int64)
+        tb[0], tb[-1] = 0, T
+        tb[1:-1] = np.searchsorted(tar, w, side="right")  # tar <= w
+        nb = np.empty(first.size + 2, dtype=np.int64)
+        nb[:-2], nb[-2:] = first, N
+    return tb, nb
+
+
+def _block_bounds(tar, non, tb, nb, lo, hi):
+    """Smallest score of the elementary blocks ``lo`` and largest of the blocks ``hi``
+    (index arrays into the blocks of ``_elementary_index``).  A block without trials gets
+    the value of the construction that defines it (its boundary score)."""
+    T, N = tar.size, non.size
+    # an empty class (a partition of a larger set) is never read, but the gathers of the
+    # discarded np.where branches need an element
+    tar, non = (tar if T else np.zeros(1)), (non if N else np.zeros(1))
+    if T <= N:
+        # block 0: the non-targets below the first target; block j >= 1 starts with its
+        # targets and ends with its last non-target, or its target value when it has none
+        lower = np.where(lo == 0, non[0], tar[np.minimum(tb[lo], T - 1)])
+        has_non = nb[hi + 1] > nb[hi]
+        upper = np.where(has_non, non[np.maximum(nb[hi + 1] - 1, 0)],
+                         np.where(hi == 0, non[0], tar[np.minimum(tb[hi], T - 1)]))
+    else:
+        # block j < last ends with its non-targets; it starts with its first target, or its
+        # non-target value when it has none; the last block holds the targets above all
+        last = nb.size - 2
+
+        def top(j):
+            return np.where(j == last, tar[-1], non[np.minimum(nb[j], N - 1)])
+
+        upper = top(hi)
+        has_tar = tb[lo + 1] > tb[lo]
+        lower = np.where(has_tar, tar[np.minimum(tb[lo], T - 1)], top(lo))
+    return lower, upper
+
+
 def _elementary_bounds(tar, non):
     """The elementary blocks of sorted scores as index ranges (see the module docstring):
     block ``j`` holds ``tar[tb[j]:tb[j+1]]`` and ``non[nb[j]:nb[j+1]]``, its smallest score
     is ``lower[j]`` and its largest ``upper[j]``.  Returns ``(tb, nb, lower, upper)``; blocks
     may be empty (the caller drops those without weight)."""
-    T, N = tar.size, non.size
-    if T <= N:
-        first = _run_starts(tar)
-        v = tar[first]  # distinct target scores, ascending
-        tb = np.concatenate([[0], first, [T]])
-        nb = np.concatenate([[0], np.searchsorted(non, v, side="left"), [N]])
-        lower = np.concatenate([[non[0]], v])
-        # Largest score in a block: its last non-target, or the target value itself when
-        # the block holds no non-target.
-        last_non = non[np.maximum(nb[1:] - 1, 0)]
-        upper = np.where(nb[1:] > nb[:-1], last_non, lower)
-    else:
-        first = _run_starts(non)
-        w = non[first]  # distinct non-target scores, ascending
-        tb = np.concatenate([[0], np.searchsorted(tar, w, side="right"), [T]])  # tar <= w
-        nb = np.concatenate([first, [N, N]])
-        upper = np.concatenate([w, [tar[-1]]])
-        # Smallest score in a block: the first target after the previous boundary, or the
-        # non-target value itself when no target lies between.
-        first_tar = tar[np.minimum(tb[:-1], T - 1)]
-        lower = np.where(tb[1:] > tb[:-1], first_tar, upper)
+    tb, nb = _elementary_index(tar, non)
+    j = np.arange(tb.size - 1)
+    lower, upper = _block_bounds(tar, non, tb, nb, j, j)
     return tb, nb, lower, upper
 
 
-def _elementary_blocks(s: SortedScores):
-    """Elementary blocks ``(lower, upper, tar, non)`` (see the module docstring)."""
-    tb, nb, lower, upper = _elementary_bounds(s.tar, s.non)
+def _elementary_masses(s: SortedScores):
+    """``(tb, nb, tar, non, kept)``: the elementary blocks' index ranges, their target and
+    non-target weights (counts when unweighted), and the indices of the blocks that hold
+    weight (None: all of them)."""
+    tb, nb = _elementary_index(s.tar, s.non)
     if s.weighted:  # sums of the trials' own weights, not differences of cumulative sums
         tar, non = _segment_sums(s.tar_w, tb), _segment_sums(s.non_w, nb)
-    else:
-        tar, non = np.diff(tb).astype(np.float64), np.diff(nb).astype(np.float64)
-    keep = (tar + non) > 0
-    return lower[keep], upper[keep], tar[keep], non[keep]
+        kept = np.flatnonzero((tar + non) > 0)
+        return tb, nb, tar, non, (None if kept.size == tar.size else kept)
+    tar = np.diff(tb).astype(np.float64)
+    non = np.diff(nb).astype(np.float64)
+    # only the first block (no non-target below the smallest target) or the last (no target
+    # above the largest non-target) can be empty
+    a = int(tar[0] + non[0] == 0)
+    b = tar.size - int(tar[-1] + non[-1] == 0)
+    return tb, nb, tar, non, (None if (a, b) == (0, tar.size) else np.arange(a, b))
+
+
+def _elementary_blocks(s: SortedScores):
+    """Elementary blocks ``(lower, upper, tar, non)`` (see the module docstring), those
+    without weight dropped."""
+    tb, nb, tar, non, kept = _elementary_masses(s)
+    j = np.arange(tar.size) if kept is None else kept
+    lower, upper = _block_bounds(s.tar, s.non, tb, nb, j, j)
+    return lower, upper, tar[j], non[j]
+
+
+#: Rounds of vectorized pooling of adjacent violators before scipy's PAV takes the rest.
+_ROUNDS = 16
+#: Fewer blocks than this go to scipy's PAV directly.
+_ROUNDS_MIN = 64
+
+
+def _merge_violators(tar, non, rounds=_ROUNDS):
+    """Pool adjacent violators in vectorized rounds: ``(starts, tar, non)`` of blocks that
+    PAV pools whole.
+
+    In each round every maximal run of blocks whose target proportion does not rise (the
+    exact cross products ``tar[i] * non[i+1] >= tar[i+1] * non[i]``) becomes one block.  The
+    isotonic solution puts two adjacent blocks with ``y_i >= y_{i+1}`` in one level set (a
+    level set's last value is at most its level and the next set's first value at least
+    that set's, higher, level), so every merge is one PAV makes; the rounds stop when a
+    round shrinks the blocks by less than a quarter (what is left is a staircase for
+    scipy's linear-time PAV).  Typical score sets go from 10^6 elementary blocks to a few
+    thousand in four rounds.
+    """
+    starts = None
+    for _ in range(rounds):
+        if tar.size < _ROUNDS_MIN:
+            break
+        viol = tar[:-1] * non[1:] >= tar[1:] * non[:-1]
+        new = np.empty(tar.size, dtype=bool)
+        new[0] = True
+        np.logical_not(viol, out=new[1:])
+        idx = np.flatnonzero(new)
+        if idx.size == tar.size:
+            break
+        tar = np.add.reduceat(tar, idx)
+        non = np.add.reduceat(non, idx)
+        starts = idx if starts is None else starts[idx]
+        if 4 * idx.size > 3 * new.size:
+            break
+    return starts, tar, non
 
 
 def _pool(tar, non):
     """Start indices of the pooled blocks (PAV, pooling equal proportions too)."""
+    pre, tar, non = _merge_violators(tar, non)
     total = tar + non
     fit = isotonic_regression(tar / total, weights=total, increasing=True)
     starts = np.asarray(fit.blocks[:-1])
@@ -310,19 +407,24 @@ def _pool(tar, non):
     # scipy leaves adjacent blocks of equal proportion apart; pool them (exact comparison
     # of cross products, as the counts are integers when the trials are unweighted).
     rising = bt[:-1] * bn[1:] < bt[1:] * bn[:-1]
-    return starts[np.concatenate([[True], rising])]
+    starts = starts[np.concatenate([[True], rising])]
+    return starts if pre is None else pre[starts]
 
 
 def pooled_blocks(s: SortedScores) -> PooledBlocks:
     """PAV of the sorted scores: the pooled blocks (see :class:`PooledBlocks`)."""
-    lower, upper, tar, non = _elementary_blocks(s)
+    tb, nb, tar, non, kept = _elementary_masses(s)
+    if kept is not None:
+        tar, non = tar[kept], non[kept]
     starts = _pool(tar, non)
     ends = np.concatenate([starts[1:], [tar.size]]) - 1
     bt = np.add.reduceat(tar, starts)
     bn = np.add.reduceat(non, starts)
+    lo, hi = (starts, ends) if kept is None else (kept[starts], kept[ends])
+    lower, upper = _block_bounds(s.tar, s.non, tb, nb, lo, hi)
     with np.errstate(divide="ignore"):
         llr = (np.log(bt) - np.log(bn)) - (np.log(s.n_tar) - np.log(s.n_non))
-    return PooledBlocks(lower[starts], upper[ends], bt, bn, llr, s.n_tar, s.n_non)
+    return PooledBlocks(lower, upper, bt, bn, llr, s.n_tar, s.n_non)
 
 
 def sorted_input(tar, non=None, *, tar_weights=None, non_weights=None) -> SortedScores:
