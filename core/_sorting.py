@@ -128,7 +128,7 @@ class SortedScores:
         return p_miss, np.where(i == 0, 1.0, np.minimum(self.non_cw_above[i] / self.n_non, 1.0))
 
 
-def _sort_with_weights(x, w):
+def _sort_with_weights(x, w, overwrite=False):
     """Sorted scores, cumulative weights and sorted weights (None, None when unweighted).
 
     The (score, weight) pairs are sorted together, as complex numbers ``score + 1j*weight``
@@ -139,6 +139,9 @@ def _sort_with_weights(x, w):
     of the trials.
     """
     if w is None:
+        if overwrite:  # the caller's own copy (a fresh gather): no second copy
+            x.sort()
+            return x, None, None
         return np.sort(x), None, None
     pairs = np.empty(x.size, dtype=np.complex128)
     pairs.real = x
@@ -179,11 +182,13 @@ def _segment_sums(w, starts):
     return out
 
 
-def sort_scores(tar, non, *, tar_weights=None, non_weights=None):
+def sort_scores(tar, non, *, tar_weights=None, non_weights=None, overwrite=False):
     """Validate and sort target and non-target scores (see :class:`SortedScores`).
 
     Infinite scores are accepted (LLRs of +-inf are legitimate, e.g. PAV output); NaN is not
-    (found at the end of the sorted scores, where numpy puts it: no pass of its own).
+    (found at the end of the sorted scores, where numpy puts it: no pass of its own).  With
+    ``overwrite``, ``tar`` and ``non`` are float64 arrays of the caller's that may be sorted
+    in place (and then are the sorted scores).
     """
     tar, non = as_tar_non(tar, non, allow_inf=True, scan=False)
     tw = as_weights(tar_weights, tar.size, "target weights")
@@ -191,9 +196,9 @@ def sort_scores(tar, non, *, tar_weights=None, non_weights=None):
     if (tw is None) != (nw is None):
         tw = np.ones(tar.size) if tw is None else tw
         nw = np.ones(non.size) if nw is None else nw
-    st, tcw, tws = _sort_with_weights(tar, tw)
+    st, tcw, tws = _sort_with_weights(tar, tw, overwrite)
     check_sorted(st, tar, "target scores", allow_inf=True)
-    sn, ncw, nws = _sort_with_weights(non, nw)
+    sn, ncw, nws = _sort_with_weights(non, nw, overwrite)
     check_sorted(sn, non, "non-target scores", allow_inf=True)
     n_tar = float(tar.size) if tcw is None else float(tcw[-1])
     n_non = float(non.size) if ncw is None else float(ncw[-1])

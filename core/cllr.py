@@ -19,8 +19,10 @@ __all__ = ["cllr", "cross_entropy", "min_cllr", "min_cross_entropy", "softplus_s
 _LN2 = np.log(2.0)
 
 
-def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
-    """``sum_i w_i * log(1 + exp(sign*(x_i + shift)))``, in chunks (bounded extra memory).
+def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None, scale=1.0):
+    """``sum_i w_i * log(1 + exp(sign*(x_i + shift)))``, in chunks (bounded extra memory);
+    with ``scale``, of ``sign*(scale*x_i + shift)`` (the LLRs of an affine map, never
+    stored).
 
     Each term is ``max(z, 0) + log1p(exp(-|z|))``, the value of ``np.logaddexp(0, z)``
     (no overflow of ``exp`` for any input, +-inf included) at about two thirds of its cost.
@@ -33,8 +35,9 @@ def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
 
     def part(sl):
         if weights is None:
-            return _pairwise_terms_sum(x[sl], sign, shift)
-        b = softplus_terms(x[sl], sign=sign, shift=shift)
+            return _pairwise_terms_sum(x[sl], sign, shift, scale)
+        xs = x[sl]
+        b = _terms_into(xs, sign, shift, np.empty(xs.size), np.empty(xs.size), scale)
         return float(b @ weights[sl])
 
     total = 0.0
@@ -47,7 +50,7 @@ def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
 _PIECE = 1 << 14
 
 
-def _pairwise_terms_sum(x, sign, shift):
+def _pairwise_terms_sum(x, sign, shift, scale=1.0):
     """``float(softplus_terms(x, sign=sign, shift=shift).sum())``, bitwise, computed in
     pieces of at most ``_PIECE`` terms: numpy sums ``n > 128`` contiguous float64 as the sum
     of its two halves (the first ``n // 2`` rounded down to a multiple of 8) recursively,
@@ -58,7 +61,7 @@ def _pairwise_terms_sum(x, sign, shift):
 
     def tree(lo, n):
         if n <= _PIECE:
-            return float(_terms_into(x[lo:lo + n], sign, shift, b[:n], t[:n]).sum())
+            return float(_terms_into(x[lo:lo + n], sign, shift, b[:n], t[:n], scale).sum())
         n2 = n // 2
         n2 -= n2 % 8
         return tree(lo, n2) + tree(lo + n2, n - n2)
@@ -66,12 +69,18 @@ def _pairwise_terms_sum(x, sign, shift):
     return tree(0, x.size) if x.size else 0.0
 
 
-def _terms_into(x, sign, shift, b, t):
+def _terms_into(x, sign, shift, b, t, scale=1.0):
     """:func:`softplus_terms` of ``x`` written to ``b`` (returned), ``t`` as scratch.
 
     ``z = sign * (x + shift)``, formed in one step for the common shift 0 (equal values;
-    only the sign of a zero ``z`` may differ, and ``log1p(exp(-|z|))`` is then added)."""
-    if shift == 0.0 and sign in (1.0, -1.0):
+    only the sign of a zero ``z`` may differ, and ``log1p(exp(-|z|))`` is then added); with
+    ``scale``, ``z = sign * (scale * x + shift)``."""
+    if scale != 1.0:
+        z = np.multiply(x, scale, out=b)
+        z += shift
+        if sign != 1.0:
+            np.multiply(z, sign, out=z)
+    elif shift == 0.0 and sign in (1.0, -1.0):
         z = x if sign == 1.0 else np.negative(x, out=b)
     else:
         z = np.add(x, shift, out=b)

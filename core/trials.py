@@ -681,6 +681,10 @@ class Trials(_Frozen):
             if self.weights is None and "condition_sorted" in self._cache:
                 tar, _, non, _ = self._cache["condition_sorted"]
                 self._cache["sorted"] = presorted(tar, non)
+            elif self.weights is None and "tar" not in self._cache and "non" not in self._cache:
+                # each class gathered afresh and sorted in place (no copy of the gathers)
+                self._cache["sorted"] = sort_scores(self.scores[self.labels],
+                                                    self.scores[~self.labels], overwrite=True)
             else:
                 self._cache["sorted"] = sort_scores(t.tar, t.non, tar_weights=t.tar_weights,
                                                     non_weights=t.non_weights)
