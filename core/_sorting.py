@@ -502,7 +502,7 @@ def _merge_violators(tar, non, rounds=_ROUNDS):
 
 def _pool(tar, non):
     """Start indices of the pooled blocks (PAV, pooling equal proportions too)."""
-    pre, tar, non = _merge_violators(tar, non)
+    pre, tar, non = _merge_violators(tar, non, _ROUNDS)
     total = tar + non
     fit = isotonic_regression(tar / total, weights=total, increasing=True)
     starts = np.asarray(fit.blocks[:-1])
