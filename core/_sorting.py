@@ -164,7 +164,7 @@ CODE_BITS = 8
 _PIECE = 1 << 16
 
 
-def cosort_codes(x, codes, bits=CODE_BITS):
+def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
     """``(np.sort(x), c)`` with ``c[i]`` the code of the trial sorted to place ``i``, equal
     scores ordered by code: the sort of the (score, code) pairs, for integer codes
     ``0 <= code < 2**bits`` of finite scores; None for infinite or NaN scores.
@@ -176,7 +176,9 @@ def cosort_codes(x, codes, bits=CODE_BITS):
     units in the last place, so the tagged sort puts the codes in score order except
     among scores that differ only in those bits; such groups, rare with few bits, are found
     by comparing neighbours and their codes re-sorted exactly.  A zero score comes out as
-    ``+0.0``.
+    ``+0.0``.  With ``overwrite``, ``x`` (the caller's own array) is sorted in place, and
+    when None is returned its content is undefined (the near-tie groups need the original
+    order: with ``overwrite`` they return None, for the caller to sort the pairs).
     """
     n = x.size
     bits = max(1, int(bits))
@@ -191,7 +193,11 @@ def cosort_codes(x, codes, bits=CODE_BITS):
         c ^= codes[sl]  # counted down below zero (larger bits, more negative)
         iv &= ~low
         iv |= c
-    xs = np.sort(x)
+    if overwrite:
+        x.sort()
+        xs = x
+    else:
+        xs = np.sort(x)
     if n and not (np.isfinite(xs[0]) and np.isfinite(xs[-1])):
         return None
     xs += 0.0
@@ -217,7 +223,7 @@ def cosort_codes(x, codes, bits=CODE_BITS):
     del tagged
     if near:
         groups = np.unique(np.concatenate(near))
-        if groups.size > 1024:
+        if groups.size > 1024 or overwrite:
             return None
         src = (x + 0.0).view(np.int64) >> bits
         pos = np.minimum(np.searchsorted(groups, src), groups.size - 1)

@@ -792,13 +792,17 @@ class Trials(_Frozen):
 
             names, codes = self.condition_index()
             bits = _code_bits(np.array([len(names) - 1]))
+            if bits <= CODE_BITS:  # small codes: smaller gathers
+                codes = codes.astype(np.uint8)
             parts = []
             for mask in (self.labels, ~self.labels):
-                x, c = self.scores[mask], codes[mask]
-                done = cosort_codes(x, c, bits) if bits <= CODE_BITS else None
-                if done is not None:
-                    parts += list(done)
-                    continue
+                c = codes[mask]
+                if bits <= CODE_BITS:
+                    done = cosort_codes(self.scores[mask], c, bits, overwrite=True)
+                    if done is not None:
+                        parts += list(done)
+                        continue
+                x = self.scores[mask]
                 pairs = np.empty(x.size, dtype=np.complex128)
                 pairs.real = x
                 pairs.imag = c  # exact: codes < 2**53

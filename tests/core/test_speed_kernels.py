@@ -186,3 +186,23 @@ def test_fit_from_sorted_classes_detects_separable_and_constant_scores():
     assert f.rank == 0
     with pytest.raises(DataError, match="no target trials"):
         fit_sorted(np.array([]), np.array([1.0]))
+
+
+def test_condition_sort_with_near_ties_is_the_sort_of_the_pairs():
+    # scores a few ulps apart in different conditions: the in-place (score, code) sort
+    # gives way to the pairs sort, with the same result
+    rng = np.random.default_rng(2)
+    n = 20_000
+    x = rng.choice(_NEAR + _BASE, n) * (1 + rng.integers(-2, 3, n) * 2.0 ** -52)
+    lab = rng.random(n) < 0.3
+    cond = rng.choice(["a", "bb", "c/d"], n)
+    t = Trials(x, lab, conditions=cond)
+    tar, tar_c, non, non_c = t.condition_sorted()
+    _, codes = t.condition_index()
+    for m, s, c in ((lab, tar, tar_c), (~lab, non, non_c)):
+        pairs = np.empty(int(m.sum()), dtype=np.complex128)
+        pairs.real, pairs.imag = x[m] + 0.0, codes[m]
+        pairs.sort()
+        assert_array_equal(s, pairs.real)
+        assert_array_equal(c, pairs.imag.astype(np.intp))
+    assert_array_equal(t.scores, x)  # the trials' own scores are not sorted in place
