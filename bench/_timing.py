@@ -46,12 +46,12 @@ def interleaved(fns, repeats):
     take turns ``repeats`` times (garbage collected before each run), so a slow phase of the
     machine hits all of them alike.
     """
-    out, times = interleaved_runs(fns, repeats)
+    out, times = interleaved_times(fns, repeats)
     return out, {k: statistics.median(v) for k, v in times.items()}
 
 
-def interleaved_runs(fns, repeats):
-    """As :func:`interleaved`, with every run's time: ``(results, {name: [times]})``."""
+def interleaved_times(fns, repeats):
+    """As :func:`interleaved`, with every run's time: ``(results, {name: [seconds]})``."""
     out = {k: fn() for k, fn in fns.items()}
     times = {k: [] for k in fns}
     for _ in range(repeats):

@@ -52,7 +52,7 @@ import time
 import warnings
 
 import numpy as np
-from _timing import interleaved_runs, load_average, machine_line, ratio_stats, thread_settings
+from _timing import interleaved_times, load_average, machine_line, ratio_stats, thread_settings
 
 import llrlab.core as after_core
 
@@ -237,7 +237,7 @@ def run_rows(args, cores, tmp):
                 which = {"after": cores["after"]}  # the baseline was quadratic here
                 fns = conditions_row(which, s, lab, names)
             with thread_settings(limit, cores.values()):
-                _, times = interleaved_runs(fns, args.repeats)
+                _, times = interleaved_times(fns, args.repeats)
             yield row, threads, times
 
 

@@ -54,6 +54,10 @@ class SortedScores:
         scores are taken from these, not as differences of ``cw``: a difference of two large
         cumulative sums loses the digits of a small one (the few highest non-targets, whose
         weight is the false-alarm rate at a high threshold).
+    tar_strata, non_strata : ndarray of int of shape (T,), (N,) or None
+        The condition (stratum) code of each sorted score, for the stratified variance of
+        weighted error rates (:meth:`rate_variances`); None: one stratum.  Equal scores may be
+        in any order: no threshold separates them.
     """
 
     tar: np.ndarray
@@ -64,6 +68,8 @@ class SortedScores:
     n_non: float
     tar_w: np.ndarray | None = None
     non_w: np.ndarray | None = None
+    tar_strata: np.ndarray | None = None
+    non_strata: np.ndarray | None = None
 
     def __post_init__(self):
         if self.non_cw is not None and self.non_w is None:  # built from cw only
@@ -78,6 +84,55 @@ class SortedScores:
             return float(self.tar.size), float(self.non.size)
         return (self.n_tar ** 2 / float(np.dot(self.tar_w, self.tar_w)),
                 self.n_non ** 2 / float(np.dot(self.non_w, self.non_w)))
+
+    @property
+    def variance_estimator(self):
+        """How :meth:`rate_variances` estimates: ``"binomial"`` (unweighted trials),
+        ``"stratified"`` (weighted trials with conditions) or ``"linearised"`` (weighted trials
+        without; see :mod:`llrlab.core._stratified`)."""
+        if not self.weighted:
+            return "binomial"
+        return "linearised" if self.tar_strata is None else "stratified"
+
+    @cached_property
+    def _prefix_variances(self):
+        """:class:`~llrlab.core._stratified.PrefixVariance` of the targets in ascending order
+        (misses are a prefix) and of the non-targets in descending order (false alarms are
+        a prefix of it), computed once per sort."""
+        from ._stratified import PrefixVariance
+
+        rev = None if self.non_strata is None else self.non_strata[::-1]
+        return (PrefixVariance(self.tar_w, self.tar_strata),
+                PrefixVariance(self.non_w[::-1], rev))
+
+    def rate_variances(self, threshold):
+        """Estimated variances of ``Pmiss`` and ``Pfa`` at threshold(s) ``t``.
+
+        Unweighted trials: the binomial ``p (1 - p) / n``.  Weighted trials: the linearised
+        variance of a weighted rate, summed over the strata (conditions) when the trials
+        carry them (Cochran 1977, sec. 5.3 and ch. 6; :mod:`llrlab.core._stratified`).
+
+        Returns
+        -------
+        v_miss, v_fa : ndarray
+            Of the shape of ``threshold``.
+        df_miss, df_fa : ndarray
+            Their effective degrees of freedom (Satterthwaite's, Cochran 1977, sec. 5.4):
+            ``n - 1`` for one stratum, fewer when a few trials carry much of the variance;
+            ``inf`` for a rate of 0 or 1.
+        n_miss, n_fa : int
+            Numbers of target and non-target trials (of positive weight).
+        """
+        p_m, p_f = self.rates(threshold)
+        if not self.weighted:
+            nt, nn = self.tar.size, self.non.size
+            return (p_m * (1.0 - p_m) / nt, p_f * (1.0 - p_f) / nn,
+                    np.full(np.shape(p_m), nt - 1.0), np.full(np.shape(p_f), nn - 1.0), nt, nn)
+        vt, vn = self._prefix_variances
+        i = np.searchsorted(self.tar, threshold, side="left")
+        k = self.non.size - np.searchsorted(self.non, threshold, side="left")
+        (v_m, df_m), (v_f, df_f) = vt(i, p_m), vn(k, p_f)
+        return v_m, v_f, df_m, df_f, vt.n_positive, vn.n_positive
 
     @cached_property
     def non_cw_above(self):
@@ -129,34 +184,44 @@ class SortedScores:
         return p_miss, np.where(i == 0, 1.0, np.minimum(self.non_cw_above[i] / self.n_non, 1.0))
 
 
-def _sort_with_weights(x, w, overwrite=False):
-    """Sorted scores, cumulative weights and sorted weights (None, None when unweighted).
+def _sort_with_weights(x, w, strata=None, overwrite=False):
+    """Sorted scores, cumulative weights and sorted weights (None, None when unweighted),
+    and the strata in that order (None without).
 
     The (score, weight) pairs are sorted together, as complex numbers ``score + 1j*weight``
     (numpy orders complex numbers by real part, then imaginary part): one sort of the pairs
     instead of an index sort and two gathers (about 1.7x faster at 10^7 trials).  Equal
     scores come out ordered by weight.  Their order does not matter to any measure (tied
     scores are never separated by a threshold), and this one does not depend on the order
-    of the trials.
+    of the trials.  With strata the pairs are argsorted instead (the same order) and the
+    strata gathered with them.  Integer weights below ``2**CODE_BITS`` (counts), with
+    strata when both fit in those bits, go through :func:`cosort_codes` (two float sorts;
+    the same order).  With ``overwrite``, ``x`` (the caller's own copy) may be sorted in
+    place.
     """
     if w is None:
         if overwrite:  # the caller's own copy (a fresh gather): no second copy
             x.sort()
-            return x, None, None
-        return np.sort(x), None, None
+            return x, None, None, None
+        return np.sort(x), None, None, None
     codes = small_codes(w)
-    done = None if codes is None else cosort_codes(x, codes, _code_bits(codes))
-    if done is not None:  # integer weights (counts): the codes are the weights
-        xs, ws = done[0], done[1].astype(np.float64)
-        return xs, _cumulative(ws), ws
+    if codes is not None:  # integer weights (counts): the codes are the weights
+        done = _cosort_weight_codes(x, codes, strata)
+        if done is not None:
+            return done
     pairs = np.empty(x.size, dtype=np.complex128)
     pairs.real = x
     pairs.imag = w
+    if strata is not None:
+        order = np.argsort(pairs)
+        del pairs
+        ws = w[order]
+        return x[order], _cumulative(ws), ws, np.asarray(strata)[order]
     pairs.sort()
     xs = np.ascontiguousarray(pairs.real)
     ws = np.ascontiguousarray(pairs.imag)
     del pairs
-    return xs, _cumulative(ws), ws
+    return xs, _cumulative(ws), ws, None
 
 
 #: Codes of at most this many bits go with the scores through :func:`cosort_codes`.
@@ -241,6 +306,38 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
     return xs, sorted_codes
 
 
+def _cosort_weight_codes(x, codes, strata):
+    """:func:`_sort_with_weights` of integer weights (``codes``, see :func:`small_codes`) by
+    :func:`cosort_codes`; None when it does not apply (scores not all finite, too many near
+    ties, or the weights and strata together need more than ``CODE_BITS`` bits).
+
+    With strata, one code carries both, the weight major and the stratum minor: the tagged
+    sort orders equal scores by weight, as the pairs sort does (the same sorted scores and
+    weights, bit for bit), and by stratum among equal weights.
+    """
+    if strata is None:
+        done = cosort_codes(x, codes, _code_bits(codes))
+        if done is None:
+            return None
+        ws = done[1].astype(np.float64)
+        return done[0], _cumulative(ws), ws, None
+    strata = np.asarray(strata)
+    k = int(strata.max()) + 1 if strata.size else 1
+    if strata.size and int(strata.min()) < 0:
+        return None
+    bits = max(1, (int(codes.max()) * k + k - 1).bit_length())
+    if bits > CODE_BITS:
+        return None
+    combined = codes * np.uint8(k)  # < 2**CODE_BITS: no overflow
+    combined += strata.astype(np.uint8)
+    done = cosort_codes(x, combined, bits)
+    if done is None:
+        return None
+    wc, ss = np.divmod(done[1], k)
+    ws = wc.astype(np.float64)
+    return done[0], _cumulative(ws), ws, ss.astype(strata.dtype, copy=False)
+
+
 def _code_bits(codes):
     """Bits needed by the largest code (at least 1)."""
     top = int(codes.max()) if codes.size else 0
@@ -266,14 +363,15 @@ def _cumulative(w):
     return cw
 
 
-def presorted(tar, non, tar_w=None, non_w=None):
-    """:class:`SortedScores` of scores already sorted ascending (and their weights in that
-    order, or None for both): no check, no sort.  For callers that took the order from
+def presorted(tar, non, tar_w=None, non_w=None, tar_strata=None, non_strata=None):
+    """:class:`SortedScores` of scores already sorted ascending (and their weights and strata
+    in that order, or None): no check, no sort.  For callers that took the order from
     another sort of the same scores (:meth:`Trials.condition_sorted`)."""
     if tar_w is None:
         return SortedScores(tar, non, None, None, float(tar.size), float(non.size))
     tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
-    return SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w)
+    return SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w,
+                        tar_strata, non_strata)
 
 
 def _segment_sums(w, starts):
@@ -287,13 +385,16 @@ def _segment_sums(w, starts):
     return out
 
 
-def sort_scores(tar, non, *, tar_weights=None, non_weights=None, overwrite=False):
+def sort_scores(tar, non, *, tar_weights=None, non_weights=None, tar_strata=None,
+                non_strata=None, overwrite=False):
     """Validate and sort target and non-target scores (see :class:`SortedScores`).
 
     Infinite scores are accepted (LLRs of +-inf are legitimate, e.g. PAV output); NaN is not
-    (found at the end of the sorted scores, where numpy puts it: no pass of its own).  With
-    ``overwrite``, ``tar`` and ``non`` are float64 arrays of the caller's that may be sorted
-    in place (and then are the sorted scores).
+    (found at the end of the sorted scores, where numpy puts it: no pass of its own).
+    Strata (condition codes of weighted trials, for :meth:`SortedScores.rate_variances`) are
+    kept in the sorted order; they are ignored without weights.  With ``overwrite``, ``tar``
+    and ``non`` are float64 arrays of the caller's that may be sorted in place (and then are
+    the sorted scores).
     """
     tar, non = as_tar_non(tar, non, allow_inf=True, scan=False)
     tw = as_weights(tar_weights, tar.size, "target weights")
@@ -301,13 +402,14 @@ def sort_scores(tar, non, *, tar_weights=None, non_weights=None, overwrite=False
     if (tw is None) != (nw is None):
         tw = np.ones(tar.size) if tw is None else tw
         nw = np.ones(non.size) if nw is None else nw
-    st, tcw, tws = _sort_with_weights(tar, tw, overwrite)
+    both = tar_strata is not None and non_strata is not None
+    st, tcw, tws, tss = _sort_with_weights(tar, tw, tar_strata if both else None, overwrite)
     check_sorted(st, tar, "target scores", allow_inf=True)
-    sn, ncw, nws = _sort_with_weights(non, nw, overwrite)
+    sn, ncw, nws, nss = _sort_with_weights(non, nw, non_strata if both else None, overwrite)
     check_sorted(sn, non, "non-target scores", allow_inf=True)
     n_tar = float(tar.size) if tcw is None else float(tcw[-1])
     n_non = float(non.size) if ncw is None else float(ncw[-1])
-    return SortedScores(st, sn, tcw, ncw, n_tar, n_non, tws, nws)
+    return SortedScores(st, sn, tcw, ncw, n_tar, n_non, tws, nws, tss, nss)
 
 
 @summary_repr("n_blocks", "n_tar", "n_non")

@@ -422,7 +422,7 @@ def _pool_sorted(trials, keep, table=None):
         tar, tar_c, non, non_c = tar[kt], tar_c[kt], non[kn], non_c[kn]
     if table is None:
         return presorted(tar, non)
-    return presorted(tar, non, table[1::2][tar_c], table[0::2][non_c])
+    return presorted(tar, non, table[1::2][tar_c], table[0::2][non_c], tar_c, non_c)
 
 
 def _condition_log_losses(trials):

@@ -75,9 +75,15 @@ def llr_from_unit(x, unit):
 
 def llr_label(unit, what="LR"):
     """Axis label of LLRs in ``unit``: ``"LLR (natural log)"``, ``"log10(LR)"``,
-    ``"log2(LR) (bits)"`` (``what`` replaces ``LR``, e.g. ``"posterior odds"``)."""
+    ``"log2(LR) (bits)"`` (``what`` replaces ``LR``, e.g. ``"posterior odds"``).
+
+    Examples
+    --------
+    >>> llr_label("ln", "prior odds"), llr_label("log10", "prior odds")
+    ('log prior odds (natural log)', 'log10(prior odds)')
+    """
     text = _LABELS[_unit(unit)]
-    return text if what == "LR" else text.replace("LR", what).replace("LLR", f"log {what}")
+    return text if what == "LR" else text.replace("LLR", f"log {what}").replace("LR", what)
 
 
 def _sorted_and_blocks(tar, non, tar_weights, non_weights, need_blocks):

@@ -12,7 +12,11 @@ counts, rates divided the same way, and the DCF by the same formula.
 
 The default grid is every multiple of 1/512 in [-20, 20] (20481 points; a power of two, so
 each value ``-20 + i/512`` is exact in binary floating point) together with any prior
-log-odds the caller asks to include (e.g. the operating point a report opens at).
+log-odds the caller asks to include (e.g. the operating point a report opens at).  It is
+llrlab's one operating-point grid: :data:`GRID_STEP`, :data:`GRID_LIMIT` and
+:func:`grid_plo` here are its only definition; the out-of-core analysis
+(:func:`llrlab.core.scale.analyze_dask`) tabulates its counts at the same grid, so that
+:func:`operating_point_grid` of a Dask analysis reads no partition.
 
 References: Brümmer & de Villiers (2011), sec. 2.5 (actual DCF at the Bayes threshold) and
 sec. 2.6.1 / 3.2 (minimum DCF on the ROCCH vertices, optimal vertex by the PAV LLRs).

@@ -15,8 +15,12 @@ LLRs, or at given score thresholds):
 The two systems' trials are paired by (model, segment) id when both carry ids
 (:func:`llrlab.core.calibration.fusion.align_systems`), else by position.
 
+With weighted trials (e.g. condition weights) the z-tests use the variance of each weighted
+rate per condition (Cochran 1977; :func:`z_test`), and McNemar's test the weighted
+discordant trials.
+
 References: Bengio & Mariéthoz (2004); Q. McNemar, Psychometrika
-12:153-157 (1947); docs/conventions.md.
+12:153-157 (1947); W. G. Cochran, Sampling Techniques (1977); docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest, chi2, norm
 
+from ._interval_kinds import VARIANCE_TEXT
 from ._repr import summary_repr
+from ._stratified import difference_variance, rate_variance
 from ._validate import as_number, as_plo
 from .dcf import _combine, _weights
 from .errors import DataError, LlrlabWarning
@@ -135,14 +141,41 @@ def _thresholds(plo, threshold):
 
 def _paired_decisions(a, b, plo, threshold, alpha, names):
     """Checked arguments and the paired decisions of two systems:
-    ``(alpha, plo, names, labels, accept_a, accept_b, weights)`` (weights None when the
-    trials carry none)."""
+    ``(alpha, plo, names, labels, accept_a, accept_b, weights, (pa, pb))`` (weights None when
+    the trials carry none; ``pa``, ``pb`` the paired trials)."""
     alpha = _check_alpha(alpha)
     plo = float(as_plo(plo))
     pa, pb = paired_trials(a, b)
     names = tuple(names) if names is not None else ("A", "B")
     ta, tb = _thresholds(plo, threshold)
-    return alpha, plo, names, pa.labels, pa.scores >= ta, pb.scores >= tb, pa.weights
+    return (alpha, plo, names, pa.labels, pa.scores >= ta, pb.scores >= tb, pa.weights,
+            (pa, pb))
+
+
+def _strata(a, b, pair):
+    """The condition code of each paired trial (the strata of the weighted rates), or None
+    when neither system's trials carry conditions.
+
+    Raises
+    ------
+    DataError
+        Both carry conditions and they differ on a paired trial.
+    """
+    pa, pb = pair
+    with_conditions = [t for t in (pa, pb) if t.has_conditions]
+    if not with_conditions:
+        return None
+    if len(with_conditions) == 2:
+        ca, cb = pa.conditions, pb.conditions
+        if not np.array_equal(ca, cb):
+            i = int(np.flatnonzero(ca != cb)[0])
+            where = (f"{pa.model_ids[i]} {pa.segment_ids[i]}" if pa.has_ids
+                     else f"position {i}")
+            raise DataError(f"comparison: the conditions of {_name(a, 'system A')} and "
+                            f"{_name(b, 'system B')} differ (e.g. {str(ca[i])!r} and "
+                            f"{str(cb[i])!r} at {where}); a trial's condition belongs to the "
+                            f"trial: give both systems the same conditions, or one of them")
+    return with_conditions[0].condition_index()[1]
 
 
 def _kish(w):
@@ -232,10 +265,15 @@ class ZTestResult:
         One sentence, e.g. ``"system A has significantly lower DCF than system B at the 5%
         level (p = 0.003)"``.
     weighted : bool
-        The trials carried weights (rates weighted, ``T`` and ``N`` effective numbers).
+        The trials carried weights (weighted rates; see ``estimator``).
     n_tar_effective, n_non_effective : float
         Kish's effective numbers of target and non-target trials, ``(sum w)^2 / sum w^2``
-        (``n_tar``, ``n_non`` without weights): the ``T`` and ``N`` of the variance.
+        (``n_tar``, ``n_non`` without weights): how much the weights cost in sample size.
+        The variance does not use them (see Notes of :func:`z_test`).
+    estimator : str
+        How the variance of the rates was estimated: ``"binomial"`` (unweighted trials),
+        ``"stratified"`` (weighted trials with conditions) or ``"linearised"`` (weighted
+        trials without); :attr:`estimator_text` names it in words.
     """
 
     statistic: float
@@ -258,11 +296,18 @@ class ZTestResult:
     weighted: bool = False
     n_tar_effective: float = float("nan")
     n_non_effective: float = float("nan")
+    estimator: str = "binomial"
 
     @property
     def significant(self):
         """``p_value < alpha``."""
         return bool(self.p_value < self.alpha)
+
+    @property
+    def estimator_text(self):
+        """The variance estimator in words, e.g. ``"variance stratified by condition
+        (Cochran 1977)"``."""
+        return VARIANCE_TEXT[self.estimator]
 
     @property
     def delta(self):
@@ -317,18 +362,32 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
     Bengio & Mariéthoz recommend requiring both to agree before calling a difference significant.
 
     With per-trial weights ``w`` (the same on both systems, e.g. condition weights), the
-    rates are weighted proportions, ``Pm = sum_tar w [miss] / sum_tar w``, and ``T``, ``N``
-    are Kish's effective numbers ``(sum w)^2 / sum w^2`` of each class, as in the intervals
-    of :func:`~llrlab.core.uncertainty.operating_point_ci`: the variance of a weighted
-    proportion is ``p (1 - p) / n_eff``.  In the dependent variance the discordant counts become
-    weighted fractions: ``s^2 = cm^2 d_m / T_eff + cf^2 d_f / N_eff`` with ``d_m = sum_tar w [A and
-    B disagree] / sum_tar w`` (``m_AB + m_BA`` over ``T`` without weights).  Equal weights give the
-    unweighted test.
+    rates are weighted proportions, ``Pm = sum_tar w [miss] / sum_tar w``, and each rate's
+    variance is the linearised variance of a ratio summed over the strata -- the trials'
+    conditions when they carry them (Cochran 1977, sec. 5.3 and ch. 6;
+    ``llrlab.core._stratified``):
+
+    * independent: ``Var(Pm) = sum_h sum_{i in h} (a_i - abar_h)^2 / W^2`` with ``a_i = w_i
+      (e_i - Pm)``; for condition weights (constant in each condition) this is
+      ``sum_h (W_h / W)^2 p_h (1 - p_h) / n_h``, each condition's binomial variance at its own
+      rate; without conditions ``sum_i w_i^2 (e_i - Pm)^2 / W^2``;
+    * dependent: ``cm^2 sum_tar w^2 [A and B disagree] / W_tar^2 + cf^2 (the same for the
+      non-targets)``: within each condition, under the null hypothesis that the two systems'
+      rates are equal there, ``e_A - e_B`` has mean 0 and variance ``P(disagree) = Var(e_A) +
+      Var(e_B) - 2 Cov(e_A, e_B)``.
+
+    Kish's effective number with the pooled rate, the variance ``p (1 - p) sum w^2 /
+    (sum w)^2`` that llrlab used before, is right only when every trial has the same error
+    probability; when the conditions' rates differ (the usual reason to weight them) it is
+    too small and the test rejects a true null hypothesis too often
+    (tests/core/test_weighted_variance.py).
+    The reference distribution stays the normal one.  Equal weights in one condition give
+    the unweighted test; :attr:`ZTestResult.estimator` names the variance used.
 
     References
     ----------
-    Bengio & Mariéthoz (2004); L. Kish, Survey Sampling
-    (1965) for the effective sample size.
+    Bengio & Mariéthoz (2004); W. G. Cochran, Sampling Techniques, 3rd ed., Wiley (1977),
+    sec. 5.3 (stratified sampling) and ch. 6 (ratio estimates).
 
     Examples
     --------
@@ -349,42 +408,42 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
     """
     if variance not in ("independent", "dependent"):
         raise DataError(f"variance must be 'independent' or 'dependent', got {variance!r}")
-    alpha, plo, names, lab, acc_a, acc_b, w = _paired_decisions(a, b, plo, threshold, alpha,
-                                                                names)
+    alpha, plo, names, lab, acc_a, acc_b, w, pair = _paired_decisions(a, b, plo, threshold,
+                                                                      alpha, names)
     T, N = int(lab.sum()), int(lab.size - lab.sum())
     miss_a, miss_b = lab & ~acc_a, lab & ~acc_b
     fa_a, fa_b = ~lab & acc_a, ~lab & acc_b
     cm, cf = (float(c) for c in _weights(plo, normalize))
     if w is None:
+        estimator = "binomial"
         t_eff, n_eff = float(T), float(N)
         pm_a, pm_b = miss_a.sum() / T, miss_b.sum() / T
         pf_a, pf_b = fa_a.sum() / N, fa_b.sum() / N
+        if variance == "independent":
+            var = (cm ** 2 * (pm_a * (1 - pm_a) + pm_b * (1 - pm_b)) / T
+                   + cf ** 2 * (pf_a * (1 - pf_a) + pf_b * (1 - pf_b)) / N)
+        else:
+            m_disc = int(np.count_nonzero(miss_a != miss_b))
+            f_disc = int(np.count_nonzero(fa_a != fa_b))
+            var = cm ** 2 * m_disc / T ** 2 + cf ** 2 * f_disc / N ** 2
     else:
         wt, wn = w[lab], w[~lab]
         t_eff, n_eff = _kish(wt), _kish(wn)
         if not (t_eff > 0 and n_eff > 0):
             raise DataError(f"comparison: the {'target' if not t_eff > 0 else 'non-target'} "
                             f"trials of {_name(a, 'system A')} have zero total weight")
-        wt_sum, wn_sum = float(wt.sum()), float(wn.sum())
-
-        def share(mask, weights, total, cls):
-            return float(weights[mask[cls]].sum()) / total
-
-        pm_a, pm_b = share(miss_a, wt, wt_sum, lab), share(miss_b, wt, wt_sum, lab)
-        pf_a, pf_b = share(fa_a, wn, wn_sum, ~lab), share(fa_b, wn, wn_sum, ~lab)
+        strata = _strata(a, b, pair)
+        estimator = "linearised" if strata is None else "stratified"
+        st, sn = (None, None) if strata is None else (strata[lab], strata[~lab])
+        (pm_a, vm_a), (pm_b, vm_b) = (rate_variance(m[lab], wt, st) for m in (miss_a, miss_b))
+        (pf_a, vf_a), (pf_b, vf_b) = (rate_variance(f[~lab], wn, sn) for f in (fa_a, fa_b))
+        if variance == "independent":
+            var = cm ** 2 * (vm_a + vm_b) + cf ** 2 * (vf_a + vf_b)
+        else:
+            var = (cm ** 2 * difference_variance(miss_a[lab], miss_b[lab], wt)
+                   + cf ** 2 * difference_variance(fa_a[~lab], fa_b[~lab], wn))
     d_a = float(_combine(plo, pm_a, pf_a, normalize))
     d_b = float(_combine(plo, pm_b, pf_b, normalize))
-    if variance == "independent":
-        var = (cm ** 2 * (pm_a * (1 - pm_a) + pm_b * (1 - pm_b)) / t_eff
-               + cf ** 2 * (pf_a * (1 - pf_a) + pf_b * (1 - pf_b)) / n_eff)
-    elif w is None:
-        m_disc = int(np.count_nonzero(miss_a != miss_b))
-        f_disc = int(np.count_nonzero(fa_a != fa_b))
-        var = cm ** 2 * m_disc / T ** 2 + cf ** 2 * f_disc / N ** 2
-    else:
-        d_m = share(miss_a != miss_b, wt, wt_sum, lab)
-        d_f = share(fa_a != fa_b, wn, wn_sum, ~lab)
-        var = cm ** 2 * d_m / t_eff + cf ** 2 * d_f / n_eff
     std = float(np.sqrt(var))
     diff = d_a - d_b
     if std > 0:
@@ -409,7 +468,7 @@ def z_test(a, b, plo=0.0, *, threshold=None, variance="independent", alpha=0.05,
                    f"{names[1]} at the {_level(alpha)} level ({_p(p)})")
     return ZTestResult(float(z), p, d_a, d_b, diff, std, variance, float(pm_a), float(pf_a),
                        float(pm_b), float(pf_b), T, N, plo, alpha, names, verdict,
-                       w is not None, t_eff, n_eff)
+                       w is not None, t_eff, n_eff, estimator)
 
 
 @summary_repr("statistic", "p_value", "only_a_wrong", "only_b_wrong", "method", "trials",
@@ -523,17 +582,22 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
     With per-trial weights ``w`` (the same on both systems, e.g. condition weights), the
     discordant trials count by weight: with ``W_b``, ``W_c`` the total weights of the two
     kinds and ``n = (sum w)^2 / sum w^2`` Kish's effective number of discordant trials, the
-    share ``W_b / (W_b + W_c)`` has under the null hypothesis the variance of a proportion
-    of ``n`` trials, so the test runs on the effective counts ``b = n W_b / (W_b + W_c)`` and
-    ``c = n - b``: chi-square with ``X^2 = max(|b - c| - 1, 0)^2 / n``, or exact on ``b``
-    and ``n`` rounded to whole numbers (used when ``n < 25``).  Equal weights give the
-    unweighted test.
+    test runs on the effective counts ``b = n W_b / (W_b + W_c)`` and ``c = n - b``:
+    chi-square with ``X^2 = max(|b - c| - 1, 0)^2 / n``, or exact on ``b`` and ``n`` rounded
+    to whole numbers (used when ``n < 25``).  Without the continuity correction ``X^2 =
+    (W_b - W_c)^2 / sum w^2``: given the discordant trials, McNemar's null hypothesis makes
+    each equally likely to favour either system, so ``W_b - W_c = sum w_i s_i`` with
+    independent fair signs ``s_i`` and variance exactly ``sum w_i^2``, whatever the
+    conditions' error rates (McNemar's conditional argument, weighted).  Unlike the z-test's,
+    this variance needs no strata; the seeded simulation in
+    tests/core/test_weighted_variance.py checks its level when the rates differ between
+    conditions.  Equal weights give the unweighted test.
 
     References
     ----------
     Bengio & Mariéthoz (2004); Q. McNemar, Psychometrika 12:153-157 (1947);
     M. W. Fagerland, S. Lydersen and P. Laake, BMC Med. Res. Methodol. 13:91 (2013);
-    L. Kish, Survey Sampling (1965) for the effective sample size.
+    L. Kish, Survey Sampling (1965) for the effective number.
 
     Examples
     --------
@@ -548,8 +612,8 @@ def mcnemar_test(a, b, plo=0.0, *, threshold=None, trials="all", exact=None, alp
     """
     if trials not in _ERRORS:
         raise DataError(f"trials must be 'all', 'target' or 'non-target', got {trials!r}")
-    alpha, plo, names, lab, acc_a, acc_b, w = _paired_decisions(a, b, plo, threshold, alpha,
-                                                                names)
+    alpha, plo, names, lab, acc_a, acc_b, w, _ = _paired_decisions(a, b, plo, threshold,
+                                                                   alpha, names)
     err_a, err_b = acc_a != lab, acc_b != lab
     if trials != "all":
         sel = lab if trials == "target" else ~lab

@@ -286,20 +286,58 @@ def _unify(columns):
     """Codes of several IdCodes in one numbering (the first one's, extended); its size."""
     base = columns[0]
     out = [base.codes.astype(np.int64)]
-    index = None
-    size = base.vocab.size
+    vocab = base.vocab
     for col in columns[1:]:
-        if col.vocab is base.vocab or (col.vocab.size == base.vocab.size
-                                       and np.array_equal(col.vocab, base.vocab)):
-            out.append(col.codes.astype(np.int64))
-            continue
-        if index is None:
-            index = {s: i for i, s in enumerate(base.vocab.tolist())}
-        remap = np.fromiter((index.setdefault(s, len(index)) for s in col.vocab.tolist()),
-                            dtype=np.int64, count=col.vocab.size)
+        remap, vocab = extend_vocab(vocab, col.vocab)
         out.append(remap[col.codes])
-        size = len(index)
-    return out, max(size, 1)
+    return out, max(vocab.size, 1)
+
+
+#: Vocabularies up to this size are merged with a dictionary (no pandas import).
+_SMALL_VOCAB = 4096
+
+
+def extend_vocab(base, other):
+    """``other``'s ids in ``base``'s numbering, ids new to ``base`` appended in their order.
+
+    Parameters
+    ----------
+    base, other : ndarray of object (str), distinct strings each
+
+    Returns
+    -------
+    remap : ndarray of int64, shape (other.size,)
+        The code of ``other[i]`` in the merged numbering.
+    merged : ndarray of object
+        ``base`` followed by the ids of ``other`` that it lacks (``base`` itself when there
+        are none, or when ``other`` is ``base``).
+
+    Hash-based (``pandas.Index.get_indexer``) for large vocabularies: no Python operation
+    per id.
+
+    Examples
+    --------
+    >>> remap, merged = extend_vocab(np.array(["a", "b"], dtype=object),
+    ...                              np.array(["c", "a"], dtype=object))
+    >>> remap.tolist(), merged.tolist()
+    ([2, 0], ['a', 'b', 'c'])
+    """
+    if other is base or (other.size == base.size and np.array_equal(other, base)):
+        return np.arange(base.size, dtype=np.int64), base
+    if base.size + other.size <= _SMALL_VOCAB:
+        d = {s: i for i, s in enumerate(base.tolist())}
+        remap = np.fromiter((d.setdefault(s, len(d)) for s in other.tolist()),
+                            dtype=np.int64, count=other.size)
+        new = other[remap >= base.size]
+    else:
+        import pandas as pd
+
+        remap = pd.Index(base, dtype=object, copy=False).get_indexer(
+            pd.Index(other, dtype=object, copy=False)).astype(np.int64, copy=False)
+        missing = np.flatnonzero(remap < 0)
+        remap[missing] = base.size + np.arange(missing.size)
+        new = other[missing]
+    return remap, (np.concatenate([base, new]) if new.size else base)
 
 
 def trial_codes(*sets):
@@ -768,8 +806,14 @@ class Trials(_Frozen):
                 self._cache["sorted"] = sort_scores(self.scores[self.labels],
                                                     self.scores[~self.labels], overwrite=True)
             else:
+                strata = (None, None)
+                if self.weights is not None and self.has_conditions:
+                    # weighted error rates have a variance per condition (their strata)
+                    codes = self.condition_index()[1]
+                    strata = (codes[self.labels], codes[~self.labels])
                 self._cache["sorted"] = sort_scores(t.tar, t.non, tar_weights=t.tar_weights,
-                                                    non_weights=t.non_weights)
+                                                    non_weights=t.non_weights,
+                                                    tar_strata=strata[0], non_strata=strata[1])
         return self._cache["sorted"]
 
     def condition_sorted(self):

@@ -153,14 +153,16 @@ def _serve_handler(args, out=None):
 
 def run_serve(args):
     """Serve the dashboard until interrupted; returns an exit code (2 on bad input)."""
+    # the lesson file first: its check imports the dashboard's state classes only, so a bad
+    # file gets its one line before Panel and the numerics are imported
+    lessons, lesson = _lessons(getattr(args, "lesson", None))
+    if lessons is None:
+        return 2
     try:
         # --dask reads directories of Parquet files too
         specs = parse_file_specs(args.files, dirs=getattr(args, "dask", None) is not None)
     except SpecError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
-        return 2
-    lessons, lesson = _lessons(getattr(args, "lesson", None))
-    if lessons is None:
         return 2
     from panel.io.server import get_server
 
@@ -189,9 +191,15 @@ def run_serve(args):
 
     dask = getattr(args, "dask", None)
     if dask is not None:
+        from llrlab.core import LlrlabError
+
         from .scaled import configure
 
-        configure(dask)
+        try:  # an address is connected to now: a wrong one is one line, not a page error
+            configure(dask, connect=True)
+        except LlrlabError as exc:
+            sys.stderr.write(f"llrlab serve: error: {exc}\n")
+            return 2
 
     # the page loads every script and stylesheet from this server, never from a CDN, even
     # when the environment asks for one (BOKEH_RESOURCES=cdn): a classroom or an analyst's
@@ -267,14 +275,14 @@ def _lessons(path):
     printing one line when the file is not a valid lesson."""
     from .lessons import LessonError, builtin_lessons, load_lesson
 
-    lessons = builtin_lessons()
     if path is None:
-        return lessons, None
+        return builtin_lessons(), None
     try:
         lesson = load_lesson(path)
     except LessonError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
         return None, None
+    lessons = builtin_lessons()
     lessons[lesson.id] = lesson
     return lessons, lesson.id
 

@@ -149,10 +149,15 @@ def _redact_record(record, secrets):
         record.stack_info = redact(record.stack_info, secrets)
 
 
+#: Loggers of the web server whose records ``serve_logging`` shows at the chosen level.
+_SERVER_LOGGERS = ("tornado", "tornado.access", "tornado.application", "tornado.general",
+                   "bokeh")
+
+
 @contextlib.contextmanager
 def serve_logging(level="warning", secrets=()):
     """Within the block: log records at ``level`` and above go to stderr as
-    ``LOG_FORMAT`` lines (Bokeh's own handler is replaced by this one), Python warnings are
+    ``LOG_FORMAT`` lines (the server's loggers' own handlers are set aside), Python warnings are
     logged, and every record is redacted (:func:`redact`, with ``secrets``) when it is
     created.  Everything is put back as it was at the end."""
     import logging
@@ -161,9 +166,13 @@ def serve_logging(level="warning", secrets=()):
         raise ValueError(f"log level {level!r}; use one of {', '.join(LEVELS)}")
     secrets = tuple(s for s in secrets if s)
     root = logging.getLogger()
-    bokeh = logging.getLogger("bokeh")
-    before = (logging.getLogRecordFactory(), root.level, bokeh.propagate, list(bokeh.handlers))
-    previous = before[0]
+    previous, root_level = logging.getLogRecordFactory(), root.level
+    # The server's loggers (Bokeh's, Tornado's) go through this one handler at ``level``:
+    # their own handlers, levels and propagation are set aside for the block (Bokeh adds a
+    # stderr handler; dask.distributed's configuration gives tornado one of its own, stops
+    # its propagation and silences it below CRITICAL).
+    servers = [logging.getLogger(n) for n in _SERVER_LOGGERS]
+    saved = [(lg, lg.level, lg.propagate, list(lg.handlers)) for lg in servers]
 
     def factory(*args, **kwargs):
         record = previous(*args, **kwargs)
@@ -172,13 +181,12 @@ def serve_logging(level="warning", secrets=()):
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
-    from bokeh.util import logconfig
-
-    default = logconfig.default_handler
     logging.setLogRecordFactory(factory)
-    if default is not None:  # Bokeh's own stderr handler: one handler and format for all
-        bokeh.removeHandler(default)
-        bokeh.propagate = True
+    for lg in servers:
+        for h in list(lg.handlers):
+            lg.removeHandler(h)
+        lg.setLevel(logging.NOTSET)
+        lg.propagate = True
     root.addHandler(handler)
     root.setLevel(level.upper())
     logging.captureWarnings(True)
@@ -188,9 +196,11 @@ def serve_logging(level="warning", secrets=()):
         logging.captureWarnings(False)
         root.removeHandler(handler)
         if logging.getLogRecordFactory() is factory:
-            logging.setLogRecordFactory(before[0])
-        root.setLevel(before[1])
-        bokeh.propagate = before[2]
-        for h in before[3]:
-            if h not in bokeh.handlers:
-                bokeh.addHandler(h)
+            logging.setLogRecordFactory(previous)
+        root.setLevel(root_level)
+        for lg, lv, prop, handlers in saved:
+            lg.setLevel(lv)
+            lg.propagate = prop
+            for h in handlers:
+                if h not in lg.handlers:
+                    lg.addHandler(h)

@@ -14,7 +14,16 @@ through this module:
 * :func:`md_text` -- :func:`shorten`, then every ASCII punctuation character as a numeric
   character reference (``&#60;`` for ``<``): any Markdown renderer shows the character
   itself and reads none of them as syntax, so neither raw HTML nor a link, emphasis or
-  heading can be formed (Panel's Markdown and Alert panes pass raw HTML through).
+  heading can be formed (Panel's Markdown and Alert panes pass raw HTML through).  A
+  formula cannot be formed either: the Markdown renderer decodes the references, and the
+  page then typesets ``$$...$$``, ``\\(...\\)`` and ``\\[...\\]`` with MathJax, which
+  honours ``\\href{javascript:...}`` (Panel 1.9 loads MathJax whenever a Markdown pane is
+  shown, and its Markdown pane never sends ``disable_math`` to the page).  So a word joiner
+  (U+2060, invisible) stands on both sides of every ``$`` and after every backslash: no two
+  dollars and no backslash-parenthesis or -bracket are adjacent in what the page shows.
+
+The text of a lesson step, which has formulas of its own, is rendered by
+:mod:`llrlab.dashboard.lesson_text` instead (formulas as MathML, no MathJax).
 
 Widgets that display plain text (Bokeh's Select, MultiSelect, TextInput, legends drawn on
 the canvas) need no escaping; widgets that render HTML labels are not used for user values
@@ -26,6 +35,8 @@ Examples
 '&lt;img src=x onerror=alert(1)&gt;'
 >>> md_text("a*b <i>")
 'a&#42;b &#60;i&#62;'
+>>> md_text("$$").replace(WORD_JOINER, "+")
+'+&#36;++&#36;+'
 >>> shorten("id\\x00" + "x" * 500, limit=20)
 'id\\\\x00xxx … xxxxxxxx'
 """
@@ -35,7 +46,7 @@ from __future__ import annotations
 import html
 import string
 
-__all__ = ["MAX_MESSAGE", "MAX_SHOWN", "html_text", "md_text", "shorten"]
+__all__ = ["MAX_MESSAGE", "MAX_SHOWN", "WORD_JOINER", "html_text", "md_text", "shorten"]
 
 #: Longest text shown for one value (an id, a name), in characters.
 MAX_SHOWN = 300
@@ -43,6 +54,13 @@ MAX_SHOWN = 300
 MAX_MESSAGE = 1200
 _PUNCT = frozenset(string.punctuation)
 _CUT = " … "
+#: U+2060 WORD JOINER: zero width, shown as nothing; keeps MathJax from finding delimiters.
+WORD_JOINER = "\u2060"
+#: How md_text writes a character: a numeric reference, and around the characters of
+#: MathJax's delimiters a word joiner.
+_MD = {c: f"&#{ord(c)};" for c in _PUNCT}
+_MD["$"] = f"{WORD_JOINER}&#36;{WORD_JOINER}"
+_MD["\\"] = f"&#92;{WORD_JOINER}"
 
 
 def _printable(text: str) -> str:
@@ -77,6 +95,7 @@ def html_text(value, limit: int = MAX_MESSAGE) -> str:
 
 
 def md_text(value, limit: int = MAX_MESSAGE) -> str:
-    """``value`` shortened and escaped for Markdown: shown literally by the renderer."""
+    """``value`` shortened and escaped for Markdown: shown literally by the renderer, and
+    never read as a formula by the page (see the module docstring)."""
     text = shorten(value, limit)
-    return "".join(f"&#{ord(c)};" if c in _PUNCT else c for c in text)
+    return "".join(_MD.get(c, c) for c in text)

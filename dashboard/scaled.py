@@ -7,8 +7,10 @@ hands such systems to :func:`scaled_results`, which analyses each set once with
 :func:`llrlab.core.scale.analyze_dask` and builds the same
 :class:`~llrlab.dashboard.Results` the views draw: the
 :class:`~llrlab.core.scale.DaskAnalysis` objects answer ``at``, ``curves``, ``det`` and
-``det_dr30`` from their reduced structures, so dragging the operating point costs what it
-costs in memory.  A note says the results were computed on Dask.
+``det_dr30`` exactly, from their reduced structures (the operating points of the report's
+grid, :mod:`llrlab.core.op_grid`, are tabulated) and otherwise by one binary search in the
+kept score-sorted partition that holds the threshold; the histograms are counted the same
+way, at their bin edges.  A note says the results were computed on Dask.
 
 Calibration (affine on a sample, PAV on all trials: :mod:`llrlab.core.scale.calibration`)
 and condition weighting (:func:`llrlab.core.scale.condition_weights_dask`) are supported;
@@ -24,8 +26,8 @@ import numpy as np
 
 from llrlab.core import DataError
 
-from .compute import HIST_BINS, ConditionSpec, DatasetResult, Histogram, Results
-from .compute.datasets import _pick_points
+from .compute import HIST_BINS, ConditionSpec, DatasetResult, Results
+from .compute.datasets import _pick_points, histogram
 
 __all__ = ["configure", "holds_scaled", "load_scaled", "scaled_results"]
 
@@ -33,18 +35,22 @@ _SCHEDULER = {"name": None, "client": None}
 _LOCK = threading.Lock()
 
 
-def configure(scheduler):
-    """Use ``scheduler`` ("local", or a dask.distributed address) for every session."""
+def configure(scheduler, *, connect=False):
+    """Use ``scheduler`` ("local", or a dask.distributed address) for every session; with
+    ``connect``, connect to an address now (raises :class:`~llrlab.core.DataError` when it
+    is not a Dask scheduler)."""
     _SCHEDULER["name"] = None if scheduler in (None, "local") else scheduler
     _SCHEDULER["client"] = None
+    if connect:
+        _client()
 
 
 def _client():
     with _LOCK:
         if _SCHEDULER["name"] is not None and _SCHEDULER["client"] is None:
-            from llrlab.core.scale.analysis import _scheduler_of
+            from llrlab.core.scale._dask import connect
 
-            _SCHEDULER["client"] = _scheduler_of(_SCHEDULER["name"])[0]
+            _SCHEDULER["client"] = connect(_SCHEDULER["name"])
         return _SCHEDULER["client"]
 
 
@@ -164,10 +170,8 @@ def scaled_results(key, *, systems, system, fusion=False, calibration="none",
             cache, pooled[role], (calibration, round(train_prior, 12)), cal.apply, progress,
             f"the calibrated {role} set")
         px, py, pp = _pick_points(llr)
-        h = raw.histogram(edges)
-        datasets[role] = DatasetResult(
-            role, role, raw, llr, Histogram(h.edges, h.tar, h.non), px, py, pp,
-            same).warm()
+        datasets[role] = DatasetResult(role, role, raw, llr, histogram(raw, edges), px, py,
+                                       pp, same).warm()
     lo, hi = float(edges[0]), float(edges[-1])
     mapping = None if cal is None else cal.curve(lo, hi)
     notes = [next(iter(raws.values())).note]

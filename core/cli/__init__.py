@@ -15,6 +15,7 @@ import sys
 import warnings
 
 from ..errors import LlrlabError, LlrlabWarning
+from ._common import add_input_limit_args, input_limits
 from ._progress import Progress
 from ._signals import TERMINATED_EXIT, Terminated, terminate_as_interrupt
 from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
@@ -54,6 +55,8 @@ def build_parser():
     add_apply_parser(sub)
     add_compare_parser(sub)
     add_curves_parser(sub)
+    for p in sub.choices.values():
+        add_input_limit_args(p)
     return parser
 
 
@@ -69,7 +72,7 @@ def run(argv=None, *, parser=None, out=None, err=None):
         warnings.simplefilter("always", LlrlabWarning)
         try:
             with terminate_as_interrupt():
-                code = args.handler(args, out)
+                code = _handle(args, out)
         except LlrlabError as exc:
             err.write(f"llrlab {args.command}: error: {exc}\n")
             code = 2
@@ -96,6 +99,18 @@ def run(argv=None, *, parser=None, out=None, err=None):
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return code
+
+
+def _handle(args, out):
+    """Run the subcommand, its input limits (``--max-stdin-mb``...) applying to every file
+    it reads."""
+    limits = input_limits(args)
+    if limits is None:
+        return args.handler(args, out)
+    from ..io import default_limits
+
+    with default_limits(limits):
+        return args.handler(args, out)
 
 
 def _silence(out):

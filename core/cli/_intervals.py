@@ -2,12 +2,15 @@
 
 ``--ci`` adds binomial intervals (:func:`llrlab.core.uncertainty.operating_point_ci`) of
 ``Pmiss``, ``Pfa`` and actual DCF at the Bayes threshold; ``--bootstrap N`` adds bootstrap
-intervals (:func:`llrlab.core.uncertainty.bootstrap_ci`) of EER, Cllr, actual and minimum
-DCF, by trial or, with ``--by-speaker``, by model id.  Without these flags nothing changes.
+intervals (:func:`llrlab.core.uncertainty.bootstrap_ci`; BCa unless ``--bootstrap-method``)
+of EER, Cllr, actual and minimum DCF, by trial or, with ``--by-speaker``, by model id.  The
+text names the interval kinds and the variance of the binomial intervals (binomial, or per
+condition for weighted trials).  Without these flags nothing changes.
 """
 
 from __future__ import annotations
 
+from .._interval_kinds import BOOTSTRAP_METHODS, BOOTSTRAP_TEXT, VARIANCE_TEXT
 from ..errors import LlrlabError
 from ._common import requires
 
@@ -18,7 +21,8 @@ _PERCENT = {"p_miss", "p_fa", "eer"}
 
 
 def add_interval_args(p):
-    """Add ``--ci``, ``--ci-method``, ``--bootstrap``, ``--by-speaker`` and ``--seed``."""
+    """Add ``--ci``, ``--ci-method``, ``--bootstrap``, ``--bootstrap-method``,
+    ``--by-speaker`` and ``--seed``."""
     g = p.add_argument_group("confidence intervals")
     g.add_argument("--ci", nargs="?", const=0.95, type=float, metavar="LEVEL",
                    help="binomial confidence intervals of Pmiss, Pfa and actual DCF at the "
@@ -27,10 +31,16 @@ def add_interval_args(p):
     g.add_argument("--ci-method", choices=("wilson", "normal", "clopper-pearson"),
                    help="interval of the proportions for --ci (default wilson; the DCF "
                         "interval is their MOVER combination, or the normal one of Bengio & "
-                        "Mariéthoz 2004)")
+                        "Mariéthoz 2004); weighted trials use the variance per condition "
+                        "(Cochran 1977)")
     g.add_argument("--bootstrap", type=int, metavar="N",
                    help="bootstrap intervals of EER, Cllr, actual and minimum DCF from N "
-                        "replicates (percentile)")
+                        "replicates (BCa of Efron 1987 unless --bootstrap-method)")
+    g.add_argument("--bootstrap-method", choices=BOOTSTRAP_METHODS,
+                   help="kind of the bootstrap intervals: bca (default; bias-corrected and "
+                        "accelerated), percentile (lies too low for EER and min DCF, which "
+                        "choose a threshold on the same trials) or basic; measured coverage "
+                        "in docs/conventions.md")
     g.add_argument("--by-speaker", action="store_true",
                    help="with --bootstrap: resample speakers (model ids) instead of trials "
                         "(needs a score file with ids)")
@@ -45,6 +55,8 @@ def check_interval_args(args):
              "it resamples speakers for the bootstrap")
     requires(args.seed is not None, boot, "--seed", "--bootstrap N",
              "it seeds the bootstrap")
+    requires(args.bootstrap_method is not None, boot, "--bootstrap-method", "--bootstrap N",
+             "it chooses the kind of the bootstrap intervals")
     requires(args.ci_method is not None, args.ci is not None, "--ci-method", "--ci",
              "it chooses the binomial intervals of --ci")
     if boot and args.bootstrap < 1:
@@ -79,6 +91,7 @@ def interval_lines(args, columns, progress=None):
     level = check_confidence(0.95 if args.ci is None else args.ci)
     method = args.ci_method or "wilson"
     seed = 0 if args.seed is None else args.seed
+    kind = args.bootstrap_method or "bca"
     plo = float(plo_from_costs(args.p_target, args.c_miss, args.c_fa))
     names = ["raw", "calibrated"][:len(columns)]
     head = f"{'':28}" + "".join(f"{n:>34}" for n in names) if len(columns) > 1 else None
@@ -91,12 +104,13 @@ def interval_lines(args, columns, progress=None):
             cis.append(ci)
             summary["ci"] = {
                 "confidence": level, "method": method, "dcf_method": ci.dcf.method,
-                "threshold": -plo,
+                "variance": ci.variance, "threshold": -plo,
                 **{k: [float(x.estimate), float(x.lower), float(x.upper)] for k, x in
                    (("p_miss", ci.p_miss), ("p_fa", ci.p_fa), ("act_dcf", ci.dcf))},
             }
+        variances = ", ".join(dict.fromkeys(VARIANCE_TEXT[c.variance] for c in cis))
         lines.append(f"{pct} confidence intervals ({method}; {cis[0].dcf.method} for "
-                     f"the DCF) at the Bayes threshold {-plo:.6g}:")
+                     f"the DCF; {variances}) at the Bayes threshold {-plo:.6g}:")
         if head:
             lines.append(head)
         for key, label, get in (("p_miss", "Pmiss [%]", lambda c: c.p_miss),
@@ -110,7 +124,7 @@ def interval_lines(args, columns, progress=None):
             what = f"bootstrap: {args.bootstrap} replicates by {by} of {len(trials):,} trials"
             with _step(progress, what + (" (calibrated)" if i else "")):
                 b = bootstrap_ci(trials, plo=plo, n_boot=args.bootstrap, confidence=level,
-                                 by=by, seed=seed)
+                                 by=by, seed=seed, method=kind)
             boots.append(b)
             summary["bootstrap"] = {
                 "confidence": level, "method": b.method, "by": by, "n_boot": b.n_boot,
@@ -118,8 +132,8 @@ def interval_lines(args, columns, progress=None):
                 **{k: [b.interval(k).estimate, b.interval(k).lower, b.interval(k).upper]
                    for k in ("eer", "cllr", "act_dcf", "min_dcf")},
             }
-        lines.append(f"{pct} bootstrap intervals (percentile, {boots[0].n_used} of "
-                     f"{args.bootstrap} replicates by {by}, seed {seed}):")
+        lines.append(f"{pct} bootstrap intervals ({BOOTSTRAP_TEXT[kind]}; {boots[0].n_used} "
+                     f"of {args.bootstrap} replicates by {by}, seed {seed}):")
         if head:
             lines.append(head)
         for key, label in (("eer", "EER (ROCCH) [%]"), ("cllr", "Cllr [bits]"),

@@ -42,7 +42,8 @@ def add_compare_parser(sub):
 
 def _z_dict(r):
     return {"statistic": r.statistic, "p_value": r.p_value, "std": r.std,
-            "difference": r.difference, "significant": r.significant, "verdict": r.verdict}
+            "difference": r.difference, "variance_estimator": r.estimator,
+            "significant": r.significant, "verdict": r.verdict}
 
 
 def _m_dict(r):
@@ -124,7 +125,7 @@ def _cmd_compare(args, out):
     for title, r in (("z-test of the DCF difference, independent errors", zi),
                      ("z-test of the DCF difference, paired (dependent) errors", zd)):
         out.write(f"{title} (Bengio & Mariéthoz 2004): z = {r.statistic:.4g}, "
-                  f"sd = {r.std:.4g}\n  {r.verdict}\n")
+                  f"sd = {r.std:.4g} ({r.estimator_text})\n  {r.verdict}\n")
     for t, r in mc.items():
         what = {"target": "misses", "non-target": "false alarms", "all": "all errors"}[t]
         out.write(f"McNemar, {what}: A errs where B is right on {r.only_a_wrong} trials, B errs "

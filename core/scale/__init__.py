@@ -14,13 +14,12 @@ first use.
 """
 
 from ._frame import ScoreSet
-from .analysis import DRAG_PLO, DaskAnalysis, analyze_dask
+from .analysis import DaskAnalysis, analyze_dask
 from .calibration import fit_calibrator_dask, write_calibrated
 from .conditions import DaskConditionWeights, condition_weights_dask
 from .readers import open_scores, read_hdf5, read_parquet
 
 __all__ = [
-    "DRAG_PLO",
     "DaskAnalysis",
     "DaskConditionWeights",
     "ScoreSet",

@@ -16,7 +16,7 @@ from .._repr import summary_repr
 from ..errors import DataError
 from ._dask import dask_modules
 
-__all__ = ["ScoreSet", "as_frame", "frame_from_arrays"]
+__all__ = ["ScoreSet", "as_frame", "frame_from_arrays", "is_float"]
 
 
 @summary_repr("source")
@@ -55,6 +55,15 @@ class ScoreSet:
 
     def with_frame(self, frame, source=None):
         return ScoreSet(frame, self.source if source is None else source)
+
+
+def is_float(dtype):
+    """Whether a column's dtype is a NumPy floating-point type (a pandas extension type such
+    as ``string`` or ``Float64`` is not one, and gives False instead of a TypeError)."""
+    try:
+        return np.dtype(dtype).kind == "f"
+    except TypeError:
+        return False
 
 
 def _block_frame(x, w, label):
@@ -115,9 +124,9 @@ def as_frame(data, non=None, tar_weights=None, non_weights=None, source=""):
         if missing:
             raise DataError(f"{where}: the trial frame needs the columns score and label; "
                             f"missing {', '.join(missing)}")
-        if np.dtype(data["score"].dtype).kind != "f":
+        if not is_float(data["score"].dtype):
             raise DataError(f"{where}: the score column must be floating point, got "
-                            f"{data['score'].dtype}")
+                            f"{str(data['score'].dtype)[:60]}")
         if data["label"].dtype != bool:
             data = data.assign(label=data["label"].map_partitions(_labels, where,
                                                                  meta=("label", bool)))

@@ -36,8 +36,8 @@ from scipy.special import ndtri
 
 from .._sorting import PooledBlocks, _elementary_bounds, _pool, _segment_sums
 
-__all__ = ["N_ERRORS", "PartitionSummary", "Queries", "merge_blocks", "merge_counts",
-           "summarize"]
+__all__ = ["N_ERRORS", "PartitionSummary", "Queries", "SortedPart", "merge_blocks",
+           "merge_counts", "summarize", "summarize_part"]
 
 #: Doddington's rule-of-30 count (the DET markers need the 30 extreme scores of a class).
 N_ERRORS = 30
@@ -105,29 +105,75 @@ class PartitionSummary:
 
 
 class _Sorted:
-    """Sorted scores of one class in a partition, with prefix/suffix weights."""
+    """Sorted scores of one class in a partition, with prefix/suffix weights.
 
-    def __init__(self, x, w):
-        self.x = x
-        self.w = w
-        if w is not None:
+    ``x``: the sorted scores (float64); ``w``: their weights (None when unweighted); ``cw``:
+    the weight below each index (``cw[i] = w[:i].sum()``); ``above``: the weight at or above
+    each index.  A stored partition (:mod:`._store`) keeps only what a look-up reads: ``cw``
+    of the targets, ``above`` of the non-targets.
+    """
+
+    __slots__ = ("above", "cw", "w", "x")
+
+    def __init__(self, x, w, cw=None, above=None):
+        self.x, self.w, self.cw, self.above = x, w, cw, above
+        if w is not None and cw is None:
             self.cw = np.concatenate([[0.0], np.cumsum(w)])
             above = np.zeros(x.size + 1)
             np.cumsum(w[::-1], out=above[-2::-1])
             self.above = above
 
-    def below(self, t):
-        """``(count < t, weight < t, weight >= t)``."""
-        i = np.searchsorted(self.x, t, side="left")
-        if self.w is None:
-            return i, i.astype(np.float64), (self.x.size - i).astype(np.float64)
-        return i, self.cw[i], self.above[i]
+    @property
+    def weighted(self):
+        return self.cw is not None or self.above is not None
+
+
+@dataclass(frozen=True, eq=False)
+class SortedPart:
+    """The sorted scores of one partition, by class: what a look-up at any threshold
+    searches (see :mod:`llrlab.core.scale._store`)."""
+
+    tar: _Sorted
+    non: _Sorted
+
+    @classmethod
+    def of(cls, scores, labels, weights=None):
+        """From one partition's scores (sorted ascending), labels and optional weights."""
+        s = np.asarray(scores, dtype=np.float64)
+        lab = np.asarray(labels, dtype=bool)
+        w = None if weights is None else np.asarray(weights, dtype=np.float64)
+        return cls(_Sorted(s[lab], None if w is None else w[lab]),
+                   _Sorted(s[~lab], None if w is None else w[~lab]))
+
+    def arrays(self):
+        """``{name: array}`` that :meth:`from_arrays` rebuilds a look-up part from."""
+        out = {"tar": self.tar.x, "non": self.non.x}
+        if self.tar.weighted or self.non.weighted:
+            out["tar_cw"], out["non_above"] = self.tar.cw, self.non.above
+        return out
+
+    @classmethod
+    def from_arrays(cls, a):
+        """The part of :meth:`arrays` (which may be memory-mapped files)."""
+        return cls(_Sorted(a["tar"], None, cw=a.get("tar_cw")),
+                   _Sorted(a["non"], None, above=a.get("non_above")))
+
+    def lookup(self):
+        """The part without what a look-up does not read (the weights themselves)."""
+        return SortedPart.from_arrays(self.arrays())
+
+    def counts(self, t) -> Queries:
+        """Local counts at thresholds ``t`` (binary searches only)."""
+        return _queries(self.tar, self.non, t)
 
 
 def _queries(tar: _Sorted, non: _Sorted, t, index=None):
     t = np.asarray(t, dtype=np.float64)
-    tc, tw, _ = tar.below(t)
-    nc, _, nw = non.below(t)
+    tc = np.searchsorted(tar.x, t, side="left")
+    nc = np.searchsorted(non.x, t, side="left")
+    tw = tc.astype(np.float64) if tar.cw is None else np.asarray(tar.cw[tc], np.float64)
+    nw = ((non.x.size - nc).astype(np.float64) if non.above is None
+          else np.asarray(non.above[nc], np.float64))
     idx = np.empty(0, np.int64) if index is None else np.asarray(index, dtype=np.int64)
     return Queries(idx, tc.astype(np.int64), nc.astype(np.int64), tw, nw)
 
@@ -201,16 +247,20 @@ def _sub(c: _Sorted, a, b):
     return _Sorted(c.x[a:b], None if c.w is None else c.w[a:b])
 
 
-def summarize(scores, labels, weights=None, *, table=None, det_delta=0.0, det_offsets=None,
-              totals=None):
+def summarize(scores, labels, weights=None, **kw):
+    """The :class:`PartitionSummary` of one partition of sorted ``scores`` (ascending) with
+    their ``labels`` (bool) and optional ``weights``; keywords as :func:`summarize_part`."""
+    return summarize_part(SortedPart.of(scores, labels, weights), **kw)
+
+
+def summarize_part(part: SortedPart, *, table=None, det_delta=0.0, det_offsets=None,
+                   totals=None):
     """The :class:`PartitionSummary` of one partition.
 
     Parameters
     ----------
-    scores : ndarray, shape (n,)
-        Sorted ascending (float64 after conversion).
-    labels : ndarray of bool, shape (n,)
-    weights : ndarray, shape (n,), optional
+    part : SortedPart
+        The partition's sorted scores by class (with their weights).
     table : ndarray, optional
         Sorted thresholds at which counts are wanted.
     det_delta : float
@@ -222,20 +272,17 @@ def summarize(scores, labels, weights=None, *, table=None, det_delta=0.0, det_of
     totals : (float, float)
         Total target and non-target weight of the whole set.
     """
-    s = np.asarray(scores, dtype=np.float64)
-    lab = np.asarray(labels, dtype=bool)
-    w = None if weights is None else np.asarray(weights, dtype=np.float64)
-    tar = _Sorted(s[lab], None if w is None else w[lab])
-    non = _Sorted(s[~lab], None if w is None else w[~lab])
+    tar, non = part.tar, part.non
     count_tar, count_non = int(tar.x.size), int(non.x.size)
-    wt = float(count_tar) if w is None else math.fsum(tar.w)
-    wn = float(count_non) if w is None else math.fsum(non.w)
+    wt = float(count_tar) if tar.w is None else math.fsum(tar.w)
+    wn = float(count_non) if non.w is None else math.fsum(non.w)
     table = np.empty(0) if table is None else np.asarray(table, dtype=np.float64)
     empty_q = _queries(tar, non, np.empty(0))
-    if s.size == 0:
+    if count_tar + count_non == 0:
         return PartitionSummary(0, 0, 0.0, 0.0, math.nan, math.nan, _concat([]), empty_q,
                                 np.empty(0), np.empty(0), empty_q, empty_q, empty_q)
-    lo, hi = float(s[0]), float(s[-1])
+    lo = float(min(x.x[0] for x in (tar, non) if x.x.size))
+    hi = float(max(x.x[-1] for x in (tar, non) if x.x.size))
     # the first and the last run of tied scores stay whole; PAV runs on what lies between
     t_first = (0, int(np.searchsorted(tar.x, lo, side="right")))
     n_first = (0, int(np.searchsorted(non.x, lo, side="right")))

@@ -15,17 +15,26 @@ The computation (Dask does all the distributed work; nothing here schedules task
    partition of its score range and sorts each partition (Dask's disk-based shuffle on the
    local scheduler, its peer-to-peer shuffle on a ``distributed`` cluster; both spill to
    disk).  Tied scores land in one partition.
-3. *Summarize* each sorted partition (:func:`llrlab.core.scale._kernel.summarize`): local
-   PAV hull, counts at the table thresholds inside its range, its 30 extreme scores of each
-   class, the kept points of the steppy DET curve.
+3. *Summarize* each sorted partition (:func:`llrlab.core.scale._kernel.summarize_part`):
+   local PAV hull, counts at the table thresholds inside its range, its 30 extreme scores of
+   each class, the kept points of the steppy DET curve.  The sorted partition itself is kept
+   (:mod:`llrlab.core.scale._store`: on local disk, or on the cluster's workers) for exact
+   counts at thresholds outside the table.
 4. *Merge* on the client, in score order: prefix sums of the per-partition counts give
    global counts, the local hulls joined and pooled once more give the global ROCCH.
 
+The table holds the Bayes thresholds of the analysis's ``plo`` grid and of the operating-point
+grid of :mod:`llrlab.core.op_grid` (every multiple of ``GRID_STEP`` = 1/512 in ``[-20, 20]``,
+the grid the offline report moves on), so that an operating point there is read from the
+table; any other operating point costs one binary search per class in the one partition
+whose score range holds its threshold.
+
 Everything :class:`~llrlab.core.Analysis` reports follows from these with the in-memory code
-(``_act_dcf``, ``_min_dcf``, ``_min_cllr``, ``_eer``, ``_prbep``, ``_dr30``): the counts are
-integers and the blocks are those of the in-memory PAV, so unweighted results are equal to
-the last bit except Cllr, a sum of 10^9 terms whose per-partition sums are combined with
-``math.fsum`` (relative differences ~1e-15).
+(``_act_dcf``, ``_min_dcf``, ``_min_cllr``, ``_eer``, ``_prbep``, ``_dr30``), at any operating
+point: the counts are integers and the blocks are those of the in-memory PAV, so unweighted
+results are equal to the last bit except Cllr, a sum of 10^9 terms whose per-partition sums
+are combined with ``math.fsum`` (relative differences ~1e-15); weighted counts are sums of
+the same weights in another order (~1e-15 relative).
 """
 
 from __future__ import annotations
@@ -38,42 +47,28 @@ import numpy as np
 
 from .._repr import summary_repr
 from .._validate import as_plo
-from ..analysis import DEFAULT_PLO, Analysis, OperatingPoint
+from ..analysis import DEFAULT_PLO, Analysis
 from ..cllr import _LN2, softplus_sum
 from ..dcf import _act_dcf, _min_dcf
 from ..det import DETCurve, _curve, _rocch_points
 from ..errors import DataError
 from ..nber import _dr30
+from ..op_grid import grid_plo
 from ..rocch import ROCCH, _eer, _prbep
 from . import _kernel
-from ._counts import CountIndex
-from ._dask import compute, dask_modules, shuffle_method
+from ._counts import CountIndex, PartitionHead
+from ._dask import compute, dask_modules, scheduler_of, shuffle_method
 from ._frame import as_frame
+from ._store import DiskStore, WorkerStore, save_part
 
-__all__ = ["DRAG_PLO", "DaskAnalysis", "Histogram", "analyze_dask"]
+__all__ = ["DaskAnalysis", "analyze_dask"]
 
-#: Operating points whose counts are always tabulated: prior log-odds from -20 to 20 in steps
-#: of 0.001 (what the dashboard can reach); ``at`` and ``curves`` elsewhere in that range
-#: use the nearest of them (see :meth:`DaskAnalysis.at`).
-DRAG_PLO = np.round(np.linspace(-20.0, 20.0, 40001), 3)
 #: Default number of trials per sorted partition (about 64 MiB of float64 scores).
 PARTITION_ROWS = 1 << 23
 #: Random sample of scores taken from each input partition to place the partition bounds.
 SAMPLE_PER_PARTITION = 4096
 #: Spacing of the kept steppy-DET points (probit units along the curve).
 DET_DELTA = 1e-3
-#: Edges of the display histogram over the 0.1 %-99.9 % score range (both classes).
-HIST_EDGES = 2049
-
-
-@summary_repr("edges")
-@dataclass(frozen=True, eq=False)
-class Histogram:
-    """Class densities on ``edges`` (as ``llrlab.dashboard.compute.Histogram``)."""
-
-    edges: np.ndarray
-    tar: np.ndarray
-    non: np.ndarray
 
 
 @summary_repr("n_tar", "n_non", "eer", "cllr", "min_cllr", "prbep", "plo", "info")
@@ -81,9 +76,10 @@ class Histogram:
 class DaskAnalysis(Analysis):
     """An :class:`~llrlab.core.Analysis` computed on Dask from sorted partitions.
 
-    Every attribute of ``Analysis`` is present and exact (``sorted`` is a
-    :class:`~llrlab.core.scale._counts.CountIndex`: exact counts at the tabulated
-    thresholds).  In addition:
+    Every attribute of ``Analysis`` is present and exact, and so are ``at`` and ``curves``
+    at every prior log-odds (``sorted`` is a :class:`~llrlab.core.scale._counts.CountIndex`:
+    exact counts at the tabulated thresholds, looked up in the kept score-sorted partitions
+    elsewhere).  In addition:
 
     Attributes
     ----------
@@ -96,7 +92,8 @@ class DaskAnalysis(Analysis):
         Approximate score quantiles of the targets (row 0) and non-targets (row 1), from the
         planning sample, at ``numpy.linspace(0, 1, Q)`` (for display ranges).
     info : dict
-        ``partitions``, ``scheduler``, ``seconds`` and ``shuffle`` of the computation.
+        ``partitions``, ``scheduler``, ``seconds``, ``shuffle`` and ``sorted`` (where the
+        sorted partitions are kept, or ``"not kept"``) of the computation.
     """
 
     steppy: tuple = ()
@@ -112,43 +109,11 @@ class DaskAnalysis(Analysis):
                 f"{i.get('partitions', 0)} sorted partitions, "
                 f"{self.n_tar + self.n_non:,} trials): exact")
 
-    def resolve_plo(self, plo):
-        """The prior log-odds actually evaluated for ``plo``: itself where the counts at its
-        Bayes threshold ``-plo`` are tabulated (or no score lies near it), else the nearest
-        of :data:`DRAG_PLO`.
-
-        Raises
-        ------
-        DataError
-            For a ``plo`` outside ``[-20, 20]`` whose counts are not tabulated.
-        """
-        plo = as_plo(plo)
-        ok = self.sorted.covers(-plo)
-        if np.all(ok):
-            return plo
-        out = np.array(plo, dtype=np.float64, copy=True)
-        bad = ~ok
-        if np.any(np.abs(out[bad]) > DRAG_PLO[-1]):
-            v = float(out[bad][np.abs(out[bad]) > DRAG_PLO[-1]][0])
-            raise DataError(f"the counts at prior log-odds {v!r} were not gathered from the "
-                            f"partitions; pass it in plo= to analyze_dask")
-        out[bad] = np.round(out[bad], 3)
-        return out if out.ndim else out[()]
-
-    def at(self, plo) -> OperatingPoint:
-        """Measures at one prior log-odds.
-
-        Exact at ``plo`` when its Bayes threshold is tabulated (any ``plo`` of the grid
-        passed to :func:`analyze_dask`, any multiple of 0.001 in ``[-20, 20]``, or a
-        threshold with no score near it); otherwise at the nearest multiple of 0.001, which
-        the returned ``OperatingPoint.plo`` reports.
-        """
-        return super().at(float(self.resolve_plo(float(plo))))
-
-    def curves(self, plo):
-        """Actual and minimum DCF on another grid (each ``plo`` resolved as in :meth:`at`;
-        ``DCFResult.plo`` holds the values evaluated)."""
-        return super().curves(self.resolve_plo(plo))
+    def release(self):
+        """Delete the kept sorted partitions now (else when the analysis is garbage
+        collected); afterwards ``at`` and ``curves`` answer only tabulated operating
+        points."""
+        self.sorted.release()
 
     def det(self, kind="steppy", max_points=5000) -> DETCurve:
         """DET curve, steppy (from the kept points) or ROCCH (exact, as in memory)."""
@@ -169,26 +134,6 @@ class DaskAnalysis(Analysis):
         if kind not in self.dr30_points:
             raise ValueError(f"kind must be 'steppy' or 'rocch', got {kind!r}")
         return self.dr30_points[kind]
-
-    def histogram(self, edges):
-        """Class densities on ``edges`` (fraction of each class per unit score).
-
-        Exact where ``edges`` are tabulated thresholds; between them the cumulative counts
-        are interpolated linearly (a display histogram, not a measure).
-        """
-        edges = np.asarray(edges, dtype=np.float64)
-        s = self.sorted
-        t = s.thresholds
-        fin = np.isfinite(t)
-        width = np.diff(edges)
-
-        def dens(cum, total):
-            c = np.interp(edges, t[fin], cum[fin])
-            return np.diff(c) / (total * width)
-
-        tar_cum = s.tar_c.astype(np.float64) if not s.weighted else s.tar_w
-        non_cum = s.non_c.astype(np.float64) if not s.weighted else s.n_non - s.non_w
-        return Histogram(edges, dens(tar_cum, s.n_tar), dens(non_cum, s.n_non))
 
     def quantile(self, q, cls="tar"):
         """Approximate score quantile of a class (from the planning sample)."""
@@ -316,21 +261,11 @@ def _divisions(plan, partition_rows, dtype):
     return [float(x) for x in np.concatenate([[plan.lo], inner, [plan.hi]]).astype(dtype)]
 
 
-def _hist_edges(plan):
-    """Tabulated edges of the display histogram: the 0.1 %-99.9 % range of the (finite)
-    sampled scores of both classes, padded as the dashboard pads its range."""
-    vals = np.concatenate([plan.sample[0][0], plan.sample[1][0]])
-    vals = vals[np.isfinite(vals)]
-    lo, hi = np.quantile(vals, [0.001, 0.999]) if vals.size else (-1.0, 1.0)
-    pad = 0.04 * (hi - lo) if hi > lo else 0.5
-    return np.linspace(lo - pad, hi + pad, HIST_EDGES)
-
-
 # ------------------------------------------------------------------------------- summaries
 
 
-def _summarize_part(pdf, ctx, k):
-    t0 = time.perf_counter()
+def _sorted_part(pdf):
+    """The :class:`~._kernel.SortedPart` of one partition of the shuffled frame."""
     s = pdf.index.to_numpy()
     lab = pdf["label"].to_numpy(dtype=bool)
     w = pdf["weight"].to_numpy(dtype=np.float64) if "weight" in pdf.columns else None
@@ -338,10 +273,63 @@ def _summarize_part(pdf, ctx, k):
         order = np.argsort(s, kind="stable")
         s, lab = s[order], lab[order]
         w = None if w is None else w[order]
-    out = _kernel.summarize(s, lab, w, table=ctx["table"], det_delta=ctx["delta"],
-                            det_offsets=ctx["offsets"][k], totals=ctx["totals"])
+    return _kernel.SortedPart.of(s, lab, w)
+
+
+def _summary(part, ctx, k):
+    t0 = time.perf_counter()
+    out = _kernel.summarize_part(part, table=ctx["table"], det_delta=ctx["delta"],
+                                 det_offsets=ctx["offsets"][k], totals=ctx["totals"])
     out.extra["seconds"] = time.perf_counter() - t0  # the summary alone (for the bench)
     return out
+
+
+def _summarize_part(pdf, ctx, k):
+    """Local scheduler: sort, keep the sorted part on disk (when asked), summarize."""
+    t0 = time.perf_counter()
+    part = _sorted_part(pdf)
+    store_seconds = 0.0
+    if ctx["folder"] is not None:
+        t1 = time.perf_counter()
+        save_part(ctx["folder"], k, part)
+        store_seconds = time.perf_counter() - t1
+    out = _summary(part, ctx, k)
+    out.extra["seconds"] = time.perf_counter() - t0 - store_seconds
+    out.extra["store_seconds"] = store_seconds
+    return out
+
+
+def _summaries(ordered, ctx, scheduler, keep):
+    """``(summaries, store)`` of the sorted partitions; the store keeps them (or None)."""
+    dask, _ = dask_modules()
+    pieces = ordered.to_delayed()
+    if scheduler == "threads":
+        store = DiskStore.create() if keep else None
+        ctx = {**ctx, "folder": None if store is None else store.folder}
+        ctx_d = dask.delayed(ctx, pure=True)
+        try:
+            summaries = compute([dask.delayed(_summarize_part)(p, ctx_d, k)
+                                 for k, p in enumerate(pieces)], scheduler)
+        except BaseException:
+            if store is not None:
+                store.release()
+            raise
+        return summaries, store
+    ctx_d = dask.delayed(ctx, pure=True)
+    parts = [dask.delayed(_sorted_part)(p) for p in pieces]
+    tasks = [dask.delayed(_summary)(p, ctx_d, k) for k, p in enumerate(parts)]
+    if not keep:
+        summaries = compute(tasks, scheduler)
+    else:
+        # what a look-up reads of each part (its arrays, not copied) stays on the workers
+        kept = [dask.delayed(_kernel.SortedPart.lookup)(p) for p in parts]
+        futures = scheduler.compute(kept + tasks)  # one graph: each part is sorted once
+        summaries = scheduler.gather(futures[len(kept):])
+        for f in futures[len(kept):]:
+            f.release()
+    for s in summaries:
+        s.extra["store_seconds"] = 0.0
+    return summaries, (WorkerStore(scheduler, futures[:len(kept)]) if keep else None)
 
 
 def _offsets(plan, divisions):
@@ -474,7 +462,7 @@ def _dr30_points(idx: CountIndex, blocks, v, w, count_tar, count_non):
 
 def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None,
                  transform=None, client=None, partition_rows=PARTITION_ROWS,
-                 source="") -> DaskAnalysis:
+                 keep_sorted=True, source="") -> DaskAnalysis:
     """Analyse a score set larger than memory on Dask: every measure of :func:`analyze`.
 
     Parameters
@@ -487,7 +475,8 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
         Non-target scores when ``data`` holds the target scores.
     plo : array_like, optional
         Prior log-odds grid of ``act`` / ``min`` (default :data:`~llrlab.core.DEFAULT_PLO`);
-        its Bayes thresholds are tabulated exactly, as are those of :data:`DRAG_PLO`.
+        its Bayes thresholds are tabulated, as are those of the operating-point grid
+        :func:`llrlab.core.op_grid.grid_plo` (multiples of 1/512 in ``[-20, 20]``).
     tar_weights, non_weights : dask.array.Array, optional
         Per-trial weights with the chunks of ``data`` / ``non``.
     transform : callable, optional
@@ -498,6 +487,13 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
         local threaded scheduler with its disk-based shuffle.
     partition_rows : int
         Trials per sorted partition (memory per task is about 40 bytes per trial).
+    keep_sorted : bool, default True
+        Keep the score-sorted partitions for exact look-ups at untabulated thresholds: on
+        the local scheduler as files in a private folder under Dask's
+        ``temporary-directory`` (8 bytes per trial, 16 with weights), on a cluster on its
+        workers; deleted with the analysis or by :meth:`DaskAnalysis.release`.  Without
+        them, ``at`` and ``curves`` answer the tabulated operating points only (and raise
+        :class:`~llrlab.core.scale._counts.NotTabulated` elsewhere).
     source : str
         Name for messages.
 
@@ -509,10 +505,11 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
     -----
     Exact: counts are integers summed over partitions, and the ROCCH is the hull of the
     partitions' hulls (see :mod:`llrlab.core.scale._kernel`), so EER, PRBEP, minimum and
-    actual DCF, minimum Cllr and the DR30 markers equal those of :func:`analyze`; Cllr is a
-    sum of per-partition sums (``math.fsum``), equal to about 1e-15 relative.  The steppy DET
-    curve keeps exact ROC points about 0.001 apart (probit units); the display histogram
-    interpolates exact cumulative counts.
+    actual DCF at every operating point, minimum Cllr and the DR30 markers equal those of
+    :func:`analyze`; Cllr is a sum of per-partition sums (``math.fsum``), equal to about
+    1e-15 relative, and so are weighted counts.  The steppy DET curve keeps exact ROC
+    points about 0.001 apart (probit units), before the decimation for drawing that the
+    in-memory curve has too.
 
     References
     ----------
@@ -530,7 +527,7 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
     >>> a.info["partitions"], a.eer == analyze(tar, non).eer
     (6, True)
     """
-    dask, _ = dask_modules()
+    dask_modules()  # a clear message when the scale extra is missing
     t0 = time.perf_counter()
     frame, where = as_frame(data, non, tar_weights, non_weights, source)
     if transform is not None:
@@ -538,7 +535,7 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
             lambda s: s.__class__(np.asarray(transform(s.to_numpy(dtype=np.float64)),
                                              dtype=np.float64), index=s.index, name="score"),
             meta=("score", "f8")))
-    scheduler, sched_name = _scheduler_of(client)
+    scheduler, sched_name = scheduler_of(client)
     grid = DEFAULT_PLO if plo is None else as_plo(plo)
     plan = _plan(frame, scheduler, where)
     t_plan = time.perf_counter() - t0
@@ -548,27 +545,25 @@ def analyze_dask(data, non=None, *, plo=None, tar_weights=None, non_weights=None
     if len(divisions) >= 2 and divisions[0] == divisions[-1]:
         divisions = [divisions[0], divisions[0]]
     ordered = frame.set_index("score", divisions=divisions, shuffle_method=method)
-    hist = _hist_edges(plan)
-    table = np.unique(np.concatenate([-np.ravel(grid), -DRAG_PLO, hist]))
+    table = np.unique(np.concatenate([-np.ravel(grid), -grid_plo()]))
     ctx = {"table": table, "delta": DET_DELTA, "offsets": _offsets(plan, divisions),
            "totals": (plan.w_tar, plan.w_non)}
-    ctx_d = dask.delayed(ctx, pure=True)
-    tasks = [dask.delayed(_summarize_part)(p, ctx_d, k)
-             for k, p in enumerate(ordered.to_delayed())]
-    summaries = compute(tasks, scheduler)
+    summaries, store = _summaries(ordered, ctx, scheduler, keep_sorted)
     t_sort = time.perf_counter() - t0 - t_plan
-    out = _assemble(summaries, plan, grid, table, {
+    out = _assemble(summaries, plan, grid, table, store, {
         "partitions": len(summaries), "scheduler": sched_name, "shuffle": method,
-        "divisions": divisions})
+        "divisions": divisions,
+        "sorted": "not kept" if store is None else store.describe()})
     out.info.update(input_partitions=plan.parts, plan_task_seconds=plan.task_seconds,
                     summary_task_seconds=math.fsum(s.extra["seconds"] for s in summaries),
+                    store_task_seconds=math.fsum(s.extra["store_seconds"] for s in summaries),
                     plan_seconds=t_plan, sort_seconds=t_sort,
                     merge_seconds=time.perf_counter() - t0 - t_plan - t_sort,
                     seconds=time.perf_counter() - t0)
     return out
 
 
-def _assemble(summaries, plan, grid, table, info) -> DaskAnalysis:
+def _assemble(summaries, plan, grid, table, store, info) -> DaskAnalysis:
     weighted = not (plan.w_tar == plan.n_tar and plan.w_non == plan.n_non
                     and plan.sq_tar == plan.n_tar and plan.sq_non == plan.n_non)
     n_tar_w = plan.w_tar if weighted else float(plan.n_tar)
@@ -593,7 +588,11 @@ def _assemble(summaries, plan, grid, table, info) -> DaskAnalysis:
         parts.append((np.array([w]), *(np.array([x]) for x in c)))
     n_eff = ((n_tar_w ** 2 / plan.sq_tar, n_non_w ** 2 / plan.sq_non) if weighted
              else (float(plan.n_tar), float(plan.n_non)))
-    idx = CountIndex.build(parts, (plan.n_tar, plan.n_non, n_tar_w, n_non_w), weighted, n_eff)
+    heads = [PartitionHead(k, s.lo, s.hi, s.count_tar, s.count_non, s.weight_tar,
+                           s.weight_non)
+             for k, s in enumerate(summaries) if s.count_tar + s.count_non]
+    idx = CountIndex.build(parts, (plan.n_tar, plan.n_non, n_tar_w, n_non_w), weighted, n_eff,
+                           heads=heads, store=store)
     act = _act_dcf(idx, grid)
     mn = _min_dcf(idx, blocks, grid)
     cllr = (plan.ce_tar / n_tar_w + plan.ce_non / n_non_w) / (2 * _LN2)
@@ -612,24 +611,3 @@ def _min_cllr_of(blocks):
     from ..cllr import _min_cllr
 
     return _min_cllr(blocks)
-
-
-def _scheduler_of(client):
-    """``(scheduler, name)`` for ``dask.compute``: a distributed Client or "threads"."""
-    if client is None:
-        return "threads", "local"
-    if isinstance(client, str):
-        if client in ("local", "threads"):
-            return "threads", "local"
-        try:
-            from distributed import Client
-        except ImportError:  # pragma: no cover - the scale extra installs it
-            raise DataError("a scheduler address needs the 'distributed' package: "
-                            "pip install 'llrlab[scale]'") from None
-        try:
-            client = Client(client, timeout="10s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise DataError(f"cannot connect to the Dask scheduler {client!r}: {exc}") from None
-    name = f"distributed ({getattr(client, 'scheduler', None) and client.scheduler.address})"
-    return client, name
-

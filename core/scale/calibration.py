@@ -25,7 +25,7 @@ from ..calibration.isotonic import PSEUDO_COUNT
 from ..cllr import _min_cllr
 from ..errors import DataError
 from ..trials import Trials
-from ._dask import compute, dask_modules
+from ._dask import compute, dask_modules, scheduler_of
 from ._frame import as_frame
 
 __all__ = ["SAMPLE_SIZE", "fit_calibrator_dask", "write_calibrated"]
@@ -75,11 +75,9 @@ def sample_trials(data, sample_size=SAMPLE_SIZE, *, seed=0, client=None):
     in-memory :class:`~llrlab.core.Trials` (every trial of a class with fewer)."""
     import pandas as pd
 
-    from .analysis import _scheduler_of
-
     dask, _ = dask_modules()
     frame, where = as_frame(data)
-    scheduler, _ = _scheduler_of(client)
+    scheduler, _ = scheduler_of(client)
     parts = frame.to_delayed()
     counts = compute([dask.delayed(_counts_part)(p) for p in parts], scheduler)
     n_tar, n_non = (sum(c[i] for c in counts) for i in (0, 1))
@@ -155,8 +153,6 @@ def write_calibrated(data, calibrator, path, *, client=None):
     DataError
         ``path`` exists and is not an empty directory (nothing is overwritten).
     """
-    from .analysis import _scheduler_of
-
     frame, _ = as_frame(data)
     if calibrator.n_systems != 1:
         raise DataError(f"a fusion of {calibrator.n_systems} systems cannot calibrate one "
@@ -164,7 +160,7 @@ def write_calibrated(data, calibrator, path, *, client=None):
     name = os.fspath(path)
     if os.path.exists(name) and (not os.path.isdir(name) or os.listdir(name)):
         raise DataError(f"{name} exists; write the calibrated scores to a new directory")
-    scheduler, _ = _scheduler_of(client)
+    scheduler, _ = scheduler_of(client)
     meta = frame._meta.assign(score=frame._meta["score"].astype(np.float64))
     out = frame.map_partitions(_apply_part, calibrator, meta=meta)
     task = out.to_parquet(name, compute=False, write_index=False)

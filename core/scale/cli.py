@@ -1,7 +1,9 @@
 """``llrlab eval --dask [SCHEDULER]``: the evaluation of ``llrlab eval`` computed on Dask.
 
 The same table and the same ``--json`` object as the in-memory path, from
-:func:`~llrlab.core.scale.analyze_dask` (exact).  SCORES is a Parquet file or directory, or
+:func:`~llrlab.core.scale.analyze_dask`, exact at any operating point: the operating point of
+``--p-target``/``--c-miss``/``--c-fa`` is tabulated in the partition summaries (so the sorted
+partitions need not be kept).  SCORES is a Parquet file or directory, or
 an HDF5 score file with its KEY; SCHEDULER is ``local`` (the default: Dask's threaded
 scheduler, out of core) or the address of a ``dask.distributed`` scheduler.
 ``--condition-weights`` / ``--select-conditions`` use the trials' own conditions (Parquet
@@ -38,24 +40,28 @@ def _weighted(data, args, client):
     return ScoreSet(cw.scores.frame, cw.scores.source)
 
 
-def _summary(a, args):
+def _plo(args):
     from ..operating_point import plo_from_costs
 
-    plo = float(plo_from_costs(args.p_target, args.c_miss, args.c_fa))
-    return a.summary(args.p_target, args.c_miss, args.c_fa), a.at(plo)
+    return float(plo_from_costs(args.p_target, args.c_miss, args.c_fa))
+
+
+def _summary(a, args):
+    return a.summary(args.p_target, args.c_miss, args.c_fa), a.at(_plo(args))
 
 
 def eval_dask(args, out):
     """The ``eval`` subcommand on Dask (``args`` as parsed by ``llrlab eval``)."""
     from ..calibration import load_calibrator
     from ..cli.evaluate import write_report
-    from .analysis import _scheduler_of, analyze_dask
+    from ._dask import scheduler_of
+    from .analysis import analyze_dask
     from .calibration import fit_calibrator_dask
     from .readers import open_scores
 
     _check_options(args)
     scheduler = None if args.dask in (None, "local") else args.dask
-    client, _ = _scheduler_of(scheduler)
+    client, _ = scheduler_of(scheduler)
     client = None if client == "threads" else client
     data = _weighted(open_scores(args.scores, args.key), args, client)
     cal, what = None, ""
@@ -75,11 +81,13 @@ def eval_dask(args, out):
         cal = fit_calibrator_dask(dev, method=method, prior=prior, client=client)
         at = "" if method == "pav" else f", prior {prior:g}"
         what = f"{method} calibration trained on {args.calibrate_on[0]}{at}"
-    a = analyze_dask(data, plo=[], client=client)
+    # the operating point is tabulated: exact without keeping the sorted partitions
+    a = analyze_dask(data, plo=[_plo(args)], client=client, keep_sorted=False)
     summary, op = _summary(a, args)
     after = None
     if cal is not None:
-        b = analyze_dask(data, plo=[], client=client, transform=cal.apply)
+        b = analyze_dask(data, plo=[_plo(args)], client=client, transform=cal.apply,
+                         keep_sorted=False)
         after, op_after = _summary(b, args)
     for s in (summary, after):
         if s is not None and (args.condition_weights or args.select_conditions):

@@ -23,7 +23,7 @@ from ..conditions import (
     _names,
 )
 from ..errors import DataError
-from ._dask import compute, dask_modules
+from ._dask import compute, dask_modules, scheduler_of
 from ._frame import ScoreSet, as_frame
 
 __all__ = ["DaskConditionWeights", "condition_weights_dask"]
@@ -92,7 +92,6 @@ def condition_weights_dask(data, weights="equal", *, select=None,
     ----------
     van Leeuwen (2008), sec. 3 (eq. 1-4), sec. 3.4 (eq. 12) and sec. 3.5 (eq. 13).
     """
-    from .analysis import _scheduler_of
 
     dask, _ = dask_modules()
     frame, where = as_frame(data)
@@ -100,7 +99,7 @@ def condition_weights_dask(data, weights="equal", *, select=None,
     if "condition" not in frame.columns:
         raise DataError(f"{where}: the trials have no conditions (a 'condition' column, or "
                         f"/conditions in the HDF5 files)")
-    scheduler, _ = _scheduler_of(client)
+    scheduler, _ = scheduler_of(client)
     parts = compute([dask.delayed(_count_part)(p) for p in frame.to_delayed()], scheduler)
     table = {}
     for part in parts:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import DataError, FileFormatError
 from ._dask import dask_modules
-from ._frame import ScoreSet
+from ._frame import ScoreSet, is_float
 
 __all__ = ["MAX_GROUP_ROWS", "check_hdf5_file", "open_scores", "read_hdf5", "read_parquet"]
 
@@ -91,6 +91,17 @@ def _parquet_files(name):
     return [name]
 
 
+def _check_numeric(schema, column, path, what):
+    """Refuse a score or weight column that does not hold numbers (strings, booleans,
+    decimals, dates...): one line naming the file, the column and its type."""
+    import pyarrow as pa
+
+    typ = schema.field(column).type
+    if not (pa.types.is_floating(typ) or pa.types.is_integer(typ)):
+        raise FileFormatError(path, f"the column {column!r} holds {typ} values; write the "
+                                    f"{what} as numbers (float or integer columns)")
+
+
 def read_parquet(path, *, columns=None):
     """A :class:`ScoreSet` from a Parquet file or a directory of Parquet files.
 
@@ -110,7 +121,8 @@ def read_parquet(path, *, columns=None):
     schema = None
     for f in _parquet_files(name):
         try:
-            meta = pq.ParquetFile(f).metadata
+            pf = pq.ParquetFile(f)
+            meta, arrow = pf.metadata, pf.schema_arrow
         except Exception as exc:  # pyarrow raises several types for damaged files
             raise FileFormatError(f, f"cannot be read as Parquet ({type(exc).__name__}: "
                                      f"{str(exc)[:200]})") from None
@@ -125,13 +137,16 @@ def read_parquet(path, *, columns=None):
         if missing:
             raise FileFormatError(f, f"has no column {', '.join(missing)}; the columns are "
                                      f"{', '.join(sorted(cols)[:20])}")
+        _check_numeric(arrow, names["score"], f, "scores")
+        if names["weight"] in cols:
+            _check_numeric(arrow, names["weight"], f, "weights")
         schema = cols if schema is None else schema & cols
     want = [names[c] for c in ("score", "label", "weight", "condition") if names[c] in schema]
     files = _parquet_files(name)
     df = dd.read_parquet(files if len(files) > 1 else files[0], columns=want,
                          split_row_groups=True)
     df = df.rename(columns={v: k for k, v in names.items() if v in want})
-    if np.dtype(df["score"].dtype).kind != "f":
+    if not is_float(df["score"].dtype):  # integers, checked above
         df = df.assign(score=df["score"].astype(np.float64))
     from ._frame import as_frame
 

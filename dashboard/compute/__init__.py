@@ -18,58 +18,42 @@ Modules, one per concern:
 * ``compare`` -- the comparison of all systems (APE, ECE, EPC, significance tests).
 
 The dashboard's state calls these functions through this package's names.
+
+Each name is imported from its submodule on first use (:mod:`llrlab.dashboard._lazy`),
+so that importing one submodule (e.g. for checking a lesson file) imports no other.
 """
 
-from .build import compute_results
-from .compare import (
-    APE_PLO,
-    EPC_ALPHA,
-    FUSION,
-    Comparison,
-    SignificanceRow,
-    SystemComparison,
-    compare_systems,
-    compute_system,
-    significance,
-)
-from .conditions import MAX_CONDITIONS, ConditionSpec
-from .datasets import HIST_BINS, hist_range, histogram
-from .results import (
-    DET_POINTS,
-    ConditionCurve,
-    DatasetResult,
-    Histogram,
-    Results,
-    SystemData,
-)
-from .teaching import TEACHING_REFERENCES, TeachingSpec
-from .uncertainty import CI_METHODS, bootstrap, op_interval
+from .._lazy import lazy_exports
 
-__all__ = [
-    "APE_PLO",
-    "CI_METHODS",
-    "DET_POINTS",
-    "EPC_ALPHA",
-    "FUSION",
-    "HIST_BINS",
-    "MAX_CONDITIONS",
-    "TEACHING_REFERENCES",
-    "Comparison",
-    "ConditionCurve",
-    "ConditionSpec",
-    "DatasetResult",
-    "Histogram",
-    "Results",
-    "SignificanceRow",
-    "SystemComparison",
-    "SystemData",
-    "TeachingSpec",
-    "bootstrap",
-    "compare_systems",
-    "compute_results",
-    "compute_system",
-    "hist_range",
-    "histogram",
-    "op_interval",
-    "significance",
-]
+#: public name -> the submodule that defines it
+_EXPORTS = {
+    "compute_results": "build",
+    "APE_PLO": "compare",
+    "EPC_ALPHA": "compare",
+    "FUSION": "compare",
+    "Comparison": "compare",
+    "SignificanceRow": "compare",
+    "SystemComparison": "compare",
+    "compare_systems": "compare",
+    "compute_system": "compare",
+    "significance": "compare",
+    "MAX_CONDITIONS": "conditions",
+    "ConditionSpec": "conditions",
+    "HIST_BINS": "datasets",
+    "hist_range": "datasets",
+    "histogram": "datasets",
+    "DET_POINTS": "results",
+    "ConditionCurve": "results",
+    "DatasetResult": "results",
+    "Histogram": "results",
+    "Results": "results",
+    "SystemData": "results",
+    "TEACHING_REFERENCES": "teaching",
+    "TeachingSpec": "teaching",
+    "CI_METHODS": "uncertainty",
+    "bootstrap": "uncertainty",
+    "op_interval": "uncertainty",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -21,51 +21,45 @@ One ``param.Parameterized`` per card or concern, and one class that wires them t
   the job runner, the derived outputs, snapshots.
 
 Jobs, runners and small caches are in ``jobs.py``.
+
+Each name is imported from its submodule on first use (:mod:`llrlab.dashboard._lazy`),
+so that importing one submodule (e.g. for checking a lesson file) imports no other.
 """
 
-from .calibration import CalibrationState
-from .compare import FUSION, FUSION_COLOR, PALETTE, CompareState
-from .conditions import WEIGHTINGS, ConditionsState
-from .dashboard import NBER_POINTS, PARTS, DashboardState, NBERData, check_snapshot
-from .data import DataState
-from .display import DisplayState
-from .export import ExportState
-from .jobs import Jobs, SyncRunner, user_message
-from .lesson import LessonState
-from .operating_point import PLO_LIMIT, OperatingPointState
-from .presenter import HIGHLIGHTS, MAX_PANELS, PANELS, PresenterState
-from .status import StatusState
-from .teaching import TeachingState
-from .uncertainty import CI_CHOICES, UncertaintyState
+from .._lazy import lazy_exports
 
-__all__ = [
-    "CI_CHOICES",
-    "FUSION",
-    "FUSION_COLOR",
-    "HIGHLIGHTS",
-    "MAX_PANELS",
-    "NBER_POINTS",
-    "PALETTE",
-    "PANELS",
-    "PARTS",
-    "PLO_LIMIT",
-    "WEIGHTINGS",
-    "CalibrationState",
-    "CompareState",
-    "ConditionsState",
-    "DashboardState",
-    "DataState",
-    "DisplayState",
-    "ExportState",
-    "Jobs",
-    "LessonState",
-    "NBERData",
-    "OperatingPointState",
-    "PresenterState",
-    "StatusState",
-    "SyncRunner",
-    "TeachingState",
-    "UncertaintyState",
-    "check_snapshot",
-    "user_message",
-]
+#: public name -> the submodule that defines it
+_EXPORTS = {
+    "CalibrationState": "calibration",
+    "FUSION": "compare",
+    "FUSION_COLOR": "compare",
+    "PALETTE": "compare",
+    "CompareState": "compare",
+    "WEIGHTINGS": "conditions",
+    "ConditionsState": "conditions",
+    "NBER_POINTS": "dashboard",
+    "PARTS": "dashboard",
+    "DashboardState": "dashboard",
+    "NBERData": "dashboard",
+    "check_snapshot": "dashboard",
+    "DataState": "data",
+    "DisplayState": "display",
+    "ExportState": "export",
+    "Jobs": "jobs",
+    "SyncRunner": "jobs",
+    "user_message": "jobs",
+    "LessonState": "lesson",
+    "PLO_LIMIT": "operating_point",
+    "OperatingPointState": "operating_point",
+    "HIGHLIGHTS": "presenter",
+    "MAX_PANELS": "presenter",
+    "PANELS": "presenter",
+    "PresenterState": "presenter",
+    "StatusState": "status",
+    "TeachingState": "teaching",
+    "CI_CHOICES": "uncertainty",
+    "UncertaintyState": "uncertainty",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

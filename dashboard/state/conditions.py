@@ -11,10 +11,12 @@ objects in quadratic time).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import param
 
-from ..compute import ConditionSpec
-from ..compute.conditions import ConditionMenu
+if TYPE_CHECKING:  # imported where used: checking a lesson imports no numerics
+    from ..compute.conditions import ConditionMenu, ConditionSpec
 
 __all__ = ["WEIGHTINGS", "ConditionsState"]
 
@@ -50,6 +52,8 @@ class ConditionsState(param.Parameterized):
         """How the conditions are pooled; the selection is None when it holds every
         available condition, and the custom text only counts for custom weights (so neither
         changes the cache key needlessly)."""
+        from ..compute.conditions import ConditionSpec
+
         weights = WEIGHTINGS[self.weighting]
         sel = set(self.selected or [])
         avail = set(self.available)
@@ -70,6 +74,8 @@ class ConditionsState(param.Parameterized):
         """Offer the conditions of the shown data (a
         :class:`~llrlab.dashboard.compute.conditions.ConditionMenu`, or None without
         conditions); new conditions are all selected."""
+        from ..compute.conditions import ConditionMenu
+
         menu = menu or ConditionMenu()
         listed = list(menu.listed)
         entries = listed + ([menu.others_label] if menu.capped else [])

@@ -80,14 +80,14 @@ class ExportState(param.Parameterized):
             ci = (st.op_ci or {}).get(role)
             if ci is not None:
                 row.update({
-                    "ci": f"{ci.method} {ci.confidence:g}",
+                    "ci": f"{ci.method} {ci.confidence:g}", "ci_variance": ci.variance,
                     "p_miss_lo": float(ci.p_miss.lower), "p_miss_hi": float(ci.p_miss.upper),
                     "p_fa_lo": float(ci.p_fa.lower), "p_fa_hi": float(ci.p_fa.upper),
                     "act_dcf_lo": float(ci.dcf.lower), "act_dcf_hi": float(ci.dcf.upper)})
             b, fresh = st.uncertainty.current(role, plo)
             if b is not None:
                 row.update({
-                    "bootstrap": f"{b.n_used} by {b.by} {b.confidence:g}",
+                    "bootstrap": f"{b.method} {b.n_used} by {b.by} {b.confidence:g}",
                     "cllr_lo": b.cllr.lower, "cllr_hi": b.cllr.upper,
                     "eer_lo": b.eer.lower, "eer_hi": b.eer.upper,
                     "min_dcf_lo": b.min_dcf.lower if fresh else None,
@@ -165,8 +165,9 @@ class ExportState(param.Parameterized):
                  "dr30_safe": bool(o.dr30_safe)}
                 for c, o in zip(d.conditions, ops, strict=True)]
 
-    def dr30_warning(self):
-        """Text explaining which datasets are outside the DR30-safe region, or ''."""
+    def dr30_warning(self, short=False):
+        """Text explaining which datasets are outside the DR30-safe region, or ''
+        (``short``: one line, for a stage)."""
         st = self.state
         res, op = st.results, st.op or {}
         if res is None:
@@ -181,6 +182,8 @@ class ExportState(param.Parameterized):
             parts.append(f"{res.datasets[role].label} ({why})")
         if not parts:
             return ""
+        if short:
+            return f"Outside DR30 here: {', '.join(parts)}."
         return (f"The operating point (prior log-odds {st.point.plo:.2f}) is outside the "
                 f"DR30-safe region for {', '.join(parts)}: error rates there rest on too few "
                 f"errors.")

@@ -15,11 +15,16 @@ import param
 
 from llrlab.core import DataError
 
-__all__ = ["HIGHLIGHTS", "MAX_PANELS", "MAX_VIEWS", "PANELS", "VIEWS_FORMAT", "PresenterState",
-           "parse_views", "views_json"]
+__all__ = ["HIGHLIGHTS", "MAX_PANELS", "MAX_VIEWS", "PANELS", "STAGE_ONLY", "VIEWS_FORMAT",
+           "PresenterState", "parse_views", "views_json"]
 
-#: The panels presenter mode and lesson steps can show (views of the "Operating point" tab).
-PANELS = ("nber", "det", "histogram", "calibration", "metrics")
+#: The panels presenter mode and lesson steps can show: the views of the "Operating point"
+#: tab, then those only a stage shows (the forensic views: Tippett plot, reliability
+#: diagram, ECE plot).
+PANELS = ("nber", "det", "histogram", "calibration", "metrics", "tippett", "reliability",
+          "ece")
+#: The panels only a stage shows (made the first time one is shown).
+STAGE_ONLY = ("tippett", "reliability", "ece")
 #: How many panels are shown side by side at most.
 MAX_PANELS = 3
 #: What a lesson step can highlight: a whole panel, or one element of it (``panel.element``).

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import param
 
-from ..compute import TeachingSpec
+if TYPE_CHECKING:  # imported where used: checking a lesson imports no numerics
+    from ..compute import TeachingSpec
 
 __all__ = ["TeachingState"]
 
@@ -35,5 +38,7 @@ class TeachingState(param.Parameterized):
     references = param.Boolean(default=True, label="Reference miscalibrations")
 
     def spec(self) -> TeachingSpec:
+        from ..compute import TeachingSpec
+
         return TeachingSpec(self.mu_tar, self.sigma_tar, self.mu_non, self.sigma_non,
                             self.n_tar, self.n_non, self.seed, self.scale, self.shift)

@@ -31,15 +31,20 @@ from llrlab.core import probit
 from ..state import DashboardState
 from ._common import (
     COLORS,
+    CURVE_DASHES,
     DASH,
     Styler,
     add_condition_slots,
+    condition_roles,
     connect_drag,
+    dr30_data,
     finite,
     fit_figure,
     isolated,
+    line_dash,
     new_figure,
     set_data,
+    stage_min,
 )
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
@@ -168,12 +173,12 @@ class DETView(pn.viewable.Viewer):
         self.ticker = probit_axes(fig)
 
         items = []
-        fig.line([-9.0, 9.0], [-9.0, 9.0], line_color=COLORS["default"], line_width=1,
-                 line_dash="dotted")
+        fig.line([-9.0, 9.0], [-9.0, 9.0], line_color=COLORS["default"], line_width=1.25,
+                 line_dash=line_dash(CURVE_DASHES["default"]))
         self.curve_sources, self.renderers = {}, {}
         self.eer_sources, self.dr30_sources, self.op_sources = {}, {}, {}
         for role in ("eval", "dev"):
-            dash = DASH[role]
+            i = ("eval", "dev").index(role)
             r = {}
             self.curve_sources[role] = {}
             for kind in ("steppy", "rocch"):
@@ -181,7 +186,9 @@ class DETView(pn.viewable.Viewer):
                                        name=f"det_{kind}_{role}")
                 self.curve_sources[role][kind] = src
                 r[kind] = fig.line("x", "y", source=src, line_color=COLORS[kind],
-                                   line_width=2 if kind == "rocch" else 1.5, line_dash=dash)
+                                   line_width=2 if kind == "rocch" else 1.5,
+                                   line_dash=line_dash(CURVE_DASHES["rocch"][i]
+                                                       if kind == "rocch" else DASH[role]))
                 items.append(LegendItem(label=f"{role} {'ROCCH' if kind == 'rocch' else kind}",
                                         renderers=[r[kind]]))
             src = ColumnDataSource({"x": [np.nan], "y": [np.nan]}, name=f"det_eer_{role}")
@@ -189,11 +196,9 @@ class DETView(pn.viewable.Viewer):
             r["eer"] = fig.scatter("x", "y", source=src, marker="diamond", size=12,
                                    fill_color="white" if role == "dev" else "black",
                                    line_color="black")
-            src = ColumnDataSource({"x": [np.nan, np.nan], "y": [np.nan, np.nan],
-                                    "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]},
-                                   name=f"det_dr30_{role}")
+            src = ColumnDataSource(dr30_data(), name=f"det_dr30_{role}")
             self.dr30_sources[role] = src
-            r["dr30"] = fig.scatter("x", "y", source=src, marker="triangle", size=12,
+            r["dr30"] = fig.scatter("x", "y", source=src, marker="marker", size=12,
                                     fill_color="color", line_color="black",
                                     fill_alpha=1.0 if role == "eval" else 0.35)
             src = ColumnDataSource(self._op_data(), name=f"det_op_{role}")
@@ -246,9 +251,11 @@ class DETView(pn.viewable.Viewer):
 
         self.drag = connect_drag(fig, self._on_drag)
 
-        self.styler = Styler(fig, legend_cols=3)
+        self.styler = Styler(fig, legend_cols=3, display=self.state.display)
         self.styler.capture()
-        self.styler.add_text(self.off_label, "9pt", "13pt")
+        self.styler.add_text(self.off_label, "9pt")
+        for whisker in (self.ci_x, self.ci_y):
+            self.styler.add_line(whisker, 2)
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         self._on_results()
         self._on_op()
@@ -256,9 +263,13 @@ class DETView(pn.viewable.Viewer):
     @staticmethod
     def _op_data(x=(np.nan, np.nan), y=(np.nan, np.nan), angle=(0.0, 0.0), off=(False, False)):
         return {"x": list(x), "y": list(y),
-                "marker": ["triangle" if off[0] else "circle",
-                           "triangle" if off[1] else "square"],
+                "marker": ["triangle_dot" if off[0] else "circle",
+                           "triangle_dot" if off[1] else "square"],
                 "color": [COLORS["op"], COLORS["min"]], "angle": list(angle)}
+
+    def stage_min(self, scale=1.0):
+        """The least room of the figure on a stage (see ``_common.stage_min``)."""
+        return stage_min(self.legend, scale)
 
     def resize(self, width=None, height=None):
         """A fixed size on the stage, or the page's width (see ``fit_figure``)."""
@@ -316,14 +327,14 @@ class DETView(pn.viewable.Viewer):
             else:
                 fa, miss = d.det_dr30(kind)
                 x, y = _xy([fa[0], miss[0]], [fa[1], miss[1]])
-            src.data = {"x": x, "y": y, "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]}
+            src.data = dr30_data(x, y)
 
     def _condition_slots(self, n):
         """Build condition slots until there are ``n`` (at most MAX_CONDITIONS)."""
-        def glyphs(src, role, color):
+        def glyphs(src, role, color, dash):
             return {role: self.figure.line(
                 "x", "y", source=src, line_color=color, line_width=1.6,
-                line_alpha=0.9 if role == "eval" else 0.5, line_dash=DASH[role],
+                line_alpha=1.0 if role == "eval" else 0.5, line_dash=line_dash(dash),
                 visible=False)}
 
         if add_condition_slots(self, n, prefix="det", empty=_empty_xy, glyphs=glyphs):
@@ -420,10 +431,11 @@ class DETView(pn.viewable.Viewer):
             n_cond = {role: (len(res.datasets[role].conditions)
                              if res is not None and role in res.datasets else 0)
                       for role in ("eval", "dev")}
+            roles = condition_roles(res, st.display)
             for k, slot in enumerate(self.condition_renderers):
                 for role, r in slot.items():
                     r.visible = (st.conditions.show_curves and k < n_cond[role]
-                                 and (role == "eval" or st.display.show_dev))
+                                 and role in roles)
             self.ci_source.data = self._ci_data()
             for role, r in self.renderers.items():
                 have = res is not None and role in res.datasets

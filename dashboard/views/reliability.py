@@ -25,7 +25,7 @@ from scipy.special import expit
 
 from llrlab.core import reliability
 
-from ._common import COLORS, DASH, Styler, isolated, new_figure
+from ._common import COLORS, DASH, isolated, new_figure
 from ._shown import RoleCurvesView, when_shown
 
 __all__ = ["RELIABILITY_POINTS", "ReliabilityView"]
@@ -56,7 +56,6 @@ class ReliabilityView(RoleCurvesView):
                          title="Reliability at the prior P̃",
                          x_axis_label="predicted posterior P(target | LLR)",
                          y_axis_label="empirical posterior", min_width=360, height=400)
-        self.figure = fig
         fig.line([0, 1], [0, 1], line_color=COLORS["default"], line_dash="dotted")
         self.lines, self.bins, self.renderers, items = {}, {}, {}, []
         for role in self.ROLES:
@@ -75,13 +74,7 @@ class ReliabilityView(RoleCurvesView):
                              background_fill_alpha=0.75, label_text_font_size="9pt",
                              spacing=0, padding=6)
         fig.add_layout(self.legend)
-        self.styler = Styler(fig)
-        self.styler.capture()
-        self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
-        self._on_results()
-
-    def __panel__(self):
-        return self._pane
+        self._finish(fig)
 
     def diagram(self, role):
         """The :class:`~llrlab.core.ReliabilityDiagram` drawn for ``role`` at the current

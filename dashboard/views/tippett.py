@@ -22,7 +22,7 @@ from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from llrlab.core import llr_from_unit, llr_label, llr_to_unit, tippett
 
-from ._common import COLORS, DASH, Styler, connect_drag, isolated, new_figure
+from ._common import COLORS, DASH, connect_drag, isolated, new_figure
 from ._shown import RoleCurvesView, when_shown
 
 __all__ = ["TIPPETT_POINTS", "TippettView"]
@@ -39,7 +39,9 @@ def _empty():
 
 class TippettView(RoleCurvesView):
     """The Tippett plot of a :class:`DashboardState` (figure and sources built once); per
-    set, its :class:`~llrlab.core.TippettCurves` are kept (``_per_role``)."""
+    set, its :class:`~llrlab.core.TippettCurves` are kept (``_per_role``, :meth:`curves`)."""
+
+    BELOW = 76  # the rates of misleading evidence: up to four lines beside a lesson's text
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -49,7 +51,6 @@ class TippettView(RoleCurvesView):
         fig = new_figure("tippett", x_range=Range1d(-1, 1), y_range=Range1d(0, 1.02),
                          title="Tippett plot", x_axis_label=llr_label(unit),
                          y_axis_label="proportion of LRs ≥ x", min_width=360, height=400)
-        self.figure = fig
         fig.add_layout(Span(location=0.0, dimension="height", line_color=COLORS["default"],
                             line_width=1, line_dash="dotted"))  # LR = 1
         self.sources, self.renderers, items = {}, {}, []
@@ -75,16 +76,9 @@ class TippettView(RoleCurvesView):
         self.drag = connect_drag(fig, self._on_drag, js_args=dict(span=self.threshold),
                                  js_code="span.location = cb_obj.x;",
                                  echo=[(self.threshold, "location")])
-        self.styler = Styler(fig)
-        self.styler.capture()
         self.note = pn.pane.Markdown("", name="tippett_note", margin=(0, 10),
                                      styles={"color": "#555555", "font-size": "90%"})
-        self._layout = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), self.note,
-                                 sizing_mode="stretch_width")
-        self._on_results()
-
-    def __panel__(self):
-        return self._layout
+        self._finish(fig, self.note)
 
     @property
     def unit(self):
@@ -92,10 +86,6 @@ class TippettView(RoleCurvesView):
 
     def _on_drag(self, x, _y):
         self.point.set_plo(-float(llr_from_unit(x, self.unit)))
-
-    def curves(self, role):
-        """The :class:`~llrlab.core.TippettCurves` drawn for ``role`` (None: not shown)."""
-        return self._per_role.get(role)
 
     def _curve(self, llr):
         return tippett(llr, max_points=TIPPETT_POINTS)
@@ -156,16 +146,3 @@ class TippettView(RoleCurvesView):
         with pn.io.hold():
             self.threshold.location = thr
             self.points.data = {"x": x, "y": y, "color": color, "role": roles}
-
-    @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
-                   watch=True)
-    @isolated
-    @when_shown
-    def _on_options(self):
-        d = self.display
-        with pn.io.hold():
-            for (role, _), r in self.renderers.items():
-                r.visible = role in self._per_role and (role == "eval" or d.show_dev)
-            for item in self.legend.items:
-                item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(d.presentation, d.svg)

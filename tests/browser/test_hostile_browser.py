@@ -11,7 +11,7 @@ import pytest
 
 from llrlab.dashboard.app import create_app
 
-from .conftest import wait_until
+from .conftest import grace, settle, wait_until
 from .test_dashboard_browser import _open
 
 pytestmark = pytest.mark.browser
@@ -35,10 +35,12 @@ def _watch_dialogs(page):
     return seen
 
 
-def _assert_no_script_ran(page, dialogs, wait_ms=500):
-    """After ``wait_ms`` (an injected image would have failed to load by then): no dialog
-    opened and no ``img[onerror]`` element is in the page."""
-    page.wait_for_timeout(wait_ms)
+def _assert_no_script_ran(page, dialogs, seconds=0.5):
+    """Once the page has drawn what the server sent, and ``seconds`` later (scaled: an
+    injected image would have failed to load by then): no dialog opened and no
+    ``img[onerror]`` element is in the page."""
+    settle(page)
+    grace(page, seconds)
     assert dialogs == []
     assert page.locator("img[onerror]").count() == 0
 
@@ -82,7 +84,7 @@ def test_link_to_an_unknown_system_runs_no_script(page, serve):
     dialogs = _watch_dialogs(page)
     served = serve(create_app)
     state = _open(page, served=served, query=f"?system={PAYLOAD}&tab=1").state
-    _assert_no_script_ran(page, dialogs, wait_ms=800)
+    _assert_no_script_ran(page, dialogs, seconds=0.8)
     assert state.data.system in state.data.systems  # the unknown value was refused
 
 
@@ -181,3 +183,61 @@ def test_condition_names_run_no_script(page, serve, tmp_path):
     assert page.locator("b", has_text="bold").count() == 0
     # the picker is not Choices.js (which renders labels as HTML and warns about it)
     assert [m for m in warnings if "allowHTML" in m] == []
+
+
+#: A formula MathJax would turn into a link that runs script (issue 18), and disguises.
+MATH_PAYLOADS = [
+    "$$\\href{javascript:alert('math')}{x}$$",
+    "\\(\\href{javascript:alert(2)}{y}\\)",
+    "\\[\\class{z}{\\href{javascript:alert(3)}{z}}\\]",
+]
+
+#: Every <a> of the page (through the shadow roots) whose address runs script.
+_SCRIPT_LINKS = """() => {
+  const out = [];
+  const walk = (n) => {
+    if (n.shadowRoot) walk(n.shadowRoot);
+    for (const c of n.children || []) {
+      const h = (c.getAttribute && (c.getAttribute('href') || c.getAttribute('xlink:href')))
+                || '';
+      if (/^\\s*(javascript|vbscript|data):/i.test(h)) out.push(c.outerHTML.slice(0, 200));
+      walk(c);
+    }
+  };
+  walk(document.documentElement);
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("payload", MATH_PAYLOADS)
+def test_a_formula_in_a_file_name_runs_no_script(page, serve, tmp_path, payload):
+    """An uploaded file's name echoed in the error alert (Markdown, which the page typesets
+    with MathJax): no formula forms from it, so no link, and no dialog after a click on every
+    element of the alert."""
+    dialogs = _watch_dialogs(page)
+    served = serve(create_app)
+    session = _open(page, served=served)
+    bad = tmp_path / f"{payload}.txt"
+    bad.write_text("model segment score label\nm1 s1 0.5 target\nm1 s2 abc nontarget\n")
+    _upload(page, session, bad)
+    wait_until(page, lambda: bad.name in session.state.status.error,
+               what="the error naming the file")
+    alert = page.locator(".alert-danger", has_text=".txt").first
+    wait_until(page, lambda: alert.is_visible(), what="the file name shown in the alert")
+    grace(page, 0.5)  # MathJax, were it to typeset the name, has done so
+    assert page.evaluate(_SCRIPT_LINKS) == []
+    text = alert.evaluate("""(box) => { const walk = (n) => { let t = '';
+        if (n.shadowRoot) t += walk(n.shadowRoot);
+        for (const c of n.childNodes) {
+          if (c.nodeType === Node.TEXT_NODE) t += c.textContent;
+          else if (c.nodeType === Node.ELEMENT_NODE && c.tagName !== 'STYLE') t += walk(c); }
+        return t; }; return walk(box); }""")
+    assert payload in text.replace("\u2060", "")  # literally, as text
+    alert.evaluate("""(box) => { const walk = (e) => {
+        if (e.shadowRoot) walk(e.shadowRoot);
+        for (const c of e.children || []) { if (c.click) c.click(); walk(c); } };
+        walk(box); }""")
+    box = alert.bounding_box()
+    for fx in (0.1, 0.3, 0.5, 0.7, 0.9):
+        page.mouse.click(box["x"] + fx * box["width"], box["y"] + box["height"] / 2)
+    _assert_no_script_ran(page, dialogs)

@@ -24,15 +24,27 @@ import pytest
 from llrlab.dashboard.app import create_app
 from llrlab.dashboard.lessons import builtin_lessons
 
-from .conftest import free_port, model_value, screenshot, wait_until
+from .conftest import (
+    PAGE_LOAD,
+    free_port,
+    grace,
+    model_value,
+    quiet,
+    scaled,
+    screenshot,
+    settle,
+    wait_until,
+)
 from .test_entry_points import LLRLAB, served  # noqa: F401 (a fixture)
+from .test_hostile_browser import _watch_dialogs
 
 pytestmark = pytest.mark.browser
 
 #: The Bokeh models of the panels a lesson or presenter mode can show (figures, or the
 #: metrics column).
 PLOTS = {"nber": "nber", "det": "det", "histogram": "histogram",
-         "calibration": "calibration", "metrics": "metrics"}
+         "calibration": "calibration", "metrics": "metrics", "tippett": "tippett",
+         "reliability": "reliability", "ece": "ece"}
 
 _GEOMETRY = """(names) => {
   const out = {plots: {}, legends: {}}; const seen = new Set();
@@ -61,18 +73,18 @@ _GEOMETRY = """(names) => {
 def _open(page, serve, query, *, size=(1280, 720)):
     url, sessions = serve(create_app)
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.goto(url + query, timeout=90_000)
+    page.goto(url + query)
     wait_until(page, lambda: sessions and sessions[0].state.results is not None
-               and not sessions[0].state.status.busy, what="the demo data")
-    wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 1, what="a plot")
+               and not sessions[0].state.status.busy, timeout=PAGE_LOAD, what="the demo data")
+    wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 1, timeout=PAGE_LOAD,
+               what="a plot")
     return url, sessions
 
 
 def _new_page(page, size=(1280, 720)):
     """Another tab of the same browser, its console errors and external requests recorded
-    (as the conftest's ``page``)."""
+    (as the conftest's ``page``; its context gives it the scaled time limits)."""
     other = page.context.new_page()
-    other.set_default_timeout(20_000)
     other.set_viewport_size({"width": size[0], "height": size[1]})
     other.console_errors, other.external_requests = [], []
     other.on("console", lambda m: other.console_errors.append(m.text)
@@ -169,16 +181,17 @@ def _assert_step_state(state, step):
                 assert got == value, (step.title, part, key, got, value)
 
 
-def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve):
-    lesson = builtin_lessons()["calibration"]
-    url, sessions = _open(page, serve, "?lesson=calibration&step=1")
+@pytest.mark.parametrize("lesson_id", ["calibration", "forensic"])
+def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve, lesson_id):
+    lesson = builtin_lessons()[lesson_id]
+    url, sessions = _open(page, serve, f"?lesson={lesson_id}&step=1")
     state = sessions[0].state
-    assert state.lesson.lesson == "calibration"
+    assert state.lesson.lesson == lesson_id
     for k in range(1, len(lesson) + 1):
         _wait_step(page, state, lesson, k)
         step = lesson.step(k)
         _assert_step_state(state, step)
-        assert _query(page)["lesson"] == "calibration"
+        assert _query(page)["lesson"] == lesson_id
         # the page draws the step's operating point
         if "nber" in step.show:
             wait_until(page, lambda: model_value(page, "op_span", "location") == pytest.approx(
@@ -189,11 +202,11 @@ def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve):
             return box["x"] + box["width"] <= 1281 and box["y"] + box["height"] <= 721
 
         wait_until(page, text_inside, what=f"the text of step {k} inside the window")
-        page.wait_for_timeout(400)
-        screenshot(page, f"30_lesson_step_{k:02d}")
+        settle(page)
+        screenshot(page, f"30_lesson_{lesson_id}_step_{k:02d}")
         _settled(page, step.show, (1280, 720), f"step {k} unclipped")
         page.keyboard.press("ArrowRight")
-    page.wait_for_timeout(500)
+    quiet(page)  # the last key press has reached the server, and its answer the page
     assert state.lesson.step == len(lesson)  # the last step stays
     page.keyboard.press("ArrowLeft")
     _wait_step(page, state, lesson, len(lesson) - 1)
@@ -202,7 +215,8 @@ def test_stepping_through_the_builtin_lesson_with_the_keyboard(page, serve):
     student = _new_page(page)
     student.goto(url + "?" + urlparse(page.url).query)
     wait_until(student, lambda: len(sessions) > 1 and sessions[1].state.results is not None
-               and not sessions[1].state.status.busy, what="the student's session")
+               and not sessions[1].state.status.busy, timeout=PAGE_LOAD,
+               what="the student's session")
     _wait_step(student, sessions[1].state, lesson, len(lesson) - 1)
     assert sessions[1].state.snapshot() == state.snapshot()
     assert page.console_errors == [] and page.external_requests == []
@@ -230,7 +244,7 @@ def test_presenter_mode_fills_the_screen_without_clipping(page, serve, size, pan
     wait_until(page, lambda: _shown(page) == set(panels), what="the chosen panels")
     # the main area was measured and the panels sized to it
     wait_until(page, lambda: session.page_control.main_width > 0, what="the measured page")
-    page.wait_for_timeout(1500)
+    settle(page)
     screenshot(page, f"31_presenter_{'_'.join(panels)}_{size[0]}x{size[1]}")
     # one plot or a pair fills the screen: the panels take most of the window's width (once
     # the sidebar has folded and the browser has sent the main area's final size)
@@ -249,7 +263,7 @@ def test_saved_views_through_a_file_and_the_arrow_keys(page, serve, tmp_path):
     url, sessions = serve(create_app)
     page.goto(url)
     wait_until(page, lambda: sessions and sessions[0].state.results is not None
-               and not sessions[0].state.status.busy, what="the demo data")
+               and not sessions[0].state.status.busy, timeout=PAGE_LOAD, what="the demo data")
     state = sessions[0].state
     page.locator(".card-header", has_text="Lessons, presenter").first.click()
     name = page.get_by_placeholder("e.g. 'after affine calibration'")
@@ -280,7 +294,8 @@ def test_saved_views_through_a_file_and_the_arrow_keys(page, serve, tmp_path):
     other = _new_page(page)
     other.goto(url)
     wait_until(other, lambda: len(sessions) > 1 and sessions[1].state.results is not None
-               and not sessions[1].state.status.busy, what="the second session")
+               and not sessions[1].state.status.busy, timeout=PAGE_LOAD,
+               what="the second session")
     st2 = sessions[1].state
     other.locator(".card-header", has_text="Lessons, presenter").first.click()
     other.locator('input[type="file"][accept=".json"]').set_input_files(str(path))
@@ -288,7 +303,7 @@ def test_saved_views_through_a_file_and_the_arrow_keys(page, serve, tmp_path):
     assert st2.presenter.views == saved["views"]
     # presenter mode on (its switch), then → shows view 1, → view 2, ← view 1
     other.evaluate("() => document.activeElement && document.activeElement.blur()")
-    other.locator(".llrlab-presenter-switch [tabindex=\"0\"]").click()
+    other.locator(".llrlab-presenter-switch .bk-label", has_text="Presenter mode").click()
     wait_until(other, lambda: st2.presenter.enabled, what="presenter mode")
     other.mouse.click(640, 110)  # the stage's bar: moves the focus off the widgets
     for key, index, plo in (("ArrowRight", 0, plo0), ("ArrowRight", 1, plo1),
@@ -342,11 +357,11 @@ def test_llrlab_serve_lesson_file_opens_the_lesson(page, served, tmp_path):  # n
     url = served([str(LLRLAB), "serve", "--no-show", "--port", str(port), "--lesson",
                   str(path)], port)
     page.set_viewport_size({"width": 1280, "height": 720})
-    page.goto(url, timeout=120_000)
-    wait_until(page, lambda: "Only the DET plot" in _lesson_text(page), timeout=120,
+    page.goto(url)
+    wait_until(page, lambda: "Only the DET plot" in _lesson_text(page), timeout=PAGE_LOAD,
                what="the lesson's first step")
     wait_until(page, lambda: _shown(page) == {"det"}, timeout=60, what="the DET plot alone")
-    page.wait_for_timeout(300)
+    settle(page)
     page.keyboard.press("ArrowRight")
     wait_until(page, lambda: "A shifted system" in _lesson_text(page), what="step 2")
     wait_until(page, lambda: _query(page) == {"lesson": "lecture", "step": "2"}
@@ -356,7 +371,7 @@ def test_llrlab_serve_lesson_file_opens_the_lesson(page, served, tmp_path):  # n
                abs=1e-9), what="the operating point of step 2")
     # a student's link to step 3
     student = _new_page(page)
-    student.goto(url + "?lesson=lecture&step=3", timeout=120_000)
+    student.goto(url + "?lesson=lecture&step=3")
     wait_until(student, lambda: "Affine calibration" in _lesson_text(student), timeout=60,
                what="step 3 for the student")
     wait_until(student, lambda: _shown(student) == {"nber", "calibration"}, timeout=60,
@@ -371,10 +386,167 @@ def test_llrlab_serve_with_a_bad_lesson_exits_2_with_one_line(tmp_path):
     path.write_text(LESSON.replace("teaching.shift: 2\npoint", "teaching.shfit: 2\npoint"),
                     encoding="utf-8")
     out = subprocess.run([str(LLRLAB), "serve", "--no-show", "--port", str(free_port()),
-                          "--lesson", str(path)], capture_output=True, text=True, timeout=120)
+                          "--lesson", str(path)], capture_output=True, text=True,
+                         timeout=scaled(120))
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert lines == ["llrlab serve: error: broken.md line 14 (step 2 'A shifted system'): "
                      "unknown key 'teaching.shfit' (teaching settings: enabled, mu_non, "
                      "mu_tar, n_non, n_tar, references, scale, seed, shift, sigma_non, "
                      "sigma_tar)"]
+
+
+# ------------------------------------------------------------------ formulas: safe, text-sized
+
+#: Every element under the lesson's text box, through the shadow roots: its tag, the centre of
+#: its box (viewport coordinates; null when it has no box) and its attributes.
+_TEXT_ELEMENTS = """(box) => {
+  const out = [];
+  const walk = (n) => {
+    if (n.shadowRoot) walk(n.shadowRoot);
+    for (const c of n.children || []) {
+      if (c.tagName !== 'STYLE' && c.tagName !== 'LINK') {
+        const r = c.getBoundingClientRect();
+        const attrs = {};
+        for (const a of c.attributes) attrs[a.name] = a.value;
+        out.push({tag: c.tagName.toLowerCase(), attrs: attrs,
+                  xy: r.width > 0 && r.height > 0 ? [r.x + r.width / 2, r.y + r.height / 2]
+                                                  : null});
+      }
+      walk(c);
+    }
+  };
+  if (box) walk(box);
+  return out;
+}"""
+
+#: Click every element under the lesson's text box from script (an <a>'s click follows its
+#: address, as a user's would).
+_CLICK_ALL = """(box) => {
+  let n = 0;
+  const walk = (e) => {
+    if (e.shadowRoot) walk(e.shadowRoot);
+    for (const c of e.children || []) {
+      if (typeof c.click === 'function') { c.click(); n += 1; }
+      else { c.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true})); n += 1; }
+      walk(c);
+    }
+  };
+  if (box) walk(box);
+  return n;
+}"""
+
+
+def _hostile_lesson():
+    """A lesson whose text holds every formula the parser refuses (HOSTILE_MATHS of the unit
+    tests: the reproducer of issue 18 and its disguises), built without the parser: what the
+    page does if such a text ever got past the check."""
+    import dataclasses
+
+    from llrlab.dashboard.lessons import Lesson, parse_lesson
+
+    from ..dashboard.test_lessons import HOSTILE_MATHS
+
+    base = parse_lesson("---\ntitle: Hostile\n---\n\n## Formulas\nshow: nber\n\nx\n", "h.md")
+    text = "\n\n".join(f"Case {i}: {p}" for i, p in enumerate(HOSTILE_MATHS))
+    step = dataclasses.replace(base.steps[0], text=text)
+    return Lesson("hostile", "Hostile formulas", "", "h.md", (step,))
+
+
+def test_no_formula_in_a_lesson_runs_script_even_past_the_parser(page, serve):
+    """Issue 18: ``$$\\\\href{javascript:alert('math')}{x}$$`` and its disguises, shown as a
+    step's text: no dialog after clicking every rendered element (from script and with the
+    mouse), no javascript: link, no class, style or id from a formula, no other page loaded."""
+    lesson = _hostile_lesson()
+    dialogs = _watch_dialogs(page)
+
+    def factory():
+        return create_app(lessons={"hostile": lesson}, lesson="hostile")
+
+    url, _ = serve(factory)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(url + "?lesson=hostile&step=1", timeout=90_000)
+    wait_until(page, lambda: "Case 0" in _lesson_text(page), timeout=60,
+               what="the hostile step's text")
+    loads = []  # a followed link would load another page
+    page.on("load", lambda _p: loads.append(page.url))
+    box = page.locator(".llrlab-lesson-text").first
+    elements = box.evaluate(_TEXT_ELEMENTS)
+    assert len(elements) > 50
+    for el in elements:
+        attrs = el["attrs"]
+        assert not (set(attrs) & {"onclick", "onerror", "onload", "xlink:href"}), el
+        if el["tag"] == "a":
+            assert not attrs.get("href", "").lower().lstrip().startswith(
+                ("javascript", "vbscript", "data")), el
+        if el["tag"] in ("math", "mrow", "mi", "mo", "mn", "mtext", "mstyle"):
+            assert not (set(attrs) & {"href", "class", "style", "id", "mathcolor"}), el
+    assert box.evaluate(_CLICK_ALL) >= len(elements)
+    clicked = 0
+    for el in elements:
+        if el["xy"] is not None and 0 <= el["xy"][1] <= 720 and el["tag"] != "a":
+            page.mouse.click(*el["xy"])
+            clicked += 1
+    # and the rest of the box, scrolled: every element's centre once more, after scrolling it
+    box.evaluate("(b) => { b.scrollTop = b.scrollHeight; }")
+    for el in box.evaluate(_TEXT_ELEMENTS):
+        if el["xy"] is not None and 0 <= el["xy"][1] <= 720 and el["tag"] != "a":
+            page.mouse.click(*el["xy"])
+            clicked += 1
+    grace(page, 0.5)  # a script a click would start has run
+    assert clicked > 20
+    assert dialogs == []
+    assert loads == [] and _query(page)["lesson"] == "hostile"
+    assert urlparse(page.url).path == "/"
+    assert page.console_errors == [] and page.external_requests == []
+    screenshot(page, "34_lesson_hostile_formulas")
+
+
+_FONT_SIZES = """(box) => {
+  const out = [];
+  const walk = (n) => {
+    if (n.shadowRoot) walk(n.shadowRoot);
+    for (const c of n.children || []) {
+      if (c.tagName.toLowerCase() === 'math') {
+        const block = c.closest('p, li, td, h3') || c.parentElement;
+        const tokens = Array.from(c.querySelectorAll(':scope > mrow > mi, :scope > mrow > mn,'
+                                                     + ':scope > mi, :scope > mn'));
+        out.push({math: parseFloat(getComputedStyle(c).fontSize),
+                  text: parseFloat(getComputedStyle(block).fontSize),
+                  family: getComputedStyle(c).fontFamily,
+                  tokens: tokens.map(t => parseFloat(getComputedStyle(t).fontSize)),
+                  height: c.getBoundingClientRect().height,
+                  display: c.getAttribute('display')});
+      } else { walk(c); }
+    }
+  };
+  if (box) walk(box);
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("presentation", [False, True])
+def test_formulas_are_as_large_as_the_text_and_not_monospace(page, serve, presentation):
+    """Issue 19: inline formulas were code, 11.8 px monospace.  Now every formula's computed
+    font size, and that of its base-level letters and digits, is at least the text's around
+    it, in a maths font; none is clipped to nothing."""
+    lesson = builtin_lessons()["calibration"]
+    query = "?lesson=calibration&step=3" + ("&presenter=true" if presentation else "")
+    _, (session,) = _open(page, serve, query)
+    _wait_step(page, session.state, lesson, 3)
+    box = page.locator(".llrlab-lesson-text").first
+    wait_until(page, lambda: len(box.evaluate(_FONT_SIZES)) >= 5, what="the formulas")
+    sizes = box.evaluate(_FONT_SIZES)
+    assert {s["display"] for s in sizes} == {"inline", "block"}
+    for s in sizes:
+        assert s["math"] >= s["text"] - 0.01, s
+        assert all(t >= s["text"] - 0.01 for t in s["tokens"]), s
+        family = s["family"].lower()
+        assert family.startswith("math") and "monospace" not in family, s
+        assert s["height"] >= 0.5 * s["text"], s  # drawn (a lone pi is half a line high)
+    fraction = max(s["height"] for s in sizes if s["display"] == "block")
+    assert fraction >= 1.8 * sizes[0]["text"]  # the DCF's fraction: two lines of text
+    # the text's own size: 112 % of the page's on a screen, 150 % in presentation style
+    assert min(s["text"] for s in sizes) >= (18 if presentation else 13.4)
+    screenshot(page, f"35_lesson_formulas_{'presentation' if presentation else 'screen'}")
+    assert page.console_errors == [] and page.external_requests == []

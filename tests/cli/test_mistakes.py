@@ -11,6 +11,7 @@ import pytest
 
 from llrlab.core.io import write_key, write_scores, write_trials
 
+from .._time_scale import scaled
 from ..dashboard.conftest import make_trials
 
 LLRLAB = Path(sys.executable).parent / "llrlab"
@@ -18,7 +19,7 @@ LLRLAB = Path(sys.executable).parent / "llrlab"
 
 def _llrlab(*args, cwd=None):
     r = subprocess.run([str(LLRLAB), *map(str, args)], capture_output=True, text=True,
-                       timeout=300, cwd=cwd)
+                       timeout=scaled(300), cwd=cwd)
     return r.returncode, r.stdout, r.stderr
 
 
@@ -145,7 +146,8 @@ def test_gzipped_files_and_standard_input_are_read(data, tmp_path):
     assert _llrlab("eval", gz, data / "eval_key.txt", "--json")[1] == plain[1]
     with open(gz, "rb") as f:
         r = subprocess.run([str(LLRLAB), "eval", "-", str(data / "eval_key.txt"), "--json"],
-                           stdin=f, capture_output=True, text=True, timeout=300)
+                           stdin=f, capture_output=True, text=True,
+                           timeout=scaled(300))
     assert r.returncode == 0 and r.stdout == plain[1]
 
 

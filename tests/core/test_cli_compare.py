@@ -150,23 +150,57 @@ def test_eval_ci_and_bootstrap_json_equal_the_api(two_systems):
 
 
 def test_eval_table_prints_intervals_beside_both_columns(two_systems, tmp_path):
-    d, _, _ = two_systems
+    d, a, _ = two_systems
     dev = tmp_path / "dev.txt"
     write_trials(dev, gaussian_trials(300, 3000, seed=6, scale=1.5, shift=-1.0))
     code, out, err = _run(["eval", d / "a.txt", d / "key.txt", "--ci", "--bootstrap", "30",
                            "--calibrate-on", dev, "--ci-method", "clopper-pearson"])
     assert code == 0, err
-    assert "95% confidence intervals (clopper-pearson; mover-clopper-pearson" in out
-    assert "95% bootstrap intervals (percentile, 30 of 30 replicates by trial, seed 0)" in out
+    assert ("95% confidence intervals (clopper-pearson; mover-clopper-pearson for the DCF; "
+            "binomial variance)") in out
+    assert "95% bootstrap intervals (BCa (Efron 1987); 30 of 30 replicates by trial, seed 0)" in out
     row = next(line for line in out.splitlines() if line.startswith("Cllr [bits]") and "[" in
                line[30:])
     assert row.count("[") == 3  # "[bits]", then raw and calibrated intervals
+    code, out, err = _run(["eval", d / "a.txt", d / "key.txt", "--bootstrap", "30",
+                           "--bootstrap-method", "percentile", "--json"])
+    assert code == 0, err
+    b = bootstrap_ci(a, plo=float(plo_from_costs(0.01, 1, 1)), n_boot=30,
+                     seed=0, method="percentile")
+    assert json.loads(out)["bootstrap"]["method"] == "percentile"
+    assert json.loads(out)["bootstrap"]["eer"][1:] == pytest.approx(
+        [b.eer.lower, b.eer.upper], rel=1e-12)
+
+
+def test_weighted_trials_name_the_stratified_variance(tmp_path):
+    # a labelled file with condition and weight columns: the variance per condition
+    rng = np.random.default_rng(3)
+    n = 600
+    cond = rng.choice(["tel", "mic"], n, p=[0.8, 0.2])
+    lab = rng.random(n) < 0.3
+    s = np.where(lab, 1.0, -1.0) + rng.normal(0, 1.2, n)
+    w = np.where(cond == "tel", 1.0, 4.0)
+    p = tmp_path / "weighted.txt"
+    write_trials(p, Trials(s, lab, weights=w, conditions=cond))
+    code, out, err = _run(["eval", p, "--ci", "--ci-method", "wilson"])
+    assert code == 0, err
+    assert "variance stratified by condition (Cochran 1977)" in out
+    code, out, err = _run(["eval", p, "--ci", "--json"])
+    assert json.loads(out)["ci"]["variance"] == "stratified"
+    q = tmp_path / "b.txt"
+    write_trials(q, Trials(s + 0.3, lab, weights=w, conditions=cond))
+    code, out, err = _run(["compare", p, q])
+    assert code == 0, err
+    assert out.count("(variance stratified by condition (Cochran 1977))") == 2
+    code, out, err = _run(["compare", p, q, "--json"])
+    assert json.loads(out)["z_test_dependent"]["variance_estimator"] == "stratified"
 
 
 @pytest.mark.parametrize("flags, needles", [
     (["--by-speaker"], ["--by-speaker", "--bootstrap"]),
     (["--ci", "95"], ["between 0 and 1"]),
     (["--bootstrap", "0"], [">= 1"]),
+    (["--bootstrap-method", "bca"], ["--bootstrap-method", "--bootstrap"]),
     (["--bootstrap", "10", "--by-speaker"], ["needs (model, segment) ids", "plain.txt"]),
 ])
 def test_eval_interval_flag_errors(tmp_path, flags, needles):

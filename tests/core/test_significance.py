@@ -284,15 +284,20 @@ def test_a_pair_is_joined_once(monkeypatch):
 # ------------------------------------------------------------------ weighted trials
 #
 # Hand-computed case.  Targets (T = 4, trials 0-3) with weights 1, 1, 2, 2; non-targets
-# (N = 6, trials 4-9) with weights 1, 1, 1, 1, 2, 2.
+# (N = 6, trials 4-9) with weights 1, 1, 1, 1, 2, 2; no conditions (one stratum).
 # Kish: T_eff = 6^2 / (1+1+4+4) = 3.6, N_eff = 8^2 / (1+1+1+1+4+4) = 16/3.
 #   A misses targets {2, 3} (weights 2, 2), false alarms on non-targets {7, 8} (weights 1, 2)
 #   B misses targets {1, 3} (weights 1, 2), false alarm on non-target {5} (weight 1)
 #   Pm_A = 4/6, Pm_B = 3/6, Pf_A = 3/8, Pf_B = 1/8.
-# HTER weights cm = cf = 1/2: difference 1/2 (1/6) + 1/2 (2/8) = 5/24;
-#   independent: s^2 = 1/4 [(2/3)(1/3) + (1/2)(1/2)] / 3.6 + 1/4 [(3/8)(5/8) + (1/8)(7/8)] / (16/3)
-#   dependent: discordant targets {1, 2}: weight 3 of 6 -> d_m = 1/2; discordant
-#   non-targets {5, 7, 8}: weight 4 of 8 -> d_f = 1/2; s^2 = 1/4 (1/2) / 3.6 + 1/4 (1/2) / (16/3)
+# HTER weights cm = cf = 1/2: difference 1/2 (1/6) + 1/2 (2/8) = 5/24.
+# Linearised variance sum w^2 (e - p)^2 / W^2 of each rate:
+#   Pm_A: w (e - 2/3) = -2/3, -2/3, 2/3, 2/3 -> (16/9) / 36 = 4/81
+#   Pm_B: w (e - 1/2) = -1/2, 1/2, -1, 1 -> (5/2) / 36 = 5/72
+#   Pf_A: w (e - 3/8) = -3/8 (x3), 5/8, 10/8, -6/8 -> (188/64) / 64 = 47/1024
+#   Pf_B: w (e - 1/8) = -1/8, 7/8, -1/8, -1/8, -2/8, -2/8 -> (60/64) / 64 = 15/1024
+#   independent: s^2 = 1/4 (4/81 + 5/72) + 1/4 (47/1024 + 15/1024)
+#   dependent: discordant targets {1, 2} (w 1, 2): (1 + 4) / 36; discordant non-targets
+#   {5, 7, 8} (w 1, 1, 2): (1 + 1 + 4) / 64; s^2 = 1/4 (5/36) + 1/4 (6/64)
 WLAB = np.array([True] * 4 + [False] * 6)
 W = np.array([1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 2.0, 2.0])
 WA = Trials([1, 1, -1, -1, -1, -1, -1, 1, 1, -1], WLAB, weights=W)
@@ -307,11 +312,12 @@ def test_weighted_z_test_by_hand():
     assert r.p_miss_a == pytest.approx(2 / 3, rel=1e-15)
     assert (r.p_miss_b, r.p_fa_a, r.p_fa_b) == (0.5, 0.375, 0.125)
     assert r.difference == pytest.approx(5 / 24, rel=1e-14)
-    var = 0.25 * (2 / 9 + 0.25) / 3.6 + 0.25 * (0.375 * 0.625 + 0.125 * 0.875) / (16 / 3)
+    assert r.estimator == "linearised"
+    var = 0.25 * (4 / 81 + 5 / 72) + 0.25 * (47 / 1024 + 15 / 1024)
     assert r.std == pytest.approx(np.sqrt(var), rel=1e-14)
     assert r.p_value == pytest.approx(2 * norm.sf(5 / 24 / np.sqrt(var)), rel=1e-13)
     d = z_test(WA, WB, variance="dependent", normalize=False)
-    var = 0.25 * 0.5 / 3.6 + 0.25 * 0.5 / (16 / 3)
+    var = 0.25 * 5 / 36 + 0.25 * 6 / 64
     assert d.std == pytest.approx(np.sqrt(var), rel=1e-14)
     # unweighted, the same trials give other rates (A: 2/4 misses, 2/6 false alarms)
     u = z_test(WA.with_weights(None), WB.with_weights(None), normalize=False)

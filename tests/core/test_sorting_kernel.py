@@ -57,8 +57,15 @@ def test_run_starts_are_the_searchsorted_of_the_unique_values(x):
 def test_weighted_sort_pairs_each_score_with_its_own_weight(pairs):
     x = np.array([p[0] for p in pairs])
     w = np.array([p[1] for p in pairs])
-    xs, cw, ws = _sort_with_weights(x, w)
+    xs, cw, ws, none = _sort_with_weights(x, w)
+    assert none is None
     assert_array_equal(xs, np.sort(x))
+    # with strata (condition codes): the same order, each code with its own pair
+    codes = np.arange(x.size) % 3
+    xs2, cw2, ws2, cs = _sort_with_weights(x, w, codes)
+    assert_array_equal(xs2, xs) and assert_array_equal(ws2, ws) and assert_array_equal(cw2, cw)
+    assert sorted(zip(x.tolist(), w.tolist(), codes.tolist(), strict=True)) == sorted(
+        zip(xs2.tolist(), ws2.tolist(), cs.tolist(), strict=True))
     # the same (score, weight) pairs, ordered by score and then by weight
     assert sorted(zip(xs.tolist(), ws.tolist(), strict=True)) == list(
         zip(xs.tolist(), ws.tolist(), strict=True))

@@ -105,7 +105,7 @@ def test_cosort_is_the_sort_of_the_pairs(pairs):
 def test_cosort_declines_infinite_scores_and_weights_fall_back_to_pairs():
     x = np.array([1.0, np.inf, -2.0])
     assert sorting.cosort_codes(x, np.array([1, 2, 3]), 2) is None
-    xs, _, ws = sorting._sort_with_weights(x, np.array([1.0, 2.0, 3.0]))
+    xs, _, ws, _ = sorting._sort_with_weights(x, np.array([1.0, 2.0, 3.0]))
     assert_array_equal(xs, [-2.0, 1.0, np.inf])
     assert_array_equal(ws, [3.0, 1.0, 2.0])
 
@@ -114,7 +114,7 @@ def test_integer_weights_sort_like_pairs_on_many_near_ties():
     rng = np.random.default_rng(7)
     x = rng.choice(_NEAR + _BASE, 100_000) * (1 + rng.integers(-2, 3, 100_000) * 2.0 ** -52)
     w = rng.integers(0, 11, x.size).astype(np.float64)
-    xs, _, ws = sorting._sort_with_weights(x, w)
+    xs, _, ws, _ = sorting._sort_with_weights(x, w)
     pairs = np.empty(x.size, dtype=np.complex128)
     pairs.real, pairs.imag = x + 0.0, w
     pairs.sort()
@@ -206,3 +206,26 @@ def test_condition_sort_with_near_ties_is_the_sort_of_the_pairs():
         assert_array_equal(s, pairs.real)
         assert_array_equal(c, pairs.imag.astype(np.intp))
     assert_array_equal(t.scores, x)  # the trials' own scores are not sorted in place
+
+
+@pytest.mark.parametrize("n_strata", [1, 3, 16, 40])
+def test_integer_weights_with_strata_sort_like_the_pairs(n_strata):
+    # counts 1-10 and condition codes in one tag when they fit in CODE_BITS (3 strata:
+    # 6 bits; 16: 8 bits), else the argsort of the pairs (40 strata): the same scores and
+    # weights as the pairs sort, each stratum with its own (score, weight)
+    rng = np.random.default_rng(n_strata)
+    n = 30_000
+    x = np.round(rng.normal(size=n), 3)  # many exact ties
+    x[:50] = _NEAR[0] * (1 + np.arange(50) % 3 * 2.0 ** -52)  # a few near ties
+    w = rng.integers(1, 11, n).astype(np.float64)
+    s = rng.integers(0, n_strata, n)
+    xs, cw, ws, ss = sorting._sort_with_weights(x, w, s)
+    pairs = np.empty(n, dtype=np.complex128)
+    pairs.real, pairs.imag = x + 0.0, w
+    pairs.sort()
+    assert_array_equal(xs, pairs.real)
+    assert_array_equal(ws, pairs.imag)
+    assert_array_equal(cw[1:], np.cumsum(ws))
+    assert ss.dtype == s.dtype
+    assert sorted(zip(xs.tolist(), ws.tolist(), ss.tolist(), strict=True)) == sorted(
+        zip((x + 0.0).tolist(), w.tolist(), s.tolist(), strict=True))

@@ -178,18 +178,23 @@ def test_given_thresholds_broadcast_against_plo():
     assert_allclose(ci.p_miss.estimate, [np.mean(t.tar < x) for x in (0.5, 1.0, 1.5)])
 
 
-def test_equal_weights_change_nothing_and_unequal_weights_use_kish_n():
+def test_equal_weights_change_nothing_and_unequal_weights_use_the_linearised_variance():
     tar, non = _counts_trials(100, 10, 400, 40)
     a = operating_point_ci(tar, non, 0.0)
     b = operating_point_ci(tar, non, 0.0, tar_weights=np.full(100, 3.0),
                            non_weights=np.full(400, 0.5))
     assert_allclose([b.dcf.lower, b.dcf.upper], [a.dcf.lower, a.dcf.upper], rtol=1e-12)
-    w = np.r_[np.full(50, 1.0), np.full(50, 3.0)]
+    assert (a.variance, b.variance) == ("binomial", "linearised")
+    # the 10 misses (the lowest target scores) have weight 3, the other 90 targets 3 or 1:
+    # W = 200, p = 30/200; sum w^2 (e - p)^2 = 10 (3 .85)^2 + 40 (3 .15)^2 + 50 (.15)^2
+    w = np.r_[np.full(50, 3.0), np.full(50, 1.0)]
     c = operating_point_ci(tar, non, 0.0, tar_weights=w, method="normal")
-    n_eff = w.sum() ** 2 / (w**2).sum()  # 80
-    p = 10 * 1.0 / w.sum()  # the 10 misses have weight 1
-    assert float(c.p_miss.trials) == pytest.approx(n_eff)
-    assert float(c.p_miss.half_width) == pytest.approx(Z95 * np.sqrt(p * (1 - p) / n_eff))
+    p, v = 0.15, (10 * 2.55**2 + 40 * 0.45**2 + 50 * 0.15**2) / 200**2
+    assert float(c.p_miss.trials) == pytest.approx(p * (1 - p) / v, rel=1e-12)  # 68.7 < 80
+    assert float(c.p_miss.half_width) == pytest.approx(Z95 * np.sqrt(v), rel=1e-12)
+    # errors on the light trials: p (1 - p) / V = 185 trials, capped at the 100 there are
+    d = operating_point_ci(tar, non, 0.0, tar_weights=w[::-1], method="normal")
+    assert float(d.p_miss.trials) == 100.0
 
 
 # ------------------------------------------------------------------- coverage by simulation
@@ -279,18 +284,98 @@ def test_kernel_with_trial_weights_and_cluster_counts():
 
 def test_bootstrap_point_estimates_equal_public_measures_and_intervals_are_quantiles():
     t = gaussian_trials(150, 1500, seed=8, scale=1.4)
-    b = bootstrap_ci(t, plo=-1.0, n_boot=300, seed=3)
+    b = bootstrap_ci(t, plo=-1.0, n_boot=300, seed=3, method="percentile")
     assert (b.n_boot, b.n_used, b.n_dropped, b.by) == (300, 300, 0, "trial")
     est = _public(t.tar, t.non, -1.0)
+    bca = bootstrap_ci(t, plo=-1.0, n_boot=300, seed=3)
+    assert bca.method == "bca"
+    assert_allclose(bca.replicates, b.replicates, rtol=0, atol=0)  # the same replicates
     for j, name in enumerate(("cllr", "min_dcf", "act_dcf", "eer")):
         iv = b.interval(name)
         assert iv.estimate == pytest.approx(est[j], rel=1e-12)
         lo, hi = np.quantile(b.replicates[:, j], [0.025, 0.975])
         assert (iv.lower, iv.upper) == pytest.approx((lo, hi), rel=1e-14)
         assert iv.lower < iv.estimate < iv.upper
+        assert bca.interval(name, "percentile") == iv
+        # BCa (Efron 1987): quantiles at levels Phi(z0 + (z0 + z) / (1 - a (z0 + z)))
+        r = b.replicates[:, j]
+        z0 = norm.ppf((np.sum(r < est[j]) + 0.5 * np.sum(r == est[j])) / r.size)
+        assert bca.bias_correction[j] == pytest.approx(z0, rel=1e-12, abs=1e-15)
+        a = bca.acceleration[j]
+        assert abs(a) < 0.2
+        levels = [norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z))) for z in (-Z95, Z95)]
+        want = np.quantile(r, levels)
+        got = bca.interval(name)
+        assert (got.lower, got.upper) == pytest.approx(tuple(want), rel=1e-12)
+        assert b.interval(name, "bca") == got
     basic = bootstrap_ci(t, plo=-1.0, n_boot=300, seed=3, method="basic")
     assert basic.cllr.lower == pytest.approx(2 * b.cllr.estimate - b.cllr.upper)
     assert basic.cllr.upper == pytest.approx(2 * b.cllr.estimate - b.cllr.lower)
+    assert basic.interval("eer", "basic") == basic.eer
+
+
+def test_bca_acceleration_is_the_jackknife_skewness_of_the_influence_values(monkeypatch):
+    # with as many groups as trials the grouped jackknife is the delete-1 jackknife:
+    # a = sum_s n_s^-3 sum l^3 / (6 (sum_s n_s^-2 sum l^2)^1.5), l = (n - 1)(mean - theta_(i))
+    import llrlab.core.uncertainty as u
+
+    monkeypatch.setattr(u, "JACKKNIFE_GROUPS", 10**6)
+    t = gaussian_trials(12, 30, seed=5, scale=1.7)
+    b = bootstrap_ci(t, plo=0.0, n_boot=20, seed=1)
+    tar, non = t.tar, t.non
+    num = den = 0.0
+    for x, other, first in ((tar, non, True), (non, tar, False)):
+        n = x.size
+        theta = np.array([cllr(np.delete(x, i), other) if first else cllr(other, np.delete(x, i))
+                          for i in range(n)])
+        infl = (n - 1) * (theta.mean() - theta)
+        num += np.sum(infl**3) / n**3
+        den += np.sum(infl**2) / n**2
+    assert b.acceleration[0] == pytest.approx(num / (6 * den**1.5), rel=1e-9)
+
+
+# BCa against the percentile interval, on calibrated Gaussian LLRs (targets N(mu, 2 mu),
+# non-targets N(-mu, 2 mu), mu = d^2/2): the true EER is Phi(-d/2), the true min and act DCF at
+# plo 0 are 2 Phi(-d/2) (the Bayes threshold is optimal), Cllr by quadrature.  d = 1.35: EER
+# 25 %, 30 misses at the EER among 120 targets (Doddington's rule of 30).
+COV_SETS, COV_BOOT, COV_D, COV_T, COV_N = 150, 150, 1.35, 120, 240
+
+
+@pytest.fixture(scope="module")
+def bootstrap_coverage():
+    from scipy.integrate import quad
+
+    mu, sd = COV_D**2 / 2, COV_D
+    eer = norm.cdf(-COV_D / 2)
+    c = quad(lambda x: norm.pdf(x, mu, sd) * np.logaddexp(0, -x), mu - 12 * sd,
+             mu + 12 * sd)[0] / np.log(2)
+    true = {"cllr": c, "min_dcf": 2 * eer, "act_dcf": 2 * eer, "eer": eer}
+    rng = np.random.default_rng(20260105)
+    hits = {}
+    for _ in range(COV_SETS):
+        t = Trials.from_tar_non(rng.normal(mu, sd, COV_T), rng.normal(-mu, sd, COV_N))
+        b = bootstrap_ci(t, plo=0.0, n_boot=COV_BOOT, seed=rng)
+        for m, v in true.items():
+            for kind in ("bca", "percentile"):
+                iv = b.interval(m, kind)
+                hits.setdefault((m, kind), []).append(iv.lower <= v <= iv.upper)
+    return {k: float(np.mean(v)) for k, v in hits.items()}
+
+
+@pytest.mark.parametrize("measure", ["eer", "min_dcf", "act_dcf", "cllr"])
+def test_bca_intervals_cover_near_95_percent(bootstrap_coverage, measure):
+    from scipy.stats import binom
+
+    lo, hi = (binom.ppf(q, COV_SETS, 0.95) / COV_SETS for q in (0.0005, 0.9995))
+    assert lo <= bootstrap_coverage[(measure, "bca")] <= hi, bootstrap_coverage
+
+
+def test_percentile_interval_of_min_dcf_covers_too_little(bootstrap_coverage):
+    # the threshold is optimized on every replicate: the interval lies too low (issue 18)
+    from scipy.stats import binom
+
+    lo = binom.ppf(0.0005, COV_SETS, 0.95) / COV_SETS
+    assert bootstrap_coverage[("min_dcf", "percentile")] < lo, bootstrap_coverage
 
 
 def test_bootstrap_is_reproducible_and_independent_of_threads(monkeypatch):
@@ -356,8 +441,10 @@ def test_bootstrap_bad_input():
         bootstrap_ci(t, by="speaker")
     with pytest.raises(DataError, match="'trial', 'speaker' or 'segment'"):
         bootstrap_ci(t, by="model-id")
-    with pytest.raises(DataError, match="percentile"):
-        bootstrap_ci(t, method="bca")
+    with pytest.raises(DataError, match="bca, percentile, basic"):
+        bootstrap_ci(t, method="studentized")
+    with pytest.raises(KeyError, match="bca"):
+        bootstrap_ci(t, n_boot=20, seed=0).interval("eer", "studentized")
     with pytest.raises(DataError, match=">= 1"):
         bootstrap_ci(t, n_boot=0)
     with pytest.raises(DataError, match="between 0 and 1"):

@@ -231,9 +231,10 @@ def test_binomial_intervals_in_rows_table_and_csv(state, eval_):
     assert_allclose(row["p_fa_hi"], ref.p_fa.upper, rtol=1e-12)
     assert_allclose(row["act_dcf_lo"], ref.dcf.lower, rtol=1e-12)
     assert_allclose(row["act_dcf"], ref.dcf.estimate, rtol=1e-12)
-    assert row["ci"] == "wilson 0.95"
+    assert row["ci"] == "wilson 0.95" and row["ci_variance"] == "binomial"
     assert f"[{row['act_dcf_lo']:.4f}, {row['act_dcf_hi']:.4f}]" in metrics.table.object
-    assert "Wilson" in metrics.ci_note.object
+    assert "Wilson intervals" in metrics.ci_note.object
+    assert "(independent trials; binomial variance)" in metrics.ci_note.object
     header = state.export.metrics_csv().splitlines()[0].split(",")
     assert {"p_miss_lo", "p_fa_hi", "act_dcf_lo", "act_dcf_hi"} <= set(header)
     # whiskers at the operating point, following a drag
@@ -281,6 +282,10 @@ def test_bootstrap_runs_through_the_runner_and_is_cached(state, eval_, monkeypat
     assert_allclose([row["min_dcf_lo"], row["eer_hi"]], [ref.min_dcf.lower, ref.eer.upper])
     assert f"[{row['cllr_lo']:.4f}, {row['cllr_hi']:.4f}]" in metrics.table.object
     assert "cllr_lo" in state.export.metrics_csv().splitlines()[0]
+    # the note and the export name the interval kind
+    assert "95 % BCa (Efron 1987) bootstrap intervals, 50 replicates by trial" in (
+        metrics.ci_note.object)
+    assert row["bootstrap"] == "bca 50 by trial 0.95"
     # same results, settings and operating point: cached
     state.uncertainty.run_bootstrap(state.point.plo)
     assert len(calls) == 2
@@ -316,6 +321,21 @@ def test_speaker_bootstrap_of_the_weighted_pool(cstate, ceval):
     ref = bootstrap_ci(condition_weights(ceval, "equal").trials, plo=cstate.point.plo,
                        n_boot=30, by="speaker", seed=0)
     assert_allclose(_row(cstate)["eer_lo"], ref.eer.lower, rtol=1e-12)
+
+
+def test_binomial_intervals_of_the_weighted_pool_use_the_variance_per_condition(cstate, ceval):
+    from llrlab.core.conditions import condition_weights
+
+    metrics = MetricsView(state=cstate)
+    cstate.conditions.weighting = "equal per condition"
+    cstate.uncertainty.ci_method = "wilson"
+    assert cstate.status.error == ""
+    ref = operating_point_ci(condition_weights(ceval, "equal").trials, plo=cstate.point.plo,
+                             method="wilson")
+    row = _row(cstate)
+    assert row["ci_variance"] == "stratified" == ref.variance
+    assert_allclose(row["act_dcf_hi"], ref.dcf.upper, rtol=1e-12)
+    assert "variance stratified by condition (Cochran 1977)" in metrics.ci_note.object
 
 
 def test_histograms_of_a_weighted_pool_count_trials_by_their_weights():

@@ -4,6 +4,7 @@ level; ``test_serve_process.py`` checks the served process's real output)."""
 from __future__ import annotations
 
 import logging
+import sys
 import time
 import warnings
 
@@ -105,3 +106,28 @@ def test_every_record_is_redacted_when_created(capsys):
 def test_an_unknown_level_is_refused():
     with pytest.raises(ValueError, match="log level"), serve_logging("verbose"):
         pass
+
+
+def test_server_loggers_show_at_the_chosen_level_whatever_a_library_set(capsys):
+    """dask.distributed's logging configuration (imported by ``serve --dask``) gives tornado a
+    handler of its own, stops its propagation and silences it below CRITICAL: requests must
+    still be logged (redacted, in one format) at ``--log-level info``, and the library's
+    set-up comes back afterwards."""
+    tornado = logging.getLogger("tornado")
+    own = logging.StreamHandler(sys.stderr)
+    saved = tornado.level, tornado.propagate, list(tornado.handlers)
+    tornado.setLevel(logging.CRITICAL)
+    tornado.propagate = False
+    tornado.addHandler(own)
+    try:
+        with serve_logging("info", [SECRET]):
+            logging.getLogger("tornado.access").info("200 GET /?token=%s", SECRET)
+        err = capsys.readouterr().err
+        assert SECRET not in err
+        assert err.count("GET /?token=***") == 1 and "INFO tornado.access: 200" in err
+        assert tornado.level == logging.CRITICAL and tornado.propagate is False
+        assert own in tornado.handlers
+    finally:
+        tornado.removeHandler(own)
+        tornado.setLevel(saved[0])
+        tornado.propagate = saved[1]

@@ -7,13 +7,16 @@ import numpy as np
 from llrlab.core import Trials
 
 
-def grid_trials(n_models=60, n_segments=500, seed=0, conditions=False):
-    """A dense models x segments trial list (every cell a trial), scores rounded to 1e-2 (ties)."""
+def grid_trials(n_models=60, n_segments=500, seed=0, conditions=False, decimals=2):
+    """A dense models x segments trial list (every cell a trial), scores rounded to
+    ``decimals`` (1e-2 by default: ties; None: continuous)."""
     rng = np.random.default_rng(seed)
     m = np.repeat(np.arange(n_models), n_segments)
     s = np.tile(np.arange(n_segments), n_models)
     labels = rng.random(m.size) < 0.1
-    scores = np.round(rng.normal(0, 1, m.size) + 2.5 * labels, 2)
+    scores = rng.normal(0, 1, m.size) + 2.5 * labels
+    if decimals is not None:
+        scores = np.round(scores, decimals)
     cond = None
     if conditions:
         cond = np.where(s % 3 == 0, "tel", np.where(s % 3 == 1, "mic", "far"))

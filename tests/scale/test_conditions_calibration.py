@@ -146,3 +146,20 @@ def test_a_condition_without_one_class_is_refused_as_in_memory(tmp_path):
     assert condition_weights_dask(ds, "pooled").n_conditions == 4
     kept = condition_weights_dask(ds, "equal", select=["tel", "mic"])
     assert kept.conditions.tolist() == ["mic", "tel"]
+
+
+def test_weighted_binomial_intervals_need_the_trials_in_memory(cond_set):
+    # the variance of a condition-weighted rate is summed per condition, which the reduced
+    # counts of a Dask analysis do not hold: one clear error, not Kish's too-narrow interval
+    from llrlab.core.uncertainty import operating_point_ci
+
+    t, ds = cond_set
+    a = analyze_dask(condition_weights_dask(ds, "equal").scores, plo=[0.0],
+                     partition_rows=4000)
+    with pytest.raises(DataError, match=r"variance of each condition.*without --dask"):
+        operating_point_ci(a, plo=0.0)
+    plain = analyze_dask(ds, plo=[0.0], partition_rows=4000)  # unweighted: binomial, as before
+    ci = operating_point_ci(plain, plo=0.0)
+    assert ci.variance == "binomial"
+    ref = operating_point_ci(t, plo=0.0)
+    assert float(ci.p_miss.upper) == pytest.approx(float(ref.p_miss.upper), rel=1e-12)

@@ -8,6 +8,7 @@ import pytest
 
 from llrlab.dashboard import scaled
 from llrlab.dashboard.app import FileSpec, load_specs
+from llrlab.dashboard.compute.datasets import histogram
 from llrlab.dashboard.state import DashboardState
 
 from ._data import grid_trials, write_parquet
@@ -49,7 +50,9 @@ def test_serve_dask_shows_the_in_memory_numbers(files):
     assert any("computed on Dask" in n for n in big.results.notes)
     assert "computed on Dask" in big.status.notice
     _same_ops(mem, big)
-    for p in (-3.0, -1.234, 0.5):  # a drag: look-ups only
+    # a drag: on the report's grid (tabulated), at p_target 0.01, 0.001, 0.05 and anywhere
+    for p in (-3.0, -1.234, 0.5, -4.59511985013459, -6.906754778648554, -2.9444389791664403,
+              0.123456789, -1.2 - 2.0 ** -40):  # just above the scores 1.2 (ties)
         mem.point.plo = big.point.plo = p
         _same_ops(mem, big)
     for role in ("dev", "eval"):
@@ -57,7 +60,10 @@ def test_serve_dask_shows_the_in_memory_numbers(files):
         assert d.llr.eer == pytest.approx(m.llr.eer, rel=1e-12)
         np.testing.assert_allclose(d.det("rocch").p_fa, m.det("rocch").p_fa, rtol=1e-12)
         assert d.det("steppy").p_fa.size > 10
-        assert d.hist is not None and np.all(np.isfinite(d.hist.tar))
+        ref = histogram(m.raw, d.hist.edges)  # counted at the same edges: equal
+        np.testing.assert_allclose(d.hist.tar, ref.tar, rtol=1e-12)
+        np.testing.assert_allclose(d.hist.non, ref.non, rtol=1e-12)
+        assert d.hist.outside == ref.outside
         np.testing.assert_allclose(big.nber.sets[role][1].dcf, mem.nber.sets[role][1].dcf,
                                    rtol=1e-12)
     assert big.conditions.available == ["far", "mic", "tel"]

@@ -47,7 +47,9 @@ def assert_same(d, m):
     r1, r2 = d.det("rocch", 3000), m.det("rocch", 3000)
     _close(r1.p_fa, r2.p_fa, "rocch DET")
     _close(r1.p_miss, r2.p_miss, "rocch DET")
-    for plo in (-6.0, -2.197, 0.0, 1.5, 4.0):  # tabulated operating points
+    # tabulated operating points, and others (typical p_target values, a random one)
+    for plo in (-6.0, -2.197, 0.0, 1.5, 4.0, -4.59511985013459, -6.906754778648554,
+                -2.9444389791664403, 0.123456789):
         a, b = d.at(plo), m.at(plo)
         assert a.plo == plo
         _close([a.act_dcf, a.min_dcf], [b.act_dcf, b.min_dcf], f"at({plo})")
@@ -96,16 +98,21 @@ def test_results_do_not_depend_on_the_partitioning(scores):
     assert_same(a, b)
 
 
-def test_a_plo_between_tabulated_thresholds_uses_the_nearest(scores):
+def test_a_plo_between_tabulated_thresholds_is_exact(scores):
     tar, non = scores[0][:5_000], np.random.default_rng(1).normal(0, 1, 50_000)
     d = analyze_dask(da.from_array(tar, chunks=5_000), da.from_array(non, chunks=10_000),
-                     plo=[0.0])
+                     plo=[0.0], partition_rows=12_000)
     m = analyze(tar, non)
-    op = d.at(-1.23456789)
-    assert op.plo == -1.235
-    assert op.act_dcf == m.at(-1.235).act_dcf
-    act, _ = d.curves([-1.23456789, 0.0])
-    np.testing.assert_array_equal(act.plo, [-1.235, 0.0])
+    assert not d.sorted.covers(1.23456789)  # not tabulated: the sorted partitions answer
+    op, ref = d.at(-1.23456789), m.at(-1.23456789)
+    assert op.plo == -1.23456789
+    assert (op.act_dcf, op.min_dcf) == (ref.act_dcf, ref.min_dcf)
+    assert (int(op.act.misses), int(op.act.false_alarms)) == (int(ref.act.misses),
+                                                             int(ref.act.false_alarms))
+    grid = [-1.23456789, 0.0, 2.0 ** -20]
+    for x, y in zip(d.curves(grid), m.curves(grid), strict=True):
+        np.testing.assert_array_equal(x.plo, grid)
+        np.testing.assert_array_equal(x.dcf, y.dcf)
 
 
 def test_steppy_det_points_lie_on_the_in_memory_curve(scores):

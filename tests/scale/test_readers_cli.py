@@ -168,6 +168,46 @@ def test_parquet_errors(tmp_path):
         open_scores(tmp_path / "junk.parquet")
 
 
+def test_parquet_scores_that_are_strings_are_refused_in_one_line(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"score": ["1.5", "-0.25", "2"], "label": [True, False, False]}),
+                   tmp_path / "text.parquet")
+    code, out, err = _run(["eval", str(tmp_path / "text.parquet"), "--dask"])
+    assert (code, out) == (2, "")
+    assert err == (f"llrlab eval: error: {tmp_path / 'text.parquet'}: the column 'score' "
+                   f"holds string values; write the scores as numbers (float or integer "
+                   f"columns)\n")
+    # one file of a directory, and a weight column
+    d = tmp_path / "parts"
+    d.mkdir()
+    pq.write_table(pa.table({"score": [1.0, 0.0], "label": [True, False]}), d / "a.parquet")
+    pq.write_table(pa.table({"score": ["1.0", "0.0"], "label": [True, False]}),
+                   d / "b.parquet")
+    with pytest.raises(FileFormatError, match=r"b\.parquet: the column 'score' holds string"):
+        open_scores(d)
+    pq.write_table(pa.table({"score": [1.0, 0.0], "label": [True, False],
+                             "weight": ["1", "2"]}), tmp_path / "w.parquet")
+    with pytest.raises(FileFormatError, match="the column 'weight' holds string values"):
+        open_scores(tmp_path / "w.parquet")
+    # integer scores are numbers
+    pq.write_table(pa.table({"score": [3, -1, 0], "label": [True, False, False]}),
+                   tmp_path / "int.parquet")
+    assert analyze_dask(open_scores(tmp_path / "int.parquet")).eer == 0.0
+
+
+def test_a_frame_whose_scores_are_strings_is_refused():
+    import dask.dataframe as dd
+    import pandas as pd
+
+    df = dd.from_pandas(pd.DataFrame({"score": pd.array(["1", "2"], dtype="string"),
+                                      "label": [True, False]}), npartitions=1)
+    with pytest.raises(DataError, match="the score column must be floating point, got "
+                                        "string"):
+        analyze_dask(df)
+
+
 def _hdf5_scores(path, **create):
     rows, cols = ["a", "b"], ["x", "y", "z"]
     with h5py.File(path, "w") as f:
