@@ -811,10 +811,33 @@ class Trials(_Frozen):
                     # weighted error rates have a variance per condition (their strata)
                     codes = self.condition_index()[1]
                     strata = (codes[self.labels], codes[~self.labels])
-                self._cache["sorted"] = sort_scores(t.tar, t.non, tar_weights=t.tar_weights,
-                                                    non_weights=t.non_weights,
-                                                    tar_strata=strata[0], non_strata=strata[1])
+                done = self._sorted_counts(strata) if self.weights is not None else None
+                self._cache["sorted"] = done or sort_scores(
+                    t.tar, t.non, tar_weights=t.tar_weights, non_weights=t.non_weights,
+                    tar_strata=strata[0], non_strata=strata[1])
         return self._cache["sorted"]
+
+    def _sorted_counts(self, strata):
+        """:meth:`sorted` of trials whose weights are small integers (counts, see
+        ``_sorting.small_codes``): the weights turned into 1-byte codes once for all the
+        trials, and each class's scores and codes gathered and sorted together by
+        ``_sorting.cosort_codes`` -- no float64 gather of the weights, the same sorted
+        scores and weights as :func:`~llrlab.core._sorting.sort_scores`, bit for bit.
+        None when it does not apply (other weights, scores not all finite, many near ties),
+        for the general sort."""
+        from ._sorting import _cosort_weight_codes, presorted, small_codes
+
+        codes = small_codes(self.weights)
+        if codes is None:
+            return None
+        parts = []
+        for mask, ss in ((self.labels, strata[0]), (~self.labels, strata[1])):
+            done = _cosort_weight_codes(self.scores[mask], codes[mask], ss)
+            if done is None:
+                return None
+            parts.append(done)
+        (tar, tar_w, tar_s), (non, non_w, non_s) = parts
+        return presorted(tar, non, tar_w, non_w, tar_s, non_s)
 
     def condition_sorted(self):
         """Each class's scores sorted, with the condition of each (cached).
@@ -822,6 +845,7 @@ class Trials(_Frozen):
         ``(tar, tar_codes, non, non_codes)``: ``tar`` ascending, and ``tar_codes[i]`` the index
         into ``condition_index()[0]`` of the condition of the trial scored ``tar[i]`` (equal
         scores ordered by code); the same for ``non``.  None for trials without conditions.
+        The codes are uint8 for at most 256 conditions, else intp.
 
         Condition pooling re-weights the same scores by a constant per condition and class
         (van Leeuwen 2008, sec. 3.4, eq. 12), so this one sort of (score, condition) pairs
@@ -852,7 +876,7 @@ class Trials(_Frozen):
                 pairs.imag = c  # exact: codes < 2**53
                 pairs.sort()
                 parts += [np.ascontiguousarray(pairs.real),
-                          pairs.imag.astype(np.intp)]
+                          pairs.imag.astype(c.dtype)]
                 del pairs
             self._cache["condition_sorted"] = tuple(parts)
         return self._cache["condition_sorted"]

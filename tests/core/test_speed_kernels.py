@@ -229,3 +229,41 @@ def test_integer_weights_with_strata_sort_like_the_pairs(n_strata):
     assert ss.dtype == s.dtype
     assert sorted(zip(xs.tolist(), ws.tolist(), ss.tolist(), strict=True)) == sorted(
         zip((x + 0.0).tolist(), w.tolist(), s.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("with_conditions", [False, True])
+@pytest.mark.parametrize("fast", [True, False])
+def test_count_weights_sorted_from_byte_codes_as_sort_scores(monkeypatch, with_conditions,
+                                                             fast):
+    # integer weights (counts): Trials.sorted codes the weights once and gathers bytes, with
+    # the same sorted scores, weights and sums as sort_scores, bit for bit; one weight of
+    # 0.5 takes the general sort
+    rng = np.random.default_rng(5)
+    n = 20_000
+    x = np.round(rng.normal(size=n), 2)
+    lab = rng.random(n) < 0.2
+    w = rng.integers(0, 11, n).astype(np.float64)
+    if not fast:
+        w[7] = 0.5
+    cond = rng.choice(["a", "b/c", "dd"], n) if with_conditions else None
+    t = Trials(x, lab, weights=w, conditions=cond)
+    if fast:
+        monkeypatch.setattr(Trials, "tar_weights", property(lambda self: pytest.fail("gather")))
+    s = t.sorted()
+    monkeypatch.undo()
+    codes = t.condition_index()[1] if with_conditions else None
+    ref = sorting.sort_scores(
+        x[lab], x[~lab], tar_weights=w[lab], non_weights=w[~lab],
+        tar_strata=None if codes is None else codes[lab],
+        non_strata=None if codes is None else codes[~lab])
+    for f in ("tar", "non", "tar_w", "non_w", "tar_cw", "non_cw"):
+        assert_array_equal(getattr(s, f), getattr(ref, f))
+    assert (s.n_tar, s.n_non) == (ref.n_tar, ref.n_non)
+    if with_conditions:
+        for a, b, ws, cs in ((s.tar, ref.tar, s.tar_w, s.tar_strata),
+                             (s.non, ref.non, s.non_w, s.non_strata)):
+            ref_s = ref.tar_strata if b is ref.tar else ref.non_strata
+            assert sorted(zip(a.tolist(), ws.tolist(), cs.tolist(), strict=True)) == sorted(
+                zip(b.tolist(), ws.tolist(), ref_s.tolist(), strict=True))
+    else:
+        assert s.tar_strata is None and s.non_strata is None
