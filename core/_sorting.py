@@ -308,18 +308,19 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
     return xs, sorted_codes
 
 
-def _cosort_weight_codes(x, codes, strata):
+def _cosort_weight_codes(x, codes, strata, overwrite=False):
     """``(sorted scores, their weights, their strata or None)`` of integer weights
     (``codes``, see :func:`small_codes`) by :func:`cosort_codes`; None when it does not
     apply (scores not all finite, too many near ties, or the weights and strata together
-    need more than ``CODE_BITS`` bits).
+    need more than ``CODE_BITS`` bits).  ``overwrite`` as in :func:`cosort_codes` (then
+    after None ``x`` is in no useful order).
 
     With strata, one code carries both, the weight major and the stratum minor: the tagged
     sort orders equal scores by weight, as the pairs sort does (the same sorted scores and
     weights, bit for bit), and by stratum among equal weights.
     """
     if strata is None:
-        done = cosort_codes(x, codes, _code_bits(codes))
+        done = cosort_codes(x, codes, _code_bits(codes), overwrite=overwrite)
         if done is None:
             return None
         return done[0], done[1].astype(np.float64), None
@@ -332,7 +333,7 @@ def _cosort_weight_codes(x, codes, strata):
         return None
     combined = codes * np.uint8(k)  # < 2**CODE_BITS: no overflow
     combined += strata.astype(np.uint8)
-    done = cosort_codes(x, combined, bits)
+    done = cosort_codes(x, combined, bits, overwrite=overwrite)
     if done is None:
         return None
     wc, ss = np.divmod(done[1], k)

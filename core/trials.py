@@ -820,11 +820,11 @@ class Trials(_Frozen):
     def _sorted_counts(self, strata):
         """:meth:`sorted` of trials whose weights are small integers (counts, see
         ``_sorting.small_codes``): the weights turned into 1-byte codes once for all the
-        trials, and each class's scores and codes gathered and sorted together by
-        ``_sorting.cosort_codes`` -- no float64 gather of the weights, the same sorted
-        scores and weights as :func:`~llrlab.core._sorting.sort_scores`, bit for bit.
-        None when it does not apply (other weights, scores not all finite, many near ties),
-        for the general sort."""
+        trials, and each class's scores and codes gathered and sorted together, in place, by
+        ``_sorting.cosort_codes`` -- no float64 gather of the weights and no copy of the
+        scores' gathers, the same sorted scores and weights as
+        :func:`~llrlab.core._sorting.sort_scores`, bit for bit.  None when it does not apply
+        (other weights, scores a few units in the last place apart), for the general sort."""
         from ._sorting import _cosort_weight_codes, presorted, small_codes
 
         codes = small_codes(self.weights)
@@ -832,7 +832,8 @@ class Trials(_Frozen):
             return None
         parts = []
         for mask, ss in ((self.labels, strata[0]), (~self.labels, strata[1])):
-            done = _cosort_weight_codes(self.scores[mask], codes[mask], ss)
+            # a fresh gather, sorted in place (regathered by the general sort after None)
+            done = _cosort_weight_codes(self.scores[mask], codes[mask], ss, overwrite=True)
             if done is None:
                 return None
             parts.append(done)
