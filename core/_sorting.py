@@ -16,6 +16,11 @@ vertices are the boundaries of the pooled blocks.  With the non-targets as the s
 the mirror construction is used (block j: targets above the previous distinct non-target score
 up to and including the j-th one, with the non-targets equal to it).
 
+Trials of weight 0 take no part in PAV: the blocks are built from the trials of positive weight
+(:func:`_positive`), so a block's smallest and largest scores, and the ROCCH vertex thresholds,
+are scores of positive weight and do not depend on which class has fewer trials.  Counts of
+trials at those thresholds still count every trial (docs/conventions.md, "Trials of weight 0").
+
 References: Brümmer & de Villiers (2011), sections 2.6.1, 3.1 and 3.2;
 docs/conventions.md, sections "PAV" and "ROC, ROCCH, EER family".
 """
@@ -422,9 +427,10 @@ class PooledBlocks:
     Attributes
     ----------
     lower : ndarray, shape (B,)
-        Smallest score in each block.
+        Smallest score in each block (of the trials of positive weight: trials of weight 0
+        are in no block).
     upper : ndarray, shape (B,)
-        Largest score in each block.
+        Largest score in each block (of positive weight).
     tar, non : ndarray, shape (B,)
         Target and non-target weight (counts when unweighted) in each block.
     llr : ndarray, shape (B,)
@@ -545,30 +551,45 @@ def _elementary_bounds(tar, non):
     return tb, nb, lower, upper
 
 
+def _positive(x, w):
+    """Sorted scores ``x`` and weights ``w`` of the trials of positive weight: ``x, w``
+    themselves when every weight is positive (or ``w`` is None), else copies without the
+    trials of weight 0."""
+    if w is None:
+        return x, None
+    keep = w > 0
+    if keep.all():
+        return x, w
+    return x[keep], w[keep]
+
+
 def _elementary_masses(s: SortedScores):
-    """``(tb, nb, tar, non, kept)``: the elementary blocks' index ranges, their target and
-    non-target weights (counts when unweighted), and the indices of the blocks that hold
-    weight (None: all of them)."""
-    tb, nb = _elementary_index(s.tar, s.non)
+    """``(tx, nx, tb, nb, tar, non, kept)``: the sorted target and non-target scores of
+    positive weight (:func:`_positive`), the elementary blocks' index ranges into them, their
+    target and non-target weights (counts when unweighted), and the indices of the blocks
+    that hold weight (None: all of them)."""
+    tx, tw = _positive(s.tar, s.tar_w)
+    nx, nw = _positive(s.non, s.non_w)
+    tb, nb = _elementary_index(tx, nx)
     if s.weighted:  # sums of the trials' own weights, not differences of cumulative sums
-        tar, non = _segment_sums(s.tar_w, tb), _segment_sums(s.non_w, nb)
+        tar, non = _segment_sums(tw, tb), _segment_sums(nw, nb)
         kept = np.flatnonzero((tar + non) > 0)
-        return tb, nb, tar, non, (None if kept.size == tar.size else kept)
+        return tx, nx, tb, nb, tar, non, (None if kept.size == tar.size else kept)
     tar = np.diff(tb).astype(np.float64)
     non = np.diff(nb).astype(np.float64)
     # only the first block (no non-target below the smallest target) or the last (no target
     # above the largest non-target) can be empty
     a = int(tar[0] + non[0] == 0)
     b = tar.size - int(tar[-1] + non[-1] == 0)
-    return tb, nb, tar, non, (None if (a, b) == (0, tar.size) else np.arange(a, b))
+    return tx, nx, tb, nb, tar, non, (None if (a, b) == (0, tar.size) else np.arange(a, b))
 
 
 def _elementary_blocks(s: SortedScores):
-    """Elementary blocks ``(lower, upper, tar, non)`` (see the module docstring), those
-    without weight dropped."""
-    tb, nb, tar, non, kept = _elementary_masses(s)
+    """Elementary blocks ``(lower, upper, tar, non)`` of the trials of positive weight (see
+    the module docstring), those without weight dropped."""
+    tx, nx, tb, nb, tar, non, kept = _elementary_masses(s)
     j = np.arange(tar.size) if kept is None else kept
-    lower, upper = _block_bounds(s.tar, s.non, tb, nb, j, j)
+    lower, upper = _block_bounds(tx, nx, tb, nb, j, j)
     return lower, upper, tar[j], non[j]
 
 
@@ -627,7 +648,7 @@ def _pool(tar, non):
 
 def pooled_blocks(s: SortedScores) -> PooledBlocks:
     """PAV of the sorted scores: the pooled blocks (see :class:`PooledBlocks`)."""
-    tb, nb, tar, non, kept = _elementary_masses(s)
+    tx, nx, tb, nb, tar, non, kept = _elementary_masses(s)
     if kept is not None:
         tar, non = tar[kept], non[kept]
     starts = _pool(tar, non)
@@ -635,7 +656,7 @@ def pooled_blocks(s: SortedScores) -> PooledBlocks:
     bt = np.add.reduceat(tar, starts)
     bn = np.add.reduceat(non, starts)
     lo, hi = (starts, ends) if kept is None else (kept[starts], kept[ends])
-    lower, upper = _block_bounds(s.tar, s.non, tb, nb, lo, hi)
+    lower, upper = _block_bounds(tx, nx, tb, nb, lo, hi)
     with np.errstate(divide="ignore"):
         llr = (np.log(bt) - np.log(bn)) - (np.log(s.n_tar) - np.log(s.n_non))
     return PooledBlocks(lower, upper, bt, bn, llr, s.n_tar, s.n_non)

@@ -30,15 +30,21 @@ def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None, scale=1.0):
     result does not depend on the number of cores (see ``llrlab.core._parallel``).  Without
     weights, a chunk's terms are computed and summed in pieces that stay in the core's
     cache, and the pieces' sums combined in the order of numpy's pairwise summation: the
-    sum is bitwise ``softplus_terms(chunk).sum()``.
+    sum is bitwise ``softplus_terms(chunk).sum()``.  A trial of weight 0 adds nothing, also
+    when its term is infinite (an LLR of -inf for a target).
     """
 
     def part(sl):
         if weights is None:
             return _pairwise_terms_sum(x[sl], sign, shift, scale)
-        xs = x[sl]
+        xs, w = x[sl], weights[sl]
         b = _terms_into(xs, sign, shift, np.empty(xs.size), np.empty(xs.size), scale)
-        return float(np.einsum("i,i->", b, weights[sl]))  # no BLAS thread team per chunk
+        with np.errstate(invalid="ignore"):
+            total = float(np.einsum("i,i->", b, w))  # no BLAS thread team per chunk
+        if total != total:  # inf * 0: leave out the trials of weight 0
+            live = w > 0
+            total = float(np.einsum("i,i->", b[live], w[live]))
+        return total
 
     total = 0.0
     for v in map_chunks(part, x.size):

@@ -22,6 +22,7 @@ speaker view (:mod:`.speaker`) joins it and both follow each other's step.
 from __future__ import annotations
 
 import contextlib
+import math
 
 import panel as pn
 import param
@@ -49,6 +50,9 @@ PAIR_MIN_WIDTH_PRESENTATION = 1360
 #: the main area (left and right, below), and the gap between the bar and the panels.
 NAV_HEIGHT = 50
 _SIDE, _BOTTOM, _GAP = 18, 14, 8
+#: The lesson text's box is wider than its HTML pane by its left border (5 px) and the
+#: pane's margins (10 px each side).
+_TEXT_FRAME = 25
 #: Main-area size used before the browser has reported it (a 1280 x 720 window's).
 FALLBACK = (1280, 656)
 
@@ -85,6 +89,10 @@ _TABS_CSS = """
 #: keep the wrapping row as wide as all its panels side by side: the containers of the row
 #: take their width from the page instead.
 SHRINK_CSS = ":host { min-width: 0 !important; }"
+#: A panel's own layouts take their width from their figure and text, never from a minimum
+#: width left over from another size.
+_ITEM_CSS = (".bk-panel-models-layout-Column, .bk-panel-models-layout-Row "
+             "{ min-width: 0 !important; }")
 
 
 def _bar_css(px):
@@ -241,13 +249,12 @@ def _md(text):
 
 
 #: Formulas in a maths font (the page's own font has no maths table: no stretchy brackets),
-#: at the text's size; a displayed formula wider than the text scrolls rather than running
-#: out of the box.
+#: at the text's size; a displayed formula with room above and below for an integral's
+#: limits (clipped to its box, they made it scroll by a few pixels).
 _LESSON_TEXT_CSS = """
 math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
                      "DejaVu Math TeX Gyre", serif; font-size: inherit; }
-math[display="block"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;
-                        padding: 0.2em 0; }
+math[display="block"] { overflow: visible; max-width: 100%; padding: 0.3em 0; }
 """
 
 
@@ -305,23 +312,30 @@ class LessonText(_FollowsLesson):
         """Height in pixels the step's box needs at ``width``: the estimate (see
         :func:`.stage_geometry.lesson_text_height`), or what the browser measured when it
         drew this step's text at this width (formulas and fonts make estimates uncertain),
-        scaled for another width."""
+        corrected alike at another width."""
         st = self.state
         lesson, step = st.lesson.current(), st.lesson.current_step()
         if step is None:
             return 0
         caption = f"{lesson.title} · step {st.lesson.step} of {len(lesson)}"
-        est = lesson_text_height(step.title, caption, step.text, width,
-                                 text_px=st.display.px("text"),
-                                 heading_px=st.display.px("heading"))
+
+        def estimate(w):
+            return lesson_text_height(step.title, caption, step.text, w,
+                                      text_px=st.display.px("text"),
+                                      heading_px=st.display.px("heading"))
+
+        est = estimate(width)
         seen = self._seen()
         if not seen:
             return est
-        w0, h0 = min(seen, key=lambda wh: abs(wh[0] - width))
-        inner = max(width - 20, 1)
-        # a text's area is about constant: its height grows as its box narrows
-        h = h0 if abs(w0 - inner) <= 4 else h0 * w0 / inner
-        return int(max(h + 16, est if abs(w0 - inner) > 4 else 0))
+        # the pane's width as drawn is the box's less its border and margins
+        w0, h0 = min(seen, key=lambda wh: abs(wh[0] + _TEXT_FRAME - width))
+        if abs(w0 + _TEXT_FRAME - width) <= 6:
+            return int(h0 + 16)
+        # at another width: the estimate, corrected by how far off it was where measured
+        # (formulas, scripts and long words make it err by about the same factor)
+        ratio = (h0 + 16) / max(estimate(w0 + _TEXT_FRAME), 1)
+        return math.ceil(est * min(max(ratio, 0.6), 1.5))
 
     def _seen(self):
         st = self.state
@@ -395,8 +409,11 @@ class MainArea(pn.viewable.Viewer):
 
     @staticmethod
     def _item(name, view):
+        # (the view's own column keeps the minimum width Panel computed from its children's
+        # widths at some earlier size, which held a panel wider than the stage gave it)
         return pn.Column(view, css_classes=["llrlab-panel", f"llrlab-{name}"],
-                         sizing_mode="stretch_width", name=f"panel_{name}")
+                         sizing_mode="stretch_width", name=f"panel_{name}",
+                         stylesheets=[_ITEM_CSS])
 
     def _stage_views(self, shown):
         """Make the stage-only views (:data:`~llrlab.dashboard.state.presenter.STAGE_ONLY`:

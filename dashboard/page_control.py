@@ -156,11 +156,15 @@ class PageControl(ReactiveHTML):
             } catch (err) { top = 0; }
             if (top !== data.stage_top) { data.stage_top = top; }
             try {
-              const pane = Bokeh.documents[0].get_model_by_name('lesson_text');
-              const v = pane == null ? null : Bokeh.index.find_one(pane);
+              // the text's HTML pane is the lesson panel's first child (a pane's name does
+              // not reach its Bokeh model); its element has the content's own height
+              const col = Bokeh.documents[0].get_model_by_name('lesson_panel');
+              const cv = col == null ? null : Bokeh.index.find_one(col);
+              const v = cv == null || !cv.child_views ? null : cv.child_views[0];
+              const pane = v == null ? null : v.model;
               if (v != null && v.el.offsetParent != null) {
                 const inner = v.el.shadowRoot ? v.el.shadowRoot.lastElementChild : null;
-                const need = Math.ceil((inner || v.el).scrollHeight);
+                const need = Math.ceil(v.el.scrollHeight);
                 const w = Math.round(v.el.getBoundingClientRect().width);
                 const key = String(pane.text || '').length + ':' + w;
                 const old = data.text_need;

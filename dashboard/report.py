@@ -66,12 +66,14 @@ from llrlab.core import (
     reliability,
     tippett,
 )
+from llrlab.core.det import det_axis_start
 from llrlab.core.op_grid import GRID_LIMIT, GRID_STEP, grid_plo
+from llrlab.core.palette import FILLS
 
 from .compute import DET_POINTS, HIST_BINS, hist_range, histogram
 from .report_page import CSS, SCRIPT, TEMPLATE
 from .views._common import COLORS, finite, new_figure
-from .views.det import P_TICKS, choose_ticks, probit_axes
+from .views.det import choose_ticks, probit_axes
 
 __all__ = ["CURVE_POINTS", "MAX_SETS", "RELIABILITY_POINTS", "ReportSet", "report_document",
            "report_from_results", "report_html", "write_report"]
@@ -287,7 +289,7 @@ def _nber_figure(sets, grids, plo0):
             ymax = max(ymax, min(_Y_MAX, 1.08 * float(vals.max())))
     fig.y_range.end = ymax
     d = sets[0].llr.dr30
-    style = dict(fill_color=COLORS["unreliable"], fill_alpha=0.15, line_alpha=0,
+    style = dict(fill_color=FILLS["unreliable"], fill_alpha=0.15, line_alpha=0,
                  level="underlay")
     if np.isfinite(d.plo_fa):
         fig.add_layout(BoxAnnotation(right=float(d.plo_fa), **style))
@@ -308,13 +310,9 @@ def _nber_figure(sets, grids, plo0):
 
 
 def _det_figure(sets):
-    lo_p = min(max(1.0 / max(sets[0].llr.n_non, 1), 1e-4), 0.01)
-    lo_m = min(max(1.0 / max(sets[0].llr.n_tar, 1), 1e-4), 0.01)
-    below = [t for t in P_TICKS if t <= lo_p] or [P_TICKS[0]]
-    below_m = [t for t in P_TICKS if t <= lo_m] or [P_TICKS[0]]
     hi = float(probit(0.6))
-    fig = new_figure("det", x_range=Range1d(float(probit(below[-1])), hi),
-                     y_range=Range1d(float(probit(below_m[-1])), hi),
+    x0, y0 = (float(probit(det_axis_start(n))) for n in (sets[0].llr.n_non, sets[0].llr.n_tar))
+    fig = new_figure("det", x_range=Range1d(x0, hi), y_range=Range1d(y0, hi),
                      title="DET (drag to the ROCCH point of an operating point)",
                      x_axis_label="false-alarm probability (%)",
                      y_axis_label="miss probability (%)", height=440)

@@ -37,6 +37,8 @@ PLOT_MIN = (330, 330)
 TEXT_MIN, TEXT_MAX, TEXT_FRACTION = 300, 620, 0.45
 #: Height lost where the row wraps below a text band (margins of the wrapped line).
 _WRAP = 12
+#: Line height of the lesson's running text, relative to its size.
+LINE = 1.45
 #: Padding inside the text's box (left border and margins, top and bottom), at scale 1.
 TEXT_PAD_W, TEXT_PAD_H = 36, 28
 
@@ -72,6 +74,9 @@ def lesson_text_height(heading, caption, text, width, *, text_px, heading_px):
     h = lines(caption, text_px, inner) * text_px * 1.35
     h += lines(heading, heading_px, inner, "bold") * heading_px * 1.25 + 0.5 * text_px
     h += text_height(text, text_px, inner)
+    # a margin for the greedy wrap's luck in a narrow column: one line and 5 % (the browser
+    # measures the text it drew and the layout takes that instead, see dashboard.layout)
+    h = 1.05 * h + LINE * text_px
     return math.ceil(h + TEXT_PAD_H * text_px / 18)
 
 

@@ -29,10 +29,31 @@ _MARKUP = re.compile(r"(\*\*|__|`|\$\$?|\\\(|\\\)|\\\[|\\\]|^#+\s*|^\s*[-*+]\s+|
                      re.MULTILINE)
 
 
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+#: TeX commands that draw nothing themselves (a fraction draws its parts one above the other,
+#: fonts and sizes change the look only)
+_SILENT = re.compile(r"\\(frac|dfrac|tfrac|mathrm|mathbf|mathit|mathcal|mathbb|text|textrm|"
+                     r"operatorname|left|right|big|Big|bigl|bigr|displaystyle|,|;|!|:|quad|"
+                     r"qquad)(?![a-zA-Z])")
+
+
+def _math_text(match):
+    """What a formula shows, about as many characters wide: commands that draw a symbol count
+    as one character, those that draw nothing, braces and script marks as none; a fraction's
+    numerator and denominator stand one above the other (counted side by side: errs wide)."""
+    tex = next(g for g in match.groups() if g is not None)
+    tex = _SILENT.sub("", tex)
+    tex = re.sub(r"\\[a-zA-Z]+", "x", tex)
+    tex = re.sub(r"[{}^_\\]", "", tex)
+    tex = tex.replace(" ", "")
+    return f"$${tex}$$" if match.group(0).startswith(("$$", "\\[")) else tex
+
+
 def plain_text(markdown):
     """The words of a Markdown text, without its markup characters (emphasis, code and
-    maths delimiters, heading and list marks); paragraphs separated by blank lines."""
-    return _MARKUP.sub("", markdown or "")
+    maths delimiters, heading and list marks; a formula as about as many characters as it
+    shows); paragraphs separated by blank lines."""
+    return _MARKUP.sub("", _MATH.sub(_math_text, markdown or ""))
 
 
 def text_width(text, px, weight="normal"):
@@ -67,10 +88,21 @@ def text_lines(text, px, width, weight="normal"):
     return n
 
 
+_NEW_LINE = re.compile(r"\n(?!\s*\n|\s*([-*+]|\d+\.)\s|\s*[|#>]|\s*\$\$)")
+
+
+def _joined(markdown):
+    """Markdown's soft line breaks as the spaces they render as (a line that starts a list
+    item, a table row, a heading, a quote or a displayed formula, or a blank line, still
+    starts a new line)."""
+    return _NEW_LINE.sub(" ", markdown or "")
+
+
 def text_height(text, px, width, weight="normal", line_height=LINE_HEIGHT):
     """Height in pixels of a Markdown ``text`` wrapped in a box ``width`` px wide at
     ``px`` pixels: its lines, and half a line between paragraphs."""
-    paragraphs = [p for p in re.split(r"\n\s*\n", plain_text(text).strip()) if p.strip()]
+    paragraphs = [p for p in re.split(r"\n\s*\n", plain_text(_joined(text)).strip())
+                  if p.strip()]
     if not paragraphs:
         return 0
     lines = sum(text_lines(p.strip(), px, width, weight) for p in paragraphs)

@@ -6,10 +6,14 @@ work takes longer, and the test must get slower, not red.  So every such limit i
 its value for an idle machine (CI) and multiplied by one factor:
 
 * ``LLRLAB_TEST_TIME_SCALE=3`` (any positive number): every limit is 3 times as long.
-* unset, empty or ``auto`` (the default): 1 on an idle machine; on a busy one the load
-  average per core when the tests start (the larger of the 1- and 5-minute averages, so a
-  load that has just begun counts), capped at :data:`AUTO_CAP`.  A load of 6 on 2 cores makes
-  every limit 3 times as long.
+* unset, empty or ``auto`` (the default): 1 on an idle machine; on a busy one the smaller
+  of two signs of it, capped at :data:`AUTO_CAP`: the load average per core when the tests
+  start (the larger of the 1- and 5-minute averages, so a load that has just begun counts),
+  and the slow-down a busy loop measures here (:func:`cpu_share`: the wall time it took over
+  the CPU time it got, squared, since a test's processes and the browser compete too).  In a
+  container the load average can be the whole host's: the measured share keeps such a number
+  from stretching the limits of a machine whose own cores are free.  A load of 6 on 2
+  cores that leaves a process half a core makes every limit 3 times as long.
 
 The factor in use is printed in pytest's header.  Latency bounds that a test checks as its
 subject (e.g. the staleness of dragging pages in ``tests/browser/test_load.py``) are bounds
@@ -21,10 +25,12 @@ from __future__ import annotations
 import functools
 import math
 import os
+import time
 
 ENV = "LLRLAB_TEST_TIME_SCALE"
-#: The largest factor chosen automatically (a set value is used as it is).
-AUTO_CAP = 8.0
+#: The largest factor chosen automatically (a set value is used as it is): a limit is a guard
+#: against a hang, and a failing test waits its whole limit.
+AUTO_CAP = 4.0
 
 
 def _cores():
@@ -43,14 +49,29 @@ def load_per_core():
     return max(one, five) / _cores()
 
 
+def cpu_share(seconds=0.5):
+    """How much slower than on an idle core a busy loop runs here: its wall time over the CPU
+    time it got (1 when it has a core to itself), over ``seconds`` (shorter tries scatter:
+    a container's CPU quota and the scheduler hand out time in slices)."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    while time.perf_counter() - w0 < seconds:
+        sum(range(2000))
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    return max(wall / max(cpu, 1e-6), 1.0)
+
+
 def parse(value):
     """``(factor, how it was chosen)`` for a value of ``LLRLAB_TEST_TIME_SCALE`` (None:
     unset); a value that is not a positive number or ``auto`` raises ``ValueError``."""
     text = (value or "").strip().lower()
     if text in ("", "auto"):
         per_core = load_per_core()
-        factor = min(max(1.0, per_core), AUTO_CAP)
-        return factor, f"auto, load average {per_core:.1f} per core"
+        if per_core <= 1.0:
+            return 1.0, f"auto, load average {per_core:.1f} per core"
+        slow = cpu_share() ** 2
+        factor = max(1.0, min(per_core, slow, AUTO_CAP))
+        return factor, (f"auto, load average {per_core:.1f} per core, a busy loop "
+                        f"{math.sqrt(slow):.2f}x slower")
     try:
         factor = float(text)
     except ValueError:

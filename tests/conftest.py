@@ -42,6 +42,9 @@ def _timeout_mark(item):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
+    # the browser tests last (in their own order): they take most of the time, and a run cut
+    # short (CI's session limit, Ctrl-C) has then reported everything else
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
     if not config.pluginmanager.hasplugin("timeout"):
         return
     for item in items:

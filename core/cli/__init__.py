@@ -1,7 +1,8 @@
 """The ``llrlab`` command line (numeric subcommands; ``serve`` is added by the dashboard).
 
 Subcommands: ``eval`` (:mod:`.evaluate`), ``calibrate``, ``fuse`` and ``apply``
-(:mod:`.calibrate`), ``curves`` (:mod:`.curves`), ``compare`` (:mod:`.compare`).  Bad
+(:mod:`.calibrate`), ``curves`` (:mod:`.curves`), ``compare`` (:mod:`.compare`), ``plot``
+(:mod:`.plot`).  Bad
 input exits with code 2 and one line on stderr naming the file, the line and the problem;
 llrlab's warnings are printed as ``llrlab CMD: warning: ...``.
 :func:`build_parser` is reused by ``llrlab.dashboard.cli``, which adds ``serve``, so that
@@ -22,6 +23,7 @@ from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
 from .compare import add_compare_parser
 from .curves import add_curves_parser
 from .evaluate import add_eval_parser
+from .plot import add_plot_parser
 
 __all__ = ["Progress", "build_parser", "main", "run"]
 
@@ -55,6 +57,7 @@ def build_parser():
     add_apply_parser(sub)
     add_compare_parser(sub)
     add_curves_parser(sub)
+    add_plot_parser(sub)
     for p in sub.choices.values():
         add_input_limit_args(p)
     return parser

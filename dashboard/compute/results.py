@@ -15,6 +15,7 @@ import numpy as np
 
 from llrlab.core import Analysis, Trials
 from llrlab.core.calibration import Calibrator
+from llrlab.core.histogram import Histogram
 
 if TYPE_CHECKING:  # annotations only (conditions.py imports this module)
     from .conditions import ConditionSpec
@@ -49,22 +50,6 @@ class ConditionCurve:
 
     def det(self, kind):
         return self.llr.det(kind, max_points=DET_POINTS)
-
-
-@dataclass(frozen=True, eq=False)
-class Histogram:
-    """Per-class densities of scores on common bins.
-
-    ``edges`` has shape (B + 1,); ``tar`` and ``non`` shape (B,): the fraction of the class's
-    trials in each bin divided by the bin width (so each class integrates to at most 1; trials
-    outside the edges are not drawn).  ``outside`` is ``(targets, non-targets)`` outside the
-    edges: counts (trial weights, for a weighted pool), for a note under the plot.
-    """
-
-    edges: np.ndarray
-    tar: np.ndarray
-    non: np.ndarray
-    outside: tuple = (0.0, 0.0)
 
 
 @dataclass(frozen=True, eq=False)

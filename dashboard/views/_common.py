@@ -1,8 +1,9 @@
 """Shared parts of the dashboard's Bokeh figures: the figure defaults, dragging the
 operating point, batched updates.
 
-The colours and dash patterns are in :mod:`.palette`, the two styles (screen, presentation)
-in :mod:`.styler`; both are re-exported here.
+The colours and dash patterns are in :mod:`llrlab.core.palette` (shared with the figures of
+:mod:`llrlab.core.plot`), the two styles (screen, presentation) in :mod:`.styler`; both are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from .palette import (
+from llrlab.core.palette import (
     COLORS,
     CONDITION_COLORS,
     CONDITION_DASHES,
@@ -31,6 +32,7 @@ from .palette import (
     REF_DASHES,
     line_dash,
 )
+
 from .styler import Styler, save_name, set_save_name
 
 __all__ = ["COLORS", "CONDITION_COLORS", "CONDITION_DASHES", "CURVE_DASHES", "DASH",
@@ -256,8 +258,8 @@ def add_condition_slots(view, n, *, prefix, empty, glyphs):
     """Build ``view``'s condition slots until there are ``n`` (at most MAX_CONDITIONS):
     slot ``k`` has a hidden source per set (``f"{prefix}_condition_{role}_{k}"``, columns
     ``empty()``), the renderers ``glyphs(src, role, color, dash)`` gives (a dict; ``dash``
-    is the slot's own dash pattern, see :data:`.palette.CONDITION_DASHES`), and a hidden
-    legend item "condition k+1"; the renderers follow the presentation style.  Returns True
+    is the slot's own dash pattern, :data:`llrlab.core.palette.CONDITION_DASHES`), and a
+    hidden legend item "condition k+1"; the renderers follow the presentation style.  Returns True
     when some were built (their curves then need data).
 
     ``view`` has ``figure``, ``legend``, ``styler`` and the lists ``condition_renderers``,

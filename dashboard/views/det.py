@@ -27,6 +27,7 @@ from bokeh.models import (
 )
 
 from llrlab.core import probit
+from llrlab.core.det import DET_TICKS, det_axis_start, det_ticks
 
 from ..state import DashboardState
 from ._common import (
@@ -49,15 +50,9 @@ from ._common import (
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
 
-#: Probabilities with a tick on the DET axes.
-P_TICKS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.5,
-           0.6, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999)
+#: Probabilities with a tick on the DET axes (:data:`llrlab.core.det.DET_TICKS`).
+P_TICKS = DET_TICKS
 _P_HI = 0.6
-
-
-#: Ticks kept first when labels would collide: decades and the middle, then the rest.
-_PRIORITY = (0.5, 0.1, 0.01, 0.001, 0.0001, 0.9, 0.99, 0.999, 0.2, 0.4, 0.02, 0.05, 0.002,
-             0.005, 0.0002, 0.0005, 0.6, 0.8, 0.95, 0.98, 0.995, 0.998)
 
 
 def tick_labels():
@@ -84,24 +79,9 @@ def probit_axes(fig):
     return ticker
 
 
-def choose_ticks(lo, hi, min_gap):
-    """Tick positions (probits) inside ``[lo, hi]`` at least ``min_gap`` apart.
-
-    Ticks are taken in the order of ``_PRIORITY`` (decades first) and dropped when they
-    would sit closer than ``min_gap`` probit units to a tick already kept, so labels never
-    overlap whatever the range and the font size.
-    """
-    kept = []
-    for p in _PRIORITY:
-        x = float(probit(p))
-        if lo - 1e-9 <= x <= hi + 1e-9 and all(abs(x - k) >= min_gap for k in kept):
-            kept.append(x)
-    return sorted(kept)
-
-
-def _snap_down(p):
-    below = [t for t in P_TICKS if t <= p]
-    return below[-1] if below else P_TICKS[0]
+#: Tick positions (probits) inside ``[lo, hi]`` at least ``min_gap`` apart, decades first
+#: (:func:`llrlab.core.det.det_ticks`): labels never overlap whatever the range and font.
+choose_ticks = det_ticks
 
 
 def _xy(p_fa, p_miss):
@@ -312,8 +292,7 @@ class DETView(pn.viewable.Viewer):
                 hi = float(probit(_P_HI))
                 for rng, n in ((self.figure.x_range, prim.llr.n_non),
                                (self.figure.y_range, prim.llr.n_tar)):
-                    p = min(max(1.0 / max(n, 1), 1e-4), 0.01)
-                    rng.start, rng.end = float(probit(_snap_down(p))), hi
+                    rng.start, rng.end = float(probit(det_axis_start(n))), hi
             self._on_options()
             self._on_op()  # placed again within the new ranges
 

@@ -27,6 +27,8 @@ from bokeh.models import (
     Whisker,
 )
 
+from llrlab.core.palette import FILLS
+
 from ..compute import TEACHING_REFERENCES
 from ..state import DashboardState
 from ._common import (
@@ -89,7 +91,7 @@ class NBERView(pn.viewable.Viewer):
         self.figure = fig
 
         # unreliable regions (outside DR30), behind everything
-        style = dict(fill_color=COLORS["unreliable"], fill_alpha=0.15, line_alpha=0,
+        style = dict(fill_color=FILLS["unreliable"], fill_alpha=0.15, line_alpha=0,
                      level="underlay")
         self.box_fa = BoxAnnotation(right=0.0, visible=False, **style)
         self.box_miss = BoxAnnotation(left=0.0, visible=False, **style)

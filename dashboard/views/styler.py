@@ -17,9 +17,10 @@ from typing import ClassVar
 
 from bokeh.models import GlyphRenderer, SaveTool, Scatter
 
+from llrlab.core.palette import dash_array, dash_name
+
 from ..state.display import LINE_MIN, TYPE_SCALE
 from ..text_fit import CHAR_EM, text_width
-from .palette import dash_array, dash_name
 
 __all__ = ["Styler", "save_name", "set_save_name"]
 
@@ -160,16 +161,18 @@ class Styler:
             right_h = shown * row + 2 * (legend.padding + legend.margin)
             right = (below_h > 0.25 * self.height and right_h < 0.7 * self.height
                      and self.width > 1.2 * self.height and col < 0.4 * self.width)
+        # the legend joins its new side before it leaves the old one: in between, the
+        # browser's plot would have no view for it ("cannot find a view for Legend")
         if right:
             legend.ncols = 1
             if legend not in fig.right:
-                fig.below = [m for m in fig.below if m is not legend]
                 fig.right = [*fig.right, legend]
+                fig.below = [m for m in fig.below if m is not legend]
         else:
             legend.ncols = ncols
             if legend not in fig.below:
-                fig.right = [m for m in fig.right if m is not legend]
                 fig.below = [*fig.below, legend]
+                fig.right = [m for m in fig.right if m is not legend]
 
     def _wrap_title(self, big, px):
         """The title on as many lines as the figure's width needs (presentation style on a
