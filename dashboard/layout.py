@@ -29,7 +29,7 @@ import param
 from panel.io.state import set_curdoc
 
 from .lecture_channel import open_channel
-from .lesson_text import render_html
+from .lesson_text import MATH_CSS, render_html, text_css
 from .page_control import PageControl
 from .safe import html_text, md_text
 from .stage_geometry import lesson_text_height, plan_stage, stage_scale
@@ -251,25 +251,13 @@ def _md(text):
 #: Formulas in a maths font (the page's own font has no maths table: no stretchy brackets),
 #: at the text's size; a displayed formula with room above and below for an integral's
 #: limits (clipped to its box, they made it scroll by a few pixels).
-_LESSON_TEXT_CSS = """
-math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
-                     "DejaVu Math TeX Gyre", serif; font-size: inherit; }
-math[display="block"] { overflow: visible; max-width: 100%; padding: 0.3em 0; }
-"""
+_LESSON_TEXT_CSS = MATH_CSS
 
 
 def _text_css(display):
     """The lesson text's type at the current style, in pixels (the same on a fresh page, a
     link and after a step): the text, the step's title a little larger."""
-    px, head = display.px("text"), display.px("heading")
-    return (f":host {{ font-size: {px:g}px; line-height: 1.45; }}"
-            f" p, li {{ font-size: {px:g}px; margin: 0 0 {0.5 * px:g}px 0; }}"
-            f" h3 {{ font-size: {head:g}px; line-height: 1.25; font-weight: 700;"
-            f" margin: {0.2 * px:g}px 0 {0.5 * px:g}px 0; }}"
-            f" code, em {{ font-size: 1em; }}"
-            # a formula's scripts and fractions no smaller than the text (MathML shrinks
-            # each level by 0.71-0.8: a subscript of 18 px text was 14.4 px)
-            f" math * {{ font-size: max({px:g}px, 0.8em) !important; }}")
+    return text_css(display.px("text"), display.px("heading"))
 
 
 class LessonText(_FollowsLesson):

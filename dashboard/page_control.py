@@ -25,7 +25,35 @@ from __future__ import annotations
 import param
 from panel.reactive import ReactiveHTML
 
-__all__ = ["KEY_TOKENS", "PageControl"]
+__all__ = ["KEY_JS", "KEY_TOKENS", "PageControl"]
+
+#: The lecturer's keys (the table above), a JavaScript function of a ``keydown`` event:
+#: ``'f'`` next, ``'b'`` previous, ``'h'`` first, ``'e'`` last, ``'digit'`` (a step number
+#: being typed: ``e.key``), ``'enter'``, ``'black'`` (the black screen), ``'escape'``, or
+#: null (not a lecturer's key, a modifier held, or a text field, list or slider has the
+#: focus).  The served page (:class:`PageControl`) and the lecture file
+#: (:mod:`llrlab.dashboard.lecture`) both step with it.
+KEY_JS = """(e) => {
+  if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) { return null; }
+  const t = e.composedPath()[0];
+  const role = t && t.getAttribute ? t.getAttribute('role') : null;
+  if (t && t.tagName && (['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName)
+      || t.isContentEditable || role === 'slider' || role === 'listbox')) { return null; }
+  const k = e.key;
+  if (k === 'b' || k === 'B' || k === '.') { return 'black'; }
+  if (k === 'Escape') { return 'escape'; }
+  if (['ArrowRight', 'ArrowDown', 'PageDown'].includes(k) || (k === ' ' && !e.shiftKey)) {
+    return 'f';
+  }
+  if (['ArrowLeft', 'ArrowUp', 'PageUp'].includes(k) || (k === ' ' && e.shiftKey)) {
+    return 'b';
+  }
+  if (k === 'Home') { return 'h'; }
+  if (k === 'End') { return 'e'; }
+  if (/^[0-9]$/.test(k)) { return 'digit'; }
+  if (k === 'Enter') { return 'enter'; }
+  return null;
+}"""
 
 #: What a key press sends: 'f' forward, 'b' back, 'h' first step, 'e' last step, 'g<n>' step
 #: n (space-separated tokens, the newest last).
@@ -88,34 +116,22 @@ class PageControl(ReactiveHTML):
             if (state.end_timer != null) { clearTimeout(state.end_timer); }
             state.end_timer = setTimeout(() => { el.style.opacity = '0'; }, 2200);
           };
+          state.key = __KEY_JS__;
           state.onkey = (e) => {
-            if (!data.staged || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) {
-              return;
-            }
-            const t = e.composedPath()[0];
-            const role = t && t.getAttribute ? t.getAttribute('role') : null;
-            if (t && t.tagName && (['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName)
-                || t.isContentEditable || role === 'slider' || role === 'listbox')) {
-              return;
-            }
-            const k = e.key;
-            if (k === 'b' || k === 'B' || k === '.' || (k === 'Escape' && data.blackout)) {
-              data.blackout = k === 'Escape' ? false : !data.blackout;
+            if (!data.staged) { return; }
+            const key = state.key(e);
+            if (key === 'black' || (key === 'escape' && data.blackout)) {
+              data.blackout = key === 'escape' ? false : !data.blackout;
               e.preventDefault();
               return;
             }
             let token = null;
-            if (['ArrowRight', 'ArrowDown', 'PageDown'].includes(k)
-                || (k === ' ' && !e.shiftKey)) { token = 'f'; }
-            else if (['ArrowLeft', 'ArrowUp', 'PageUp'].includes(k)
-                     || (k === ' ' && e.shiftKey)) { token = 'b'; }
-            else if (k === 'Home') { token = 'h'; }
-            else if (k === 'End') { token = 'e'; }
-            else if (/^[0-9]$/.test(k)) {
-              state.digits = (state.digits + k).slice(-3);
+            if (['f', 'b', 'h', 'e'].includes(key)) { token = key; }
+            else if (key === 'digit') {
+              state.digits = (state.digits + e.key).slice(-3);
               e.preventDefault();
               return;
-            } else if (k === 'Enter' && state.digits) {
+            } else if (key === 'enter' && state.digits) {
               token = 'g' + parseInt(state.digits, 10);
             }
             state.digits = '';
@@ -192,7 +208,7 @@ class PageControl(ReactiveHTML):
           self.collapsed();
           self.blackout();
           self.staged();
-        """,
+        """.replace("__KEY_JS__", KEY_JS),
         "collapsed": """
           const el = document.getElementById('sidebar');
           if (el == null || typeof bootstrap === 'undefined') { return; }

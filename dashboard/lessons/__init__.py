@@ -55,7 +55,8 @@ from importlib import resources
 from llrlab.core import DataError
 
 __all__ = ["HEADER_KEYS", "LESSON_DEFAULTS", "LESSON_PARTS", "STEP_KEYS", "Lesson",
-           "LessonError", "Step", "builtin_lessons", "load_lesson", "parse_lesson"]
+           "LessonError", "Step", "builtin_lessons", "find_lesson", "load_lesson",
+           "parse_lesson"]
 
 #: The parts of the dashboard a lesson may set.
 LESSON_PARTS = ("teaching", "calibration", "conditions", "point", "uncertainty", "display")
@@ -621,3 +622,23 @@ def _builtin():
 def builtin_lessons():
     """``{id: Lesson}`` of the lessons shipped with llrlab."""
     return dict(_builtin())
+
+
+def find_lesson(name):
+    """The lesson a command line names (``llrlab serve --lesson``, ``llrlab report
+    --lesson``): a lesson file (Markdown or JSON), or the id of a built-in lesson
+    (``calibration``, ``forensic``) when no file has that name.
+
+    Raises
+    ------
+    LessonError
+        One line: the file is not a valid lesson (see :func:`load_lesson`), or there is
+        neither a file nor a built-in lesson of that name.
+    """
+    if os.path.exists(name) or os.sep in name or "." in name:
+        return load_lesson(name)  # a file: checked first, the built-in ones are not read
+    lessons = _builtin()
+    if name in lessons:
+        return lessons[name]
+    raise LessonError(f"{_short(name)}: no such lesson file, nor a built-in lesson "
+                      f"(built-in: {', '.join(lessons)})")

@@ -244,6 +244,37 @@ def grace(page, seconds):
     page.wait_for_timeout(scaled_ms(seconds))
 
 
+def offline_page(browser, viewport):
+    """``(context, page)``: a page in a new context with the network off, recording its
+    requests (``page.requests``), console errors and page errors (``page.errors``) and the
+    requests :func:`open_offline` aborts (``page.aborted``)."""
+    ctx = new_context(browser, viewport=viewport, offline=True)
+    pg = ctx.new_page()
+    pg.requests, pg.aborted, pg.errors = [], [], []
+    pg.on("request", lambda r: pg.requests.append(r.url))
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    return ctx, pg
+
+
+def open_offline(page, path):
+    """Open the file ``path`` in ``page`` (of a context with ``offline=True``), aborting
+    every other request and recording it in ``page.aborted``; returns the file's URL."""
+    url = path.as_uri()
+    page.aborted = getattr(page, "aborted", [])
+
+    def route(r):
+        if r.request.url == url:
+            r.continue_()
+        else:
+            page.aborted.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(url)
+    return url
+
+
 def screenshot(page, name):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

@@ -15,7 +15,8 @@ from llrlab.dashboard.report import ReportSet, report_html
 
 from .conftest import (  # noqa: F401  (FLAGS: the launch flags in use)
     FLAGS,
-    new_context,
+    offline_page,
+    open_offline,
     screen_point,
     screenshot,
     settle,
@@ -31,28 +32,13 @@ LN10 = np.log(10.0)
 def offline(browser):
     """A page in a context with the network off; every request but the report file itself
     is aborted and recorded."""
-    ctx = new_context(browser, viewport={"width": 1500, "height": 1300}, offline=True)
-    pg = ctx.new_page()
-    pg.requests, pg.aborted, pg.errors = [], [], []
-    pg.on("request", lambda r: pg.requests.append(r.url))
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    ctx, pg = offline_page(browser, {"width": 1500, "height": 1300})
     yield pg
     ctx.close()
 
 
 def _open(page, path):
-    url = path.as_uri()
-
-    def route(r):
-        if r.request.url == url:
-            r.continue_()
-        else:
-            page.aborted.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.goto(url)
+    url = open_offline(page, path)
     page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0 && "
                            "Bokeh.documents[0].get_model_by_name('report_op') != null && "
                            "document.getElementById('llrlab-op-header').textContent != ''")
