@@ -199,7 +199,8 @@ def analyze(tar, non=None, *, plo=None, tar_weights=None, non_weights=None,
         s = trials.sorted()
         tar, non, tw, nw = s.tar, s.non, s.tar_w, s.non_w
     else:
-        tar, non, tw, nw = _validated(tar, non, tar_weights, non_weights)
+        # NaN is found by the sort (at its end), not by a pass of its own
+        tar, non, tw, nw = _validated(tar, non, tar_weights, non_weights, scan=False)
     plo = DEFAULT_PLO if plo is None else as_plo(plo)
 
     def cllr_parts():
