@@ -102,6 +102,13 @@ class Analysis:
         return ROCCH.from_blocks(self.blocks)
 
     @property
+    def in_memory(self) -> bool:
+        """True when the sorted scores are in memory (every look-up by score possible);
+        False for an analysis out of core (:class:`~llrlab.core.scale.DaskAnalysis`, whose
+        ``sorted`` holds counts per threshold)."""
+        return isinstance(self.sorted, SortedScores)
+
+    @property
     def calibration_loss(self):
         """``Cllr - minCllr`` in bits (Brümmer 2010, sec. 7.3.3)."""
         return self.cllr - self.min_cllr

@@ -126,8 +126,8 @@ class DatasetResult:
         (out of core, on Dask)."""
         if "fmr_points" not in self._cache:
             a = self._ordered
-            self._cache["fmr_points"] = (fnmr_at_fmr(a, fmr=DET_FMR)
-                                         if isinstance(a, Analysis) else None)
+            in_memory = isinstance(a, Analysis) and a.in_memory
+            self._cache["fmr_points"] = fnmr_at_fmr(a, fmr=DET_FMR) if in_memory else None
         return self._cache["fmr_points"]
 
     def warm(self):
