@@ -320,3 +320,27 @@ def screen_point(page, fig, x, y):
         const r = v.canvas_view.el.getBoundingClientRect();
         return [r.x + v.frame.x_scale.compute(x), r.y + v.frame.y_scale.compute(y)]; }""",
                          [fig, x, y])
+
+
+def save_through_toolbar(page, figure, path):
+    """Press the Save tool of the figure named ``figure`` as a user does; the download goes
+    to ``path``.  Returns ``(suggested file name, its bytes)``."""
+    button = page.evaluate_handle("""(name) => {
+        const m = Bokeh.documents[0].get_model_by_name(name);
+        return Bokeh.index.find_one(m.toolbar).el.shadowRoot.querySelector('[title="Save"]');
+    }""", figure).as_element()
+    with page.expect_download() as info:
+        button.click()
+    info.value.save_as(path)
+    return info.value.suggested_filename, Path(path).read_bytes()
+
+
+def assert_svg_drawing(data):
+    """``data`` is an SVG document holding a drawing (not PNG bytes, not an empty shell)."""
+    import xml.etree.ElementTree as ET
+
+    assert not data.startswith(b"\x89PNG"), "PNG data saved as .svg"
+    text = data.decode("utf-8")
+    assert text.lstrip().startswith("<svg") and text.rstrip().endswith("</svg>")
+    root = ET.fromstring(text)
+    assert root.tag.endswith("svg") and len(list(root.iter())) > 50  # a drawing, not a shell

@@ -14,7 +14,7 @@ import io
 
 import pytest
 
-from .conftest import screenshot, settle, wait_until
+from .conftest import assert_svg_drawing, save_through_toolbar, screenshot, settle, wait_until
 from .test_dashboard_browser import _open
 
 pytestmark = pytest.mark.browser
@@ -151,22 +151,9 @@ def test_saves_are_named_and_svg_output_saves_svg(page, serve, tmp_path):
     wait_until(page, lambda: page.evaluate(
         "() => Bokeh.documents[0].get_model_by_name('nber').output_backend") == "svg",
         what="SVG output")
-    button = page.evaluate_handle("""() => {
-        const m = Bokeh.documents[0].get_model_by_name('nber');
-        return Bokeh.index.find_one(m.toolbar).el.shadowRoot.querySelector('[title="Save"]');
-    }""").as_element()
-    with page.expect_download() as info:
-        button.click()
-    download = info.value
-    assert download.suggested_filename == "llrlab-nber.svg"
-    path = tmp_path / download.suggested_filename
-    download.save_as(path)
-    text = path.read_text(encoding="utf-8")
-    assert text.lstrip().startswith("<svg") and text.rstrip().endswith("</svg>")
-    import xml.etree.ElementTree as ET
-
-    root = ET.fromstring(text)
-    assert root.tag.endswith("svg") and len(list(root.iter())) > 50  # a drawing, not a shell
+    name, data = save_through_toolbar(page, "nber", tmp_path / "saved")
+    assert name == "llrlab-nber.svg"
+    assert_svg_drawing(data)
 
 
 def test_metrics_csv_and_the_off_plot_operating_point(page, serve, tmp_path):

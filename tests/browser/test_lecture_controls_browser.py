@@ -5,14 +5,12 @@ within their cards at 1280 x 720."""
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-
 import pytest
 
 from llrlab.dashboard.app import create_app
 from llrlab.dashboard.lessons import builtin_lessons
 
-from .conftest import screenshot, wait_until
+from .conftest import assert_svg_drawing, save_through_toolbar, screenshot, wait_until
 from .test_lessons_browser import _DEEP_TEXT
 
 pytestmark = pytest.mark.browser
@@ -151,29 +149,15 @@ def test_svg_output_ticked_in_the_page_saves_svg(page, serve, tmp_path):
     wait_until(page, lambda: page.evaluate(
         "() => Bokeh.documents[0].get_model_by_name('nber').output_backend") == "svg",
         what="the figure's backend")
-    button = page.evaluate_handle("""() => {
-        const m = Bokeh.documents[0].get_model_by_name('nber');
-        return Bokeh.index.find_one(m.toolbar).el.shadowRoot.querySelector('[title="Save"]');
-    }""").as_element()
-    with page.expect_download() as info:
-        button.click()
-    download = info.value
-    assert download.suggested_filename == "llrlab-nber.svg"
-    path = tmp_path / "saved.svg"
-    download.save_as(path)
-    data = path.read_bytes()
-    assert not data.startswith(b"\x89PNG"), "PNG data saved as .svg"
-    root = ET.fromstring(data.decode("utf-8"))
-    assert root.tag.endswith("svg") and len(list(root.iter())) > 50
+    name, data = save_through_toolbar(page, "nber", tmp_path / "saved.svg")
+    assert name == "llrlab-nber.svg"
+    assert_svg_drawing(data)
     # ticked off again: PNG
     page.locator(".bk-label", has_text="SVG output").first.click()
     wait_until(page, lambda: not sessions[0].state.display.svg, what="SVG output off")
-    with page.expect_download() as info:
-        button.click()
-    assert info.value.suggested_filename == "llrlab-nber.png"
-    png = tmp_path / "saved.png"
-    info.value.save_as(png)
-    assert png.read_bytes().startswith(b"\x89PNG")
+    name, data = save_through_toolbar(page, "nber", tmp_path / "saved.png")
+    assert name == "llrlab-nber.png"
+    assert data.startswith(b"\x89PNG")
 
 
 def test_the_presenter_switch_reacts_to_its_label_and_sidebar_buttons_fit(page, serve):
