@@ -36,7 +36,8 @@ Examples
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "nber.pdf")
 >>> plot.save(ax, path)
->>> open(path, "rb").read(5)
+>>> with open(path, "rb") as f:
+...     f.read(5)
 b'%PDF-'
 """
 
