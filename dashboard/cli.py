@@ -25,6 +25,7 @@ import re
 import signal
 import socket
 import sys
+import threading
 
 from .logs import LEVELS
 from .report_cli import add_report_parser
@@ -263,11 +264,11 @@ def _stop_on_signals(io_loop):
             loop.remove_signal_handler(s)
         io_loop.stop()
 
-    try:
-        for s in STOP_SIGNALS:
-            loop.add_signal_handler(s, stop)
-    except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
-        pass
+    # only the main thread's loop can take signals, and Windows' loops take none
+    if threading.current_thread() is not threading.main_thread() or sys.platform == "win32":
+        return
+    for s in STOP_SIGNALS:
+        loop.add_signal_handler(s, stop)
 
 
 def _lessons(path):
