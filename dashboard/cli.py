@@ -223,7 +223,7 @@ def run_serve(args):
             server = get_server(app, port=args.port, address=args.address, show=False,
                                 start=False, title="llrlab", verbose=False,
                                 websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_MB * 1_000_000,
-                                extra_patterns=routes(lessons), **kwargs)
+                                extra_patterns=routes(lessons, token), **kwargs)
         except OSError as exc:
             sys.stderr.write(f"llrlab serve: error: {_listen_error(exc, args)}\n")
             return 2

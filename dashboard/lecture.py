@@ -395,7 +395,7 @@ var llrlabLecture = (function () {
     if (control && p.follow) {
       var link = new URL("../lecture", window.location.href);
       link.searchParams.set("channel", p.follow);
-      if (token) { link.searchParams.set("token", token); }
+      if (p.access || token) { link.searchParams.set("token", p.access || token); }
       var b = el("llrlab-class");
       b.hidden = false;
       b.onclick = function () { window.prompt("The class's link (their pages follow " +

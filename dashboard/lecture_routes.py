@@ -148,6 +148,9 @@ class LectureEntry(RequestHandler):
 class LecturePosition(RequestHandler):
     """``GET`` (long poll) and ``POST`` ``/lecture-position`` (see the module docstring)."""
 
+    def initialize(self, access=None):
+        self.access = access  # the server's --token, for the class's link
+
     def _channel(self):
         found = find(self.get_query_argument("channel", ""))
         if found is None:
@@ -169,6 +172,8 @@ class LecturePosition(RequestHandler):
                "version": p.version, "control": control}
         if control:  # the lecturer's page offers the class its link
             out["follow"] = channel.follow_token
+            if self.access:  # (this request passed the token check: the page may know it)
+                out["access"] = self.access
         return out
 
     async def get(self):
@@ -197,11 +202,13 @@ class LecturePosition(RequestHandler):
             return
         try:
             body = json.loads(self.request.body[:4096] or b"{}")
-            lesson, step = str(body.get("lesson", "")), int(body.get("step", 1))
-            blackout = bool(body.get("blackout", False))
-            if (lesson and not _LESSON_ID.fullmatch(lesson)) or not 1 <= step <= 10_000:
+            lesson, step = body.get("lesson", ""), body.get("step", 1)
+            blackout = body.get("blackout", False)
+            if (not isinstance(lesson, str) or (lesson and not _LESSON_ID.fullmatch(lesson))
+                    or type(step) is not int or not 1 <= step <= 10_000
+                    or not isinstance(blackout, bool)):
                 raise ValueError
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, AttributeError):  # (not JSON, not an object, a bad field)
             self._answer(400, {"error": "expected {\"lesson\": id, \"step\": n, "
                                         "\"blackout\": true|false}"})
             return
@@ -217,9 +224,10 @@ def class_link(token):
     return f"lecture?channel={quote(token, safe='')}"
 
 
-def routes(lessons):
+def routes(lessons, access=None):
     """The server's extra routes (``extra_patterns`` of Panel's ``get_server``) for
-    ``lessons`` (id -> :class:`~.lessons.Lesson`)."""
+    ``lessons`` (id -> :class:`~.lessons.Lesson`); ``access``: the server's access token
+    (``--token``), which the class's link then carries."""
     return [(r"/lecture", LectureEntry),
             (r"/lecture/([^/]+)", LecturePage, {"lessons": dict(lessons)}),
-            (r"/lecture-position", LecturePosition)]
+            (r"/lecture-position", LecturePosition, {"access": access})]
