@@ -48,8 +48,6 @@ __all__ = ["POLL_SECONDS", "class_link", "lecture_page_gzip", "routes"]
 
 #: Longest wait of one position request before it answers with the unchanged position.
 POLL_SECONDS = 20.0
-#: How often a waiting position request looks at its channel (seconds).
-_TICK = 0.04
 #: A lesson id in a path (the lesson file names' own rule, plus a length limit).
 _LESSON_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Channels used over HTTP are kept this long after their last request, so that a lecture
@@ -86,6 +84,46 @@ def _keep(channel):
         for key, (_c, seen) in list(_kept.items()):
             if now - seen > _KEEP_SECONDS:
                 del _kept[key]
+
+
+class _Waiting:
+    """The position requests waiting on one channel, answered as soon as it changes: a
+    member of the channel (called in the thread that moved the lecture) answers them on the
+    server's event loop at once (in that same call when it is the loop's thread)."""
+
+    def __init__(self, channel, loop):
+        self.loop, self.thread = loop, threading.get_ident()
+        self.requests: dict = {}
+        self.member = channel.join(self._moved, None, name="http")
+
+    def add(self, handler, done):
+        self.requests[handler] = done
+
+    def remove(self, handler):
+        self.requests.pop(handler, None)
+
+    def _moved(self, position):
+        if threading.get_ident() == self.thread:
+            self._answer()
+        else:
+            self.loop.call_soon_threadsafe(self._answer)
+
+    def _answer(self):
+        for handler, done in list(self.requests.items()):
+            self.requests.pop(handler, None)
+            if not handler._finished and not handler._gone:
+                handler._answer(200, handler._position(handler._channel_of, handler._control))
+            if not done.done():
+                done.set_result(None)
+
+
+def _waiting(channel):
+    """The channel's :class:`_Waiting` (made on the first request that waits on it; kept
+    as long as the channel)."""
+    w = getattr(channel, "_http_waiting", None)
+    if w is None:
+        w = channel._http_waiting = _Waiting(channel, asyncio.get_running_loop())
+    return w
 
 
 def _page(title, text):
@@ -158,6 +196,7 @@ class LecturePosition(RequestHandler):
                                         "link is incomplete)"})
             return None, False
         _keep(found[0])
+        self._channel_of = found[0]
         return found
 
     def _answer(self, status, body):
@@ -185,12 +224,31 @@ class LecturePosition(RequestHandler):
         except ValueError:
             self._answer(400, {"error": "since must be a whole number"})
             return
-        deadline = time.monotonic() + POLL_SECONDS
-        while (channel.position.version == since and time.monotonic() < deadline
-               and not self.request.connection.stream.closed()):
-            await asyncio.sleep(_TICK)
-        if not self.request.connection.stream.closed():
+        if channel.position.version != since:
             self._answer(200, self._position(channel, control))
+            return
+        # wait for a change: the channel's HTTP member answers this request the moment the
+        # lecture moves, before any dashboard following it takes the event loop
+        self._control = control
+        done = asyncio.get_running_loop().create_future()
+        _waiting(channel).add(self, done)
+        try:
+            await asyncio.wait_for(asyncio.shield(done), POLL_SECONDS)
+        except TimeoutError:
+            pass
+        except asyncio.CancelledError:  # the server stops: an answer, not an error
+            if not self._finished and not self._gone:
+                self._answer(200, self._position(channel, control))
+            raise
+        finally:
+            _waiting(channel).remove(self)
+        if not self._finished and not self._gone:
+            self._answer(200, self._position(channel, control))
+
+    def on_connection_close(self):
+        self._gone = True  # (nothing more to answer)
+
+    _gone = False
 
     def post(self):
         channel, control = self._channel()
@@ -212,8 +270,7 @@ class LecturePosition(RequestHandler):
             self._answer(400, {"error": "expected {\"lesson\": id, \"step\": n, "
                                         "\"blackout\": true|false}"})
             return
-        channel.publish(lesson, step)
-        channel.set_blackout(blackout)
+        channel.move(lesson, step, blackout)
         self._answer(200, self._position(channel, control))
 
 

@@ -13,6 +13,7 @@ from llrlab.dashboard.app import create_app
 from llrlab.dashboard.lecture_routes import routes
 from llrlab.dashboard.lessons import builtin_lessons
 
+from .._time_scale import scaled
 from .conftest import wait_until
 
 pytestmark = pytest.mark.browser
@@ -85,7 +86,7 @@ def test_the_lecture_page_leads_the_class_and_the_dashboard(page, serve, browser
             wait_until(page, lambda k=k: st.lesson.step == k, what=f"the dashboard at {k}")
         print(f"lecture page: key -> painted step, ms: median {statistics.median(times):.0f}"
               f", max {max(times):.0f} ({len(times)} presses)")
-        assert statistics.median(times) < 300
+        assert statistics.median(times) < scaled(0.3) * 1000
         # the black screen reaches the class; the dashboard's own moves reach both pages
         lead.keyboard.press("b")
         wait_until(student, lambda: student.evaluate(

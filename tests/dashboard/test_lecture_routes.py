@@ -136,3 +136,20 @@ def test_the_entry_link_goes_to_the_lecture_s_lesson(base, monkeypatch):
     assert url.endswith(f"/lecture/forensic?channel={channel.follow_token}&token=t")
     status, body, _ = _get(f"{base}/lecture/nope")
     assert status == 404 and b"Its lessons: calibration, forensic." in body
+
+
+def test_a_student_who_leaves_while_waiting(base, caplog):
+    import socket
+
+    channel = open_channel()
+    channel.publish("calibration", 2)
+    host, port = base.rsplit(":", 1)
+    with socket.create_connection(("127.0.0.1", int(port))) as s:
+        s.sendall(f"GET /lecture-position?channel={channel.follow_token}&since="
+                  f"{channel.position.version} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        time.sleep(0.3)
+    time.sleep(0.3)
+    move = json.dumps({"lesson": "calibration", "step": 3, "blackout": False}).encode()
+    assert _get(f"{base}/lecture-position?channel={channel.control_token}", move)[0] == 200
+    time.sleep(1.8)  # (past the waiting request's time limit)
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
