@@ -396,6 +396,8 @@ class MainArea(pn.viewable.Viewer):
         st.lesson.param.watch(self._publish, ["lesson", "step"])
         self.page.param.watch(self._key, ["presses"])
         self.page.param.watch(self._blackout, ["blackout"])
+        self.page.param.watch(lambda e: None if e.new else self._follow_channel(
+            self.channel.position), ["hidden"])
         st.presenter.param.watch(self._collapse, ["enabled"])
         st.presenter.param.watch(self._at_end, ["enabled", "views", "current"])
         st.lesson.param.watch(self._at_end, ["lesson", "step"])
@@ -506,7 +508,12 @@ class MainArea(pn.viewable.Viewer):
         self.channel.set_blackout(self.page.blackout, origin=self._member)
 
     def _follow_channel(self, position):
-        """The speaker view moved: show its step (and its black screen)."""
+        """The speaker view (or the lecture page) moved: show its step (and its black
+        screen).  A page nobody sees (the lecturer presents from the lecture page in another
+        tab) follows when it is seen again: a step here costs the server a second of work
+        that would delay the class's pages."""
+        if self.page.hidden:
+            return
         lesson = self.state.lesson
         if position.lesson and position.lesson in lesson.library and (
                 position.lesson, position.step) != (lesson.lesson, lesson.step):

@@ -230,7 +230,7 @@ class LecturePosition(RequestHandler):
         # wait for a change: the channel's HTTP member answers this request the moment the
         # lecture moves, before any dashboard following it takes the event loop
         self._control = control
-        done = asyncio.get_running_loop().create_future()
+        done = self._done = asyncio.get_running_loop().create_future()
         _waiting(channel).add(self, done)
         try:
             await asyncio.wait_for(asyncio.shield(done), POLL_SECONDS)
@@ -246,9 +246,11 @@ class LecturePosition(RequestHandler):
             self._answer(200, self._position(channel, control))
 
     def on_connection_close(self):
-        self._gone = True  # (nothing more to answer)
+        self._gone = True  # nothing more to answer: the wait ends now
+        if self._done is not None and not self._done.done():
+            self._done.set_result(None)
 
-    _gone = False
+    _gone, _done = False, None
 
     def post(self):
         channel, control = self._channel()

@@ -81,6 +81,9 @@ class PageControl(ReactiveHTML):
     at_end = param.Boolean(default=False, doc="The last step is shown.")
     blackout = param.Boolean(default=False, doc="The screen is black (B or . toggles).")
     end_text = param.String(default="End of the lesson", doc="The end signal's words.")
+    hidden = param.Boolean(default=False, doc="""
+        The page is not seen (another tab in front of it, a minimised window: the browser's
+        ``document.hidden``): a stage that follows a lecture then waits until it is seen.""")
     cover = param.Boolean(default=True, doc="""
         Draw the black screen in this page (False: only report B and . as ``blackout``,
         e.g. the speaker view, which blacks out the audience's screen, not its own).""")
@@ -205,6 +208,11 @@ class PageControl(ReactiveHTML):
             for (const child of main.children) { state.ro.observe(child); }
             state.report();
           }
+          state.seen = () => {
+            if (data.hidden !== document.hidden) { data.hidden = document.hidden; }
+          };
+          document.addEventListener('visibilitychange', state.seen);
+          state.seen();
           self.collapsed();
           self.blackout();
           self.staged();
@@ -238,6 +246,7 @@ class PageControl(ReactiveHTML):
         "remove": """
           document.removeEventListener('keydown', state.onkey);
           document.removeEventListener('click', state.onclick);
+          document.removeEventListener('visibilitychange', state.seen);
           document.body.classList.remove('llrlab-staged');
           if (state.ro) { state.ro.disconnect(); }
           if (state.timer != null) { clearTimeout(state.timer); }
