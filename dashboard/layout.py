@@ -395,6 +395,7 @@ class MainArea(pn.viewable.Viewer):
         st.lesson.param.watch(self._collapse, ["lesson"])
         st.lesson.param.watch(self._publish, ["lesson", "step"])
         self.page.param.watch(self._key, ["presses"])
+        st.status.param.watch(self._shown, ["busy"])
         self.page.param.watch(self._blackout, ["blackout"])
         self.page.param.watch(lambda e: None if e.new else self._follow_channel(
             self.channel.position), ["hidden"])
@@ -454,9 +455,17 @@ class MainArea(pn.viewable.Viewer):
         """The lecturer's keys in the page (see :mod:`.page_control`): through the lesson,
         or the saved views in presenter mode, one move per press in the order pressed."""
         if not self.state.staged:
+            self._shown()
             return
         for token in self.page.moves(event):
             self._move(token)
+        self._shown()
+
+    def _shown(self, *_):
+        """Tell the page that the steps of its key presses are shown (when no computation
+        is left): the page's "Next step coming" goes."""
+        if not self.state.status.busy and self.page.done != self.page.presses:
+            self.page.done = self.page.presses
 
     def _move(self, token):
         st = self.state
