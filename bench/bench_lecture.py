@@ -70,9 +70,9 @@ def pct(values, q):
 def summary(values, unit="ms"):
     if not values:
         return "-"
-    f = 1000.0 if unit == "ms" else 1.0
-    return (f"{f * statistics.median(values):7.0f} {f * pct(values, 0.9):7.0f} "
-            f"{f * min(values):7.0f} {f * max(values):7.0f}  (n={len(values)})")
+    f, d = (1000.0, 0) if unit == "ms" else (1.0, 2)
+    return (f"{f * statistics.median(values):7.{d}f} {f * pct(values, 0.9):7.{d}f} "
+            f"{f * min(values):7.{d}f} {f * max(values):7.{d}f}  (n={len(values)})")
 
 
 class Hogs:
