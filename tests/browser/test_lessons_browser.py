@@ -305,10 +305,9 @@ def test_saved_views_through_a_file_and_the_arrow_keys(page, serve, tmp_path):
     other.evaluate("() => document.activeElement && document.activeElement.blur()")
     other.locator(".llrlab-presenter-switch .bk-label", has_text="Presenter mode").click()
     wait_until(other, lambda: st2.presenter.enabled, what="presenter mode")
-    # the focus off the widgets (the keys are the page's then): a click on the stage bar's
-    # text (not on a plot: a click there moves the operating point; a blur() does not reach
-    # the switch's input inside its shadow root)
-    other.get_by_text("saved views: press").click()
+    # → as soon as the stage shows, as a presenter does: the switch lets go of the focus
+    wait_until(other, lambda: other.evaluate(
+        "document.body.classList.contains('llrlab-staged')"), what="the stage in the page")
     for key, index, plo in (("ArrowRight", 0, plo0), ("ArrowRight", 1, plo1),
                             ("ArrowLeft", 0, plo0)):
         other.keyboard.press(key)
