@@ -143,7 +143,7 @@ def test_a_student_who_leaves_while_waiting(base, caplog):
 
     channel = open_channel()
     channel.publish("calibration", 2)
-    host, port = base.rsplit(":", 1)
+    port = base.rsplit(":", 1)[1]
     with socket.create_connection(("127.0.0.1", int(port))) as s:
         s.sendall(f"GET /lecture-position?channel={channel.follow_token}&since="
                   f"{channel.position.version} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
