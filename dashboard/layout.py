@@ -153,7 +153,7 @@ class StageNav(_FollowsLesson):
         self.where = pn.pane.Markdown("", margin=(4, 12), name="stage_where",
                                       sizing_mode="stretch_width")
         # the lesson's steps by title: the current one shown, any other one chosen
-        self.steps = pn.widgets.Select(options={}, width=380, name="", margin=(5, 10),
+        self.steps = pn.widgets.Select(options={}, width=320, name="", margin=(5, 10),
                                        css_classes=["llrlab-steps"])
         self.progress = pn.pane.HTML("", name="stage_progress", sizing_mode="stretch_width",
                                      margin=(0, 5), height=6)
@@ -240,7 +240,7 @@ class StageNav(_FollowsLesson):
         css = [_bar_css(px)]
         for w, width in ((self.menu, 50), (self.back, 110), (self.next, 110), (self.speaker, 150),
                          (self.lecture, 150), (self.close_lesson, 140), (self.leave, 210),
-                         (self.steps, 380)):
+                         (self.steps, 320)):
             w.stylesheets = css
             w.width = round(width * max(px, 18) / 18)
         self._layout.height = round(NAV_HEIGHT * s)
