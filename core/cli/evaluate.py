@@ -55,6 +55,11 @@ def add_eval_parser(sub):
                     help="key file (text or HDF5); omit for a labelled file")
     operating_point_args(ev)
     ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.add_argument("--fta-as-error", action="store_true",
+                    help="count the failures to acquire (NaN scores of a bob.measure or "
+                         "bob.bio file) as errors, as ISO/IEC 19795-1's FRR and FAR do: a "
+                         "target one as a miss, a non-target one as a correct rejection "
+                         "(default: leave them out, and report how many)")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
     how = ev.add_mutually_exclusive_group()
     how.add_argument("--calibrate-on", nargs="+", metavar=("DEV", "KEY"),
@@ -213,6 +218,9 @@ def write_report(out, args, a, summary, op, *, cal=None, what="", after=None, op
         if after:
             line += f"{_fmt(key, after[key]):>14}"
         out.write(line + "\n")
+    if "failures_to_acquire" in summary:
+        how = "counted as errors" if args.fta_as_error else "left out"
+        out.write(f"{'failures to acquire':28}{summary['failures_to_acquire']:>14}  ({how})\n")
     out.write(_dr30_line(op) + "\n")
     if after:
         out.write(f"after {what}: " + _dr30_line(op_after) + "\n")
@@ -226,7 +234,10 @@ def _cmd_eval(args, out):
         from ..scale.cli import eval_dask
 
         return eval_dask(args, out)
-    with Progress(args.err, quiet=args.quiet or args.json) as progress:
+    from ..io.peers import failures_to_acquire
+
+    with Progress(args.err, quiet=args.quiet or args.json) as progress, \
+            failures_to_acquire(as_error=args.fta_as_error) as fta:
         trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
                                  progress)
         trials = conditions_for_eval(trials, args, progress)
@@ -239,6 +250,8 @@ def _cmd_eval(args, out):
             with progress.step("computing the threshold measures"):
                 biometric = biometric_summary(weighted_for_eval(trials, args), args, progress)
             summary.update(biometric)
+        if fta.files:
+            summary["failures_to_acquire"] = fta.total
         after = None
         if cal is not None:
             with progress.step(f"calibrating and analysing {len(trials):,} trials"):

@@ -52,6 +52,7 @@ __all__ = [
     "header_roles",
     "labelled_chunks",
     "read_labelled",
+    "trials_from_columns",
     "write_labelled",
 ]
 
@@ -196,18 +197,27 @@ def read_labelled(path, data=None, *, progress=None, require_both=True, limits=N
                        first_line=fr.line, skip_line=header, progress=progress, limits=limits,
                        fast=fast)
     col = {r: got.values[roles[r]] for r in by_col}
+    return trials_from_columns(name, col, got.locator, progress=progress,
+                               require_both=require_both)
+
+
+def trials_from_columns(name, col, locator, *, progress=None, require_both=True):
+    """``(trials, n_duplicates)`` from the columns of a labelled file (``col``: role ->
+    array or IdCodes, see :data:`ROLES`; ``locator`` finds a row's line for messages), as
+    :func:`read_labelled` returns them.  Shared by every reader of a file holding its own
+    labels (see :mod:`llrlab.core.io.peers`)."""
     values = {"scores": col["score"], "labels": col["label"]}
-    if "weight" in roles:
+    if "weight" in col:
         w = col["weight"]
         if (w < 0).any():
             i = int(np.argmax(w < 0))
-            raise got.locator.error(i, f"the weight {float(w[i])!r} is negative")
+            raise locator.error(i, f"the weight {float(w[i])!r} is negative")
         values["weights"] = w
-    if "condition" in roles:
+    if "condition" in col:
         values["conditions"] = col["condition"]
-    if "model" in roles:
+    if "model" in col:
         m, sg = col["model"], col["segment"]
-        table = Table(name, m, sg, values, got.locator)
+        table = Table(name, m, sg, values, locator)
         keep, n_dup = deduplicate(table, ("scores", "labels"), "score and label")
         if keep is not None:
             table = table.subset(keep)
