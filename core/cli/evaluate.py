@@ -55,6 +55,11 @@ def add_eval_parser(sub):
                     help="key file (text or HDF5); omit for a labelled file")
     operating_point_args(ev)
     ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.add_argument("--tar", metavar="GENUINE",
+                    help="a file of target (genuine) scores, one per line (pyeer's format), "
+                         "with --non; in place of SCORES")
+    ev.add_argument("--non", metavar="IMPOSTOR",
+                    help="a file of non-target (impostor) scores, one per line, with --tar")
     ev.add_argument("--fta-as-error", action="store_true",
                     help="count the failures to acquire (NaN scores of a bob.measure or "
                          "bob.bio file) as errors, as ISO/IEC 19795-1's FRR and FAR do: a "
@@ -141,9 +146,20 @@ def _check_args(args):
             raise LlrlabError(f"--calibrate-on takes DEV [KEY], got {len(cal)} files{placed}; "
                               f"write: llrlab eval SCORES [KEY] --calibrate-on DEV [KEY]")
     split_dev(args)
-    if args.scores is None:
-        raise LlrlabError("give the scores to evaluate: llrlab eval SCORES KEY, or llrlab "
-                          "eval LABELLED_FILE (see llrlab eval -h)")
+    if (args.tar is None) != (args.non is None):
+        raise LlrlabError("--tar and --non come together: --tar GENUINE --non IMPOSTOR")
+    if args.tar is not None and args.scores is not None:
+        raise LlrlabError("give the scores either as SCORES [KEY] or as --tar GENUINE --non "
+                          "IMPOSTOR, not both")
+    if args.tar is not None and args.dask is not None:
+        raise LlrlabError("--dask reads a Parquet or HDF5 SCORES file; leave --tar/--non "
+                          "out, or --dask")
+    if args.tar is not None:
+        args.scores = f"{args.tar} + {args.non}"  # the name the report shows
+    elif args.scores is None:
+        raise LlrlabError("give the scores to evaluate: llrlab eval SCORES KEY, llrlab "
+                          "eval LABELLED_FILE, or llrlab eval --tar GENUINE --non IMPOSTOR "
+                          "(see llrlab eval -h)")
     requires(args.method is not None, args.calibrate_on is not None, "--method",
              "--calibrate-on DEV [KEY]", "it chooses the calibration trained on DEV" + (
                  "; a saved --model already has its method" if args.model else ""))
@@ -238,8 +254,13 @@ def _cmd_eval(args, out):
 
     with Progress(args.err, quiet=args.quiet or args.json) as progress, \
             failures_to_acquire(as_error=args.fta_as_error) as fta:
-        trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
-                                 progress)
+        if args.tar is not None:
+            from ..io import load_genuine_impostor
+
+            trials = load_genuine_impostor(args.tar, args.non, progress=progress)
+        else:
+            trials = load_trials_arg([args.scores] + ([args.key] if args.key else []),
+                                     "eval", progress)
         trials = conditions_for_eval(trials, args, progress)
         cal, what = _calibration(args, progress)
         with progress.step(f"analysing {len(trials):,} trials"):

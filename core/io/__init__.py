@@ -11,6 +11,10 @@ Formats (all read and written):
 * **BOSARIS HDF5** (Brümmer & de Villiers 2011, sec. 4.6) as the MATLAB toolkit writes it, and
   SIDEKIT's variant: score, key (current and old layout) and index files.  See
   :mod:`llrlab.core.io.hdf5` for the layouts and the matrix orientation rule.
+* **The peers' files** (:mod:`llrlab.core.io.peers`): bob.measure 2-column ``label score``,
+  bob.bio 4- and 5-column score files (NaN scores are failures to acquire, see
+  :func:`failures_to_acquire`), read as labelled files; pyeer's genuine and impostor files
+  (one score per line) with :func:`load_genuine_impostor`.
 * **Condition files** ``model segment condition``, joined into ``Trials.conditions``.
 * **A score file to be calibrated**, in any of the formats above that hold scores:
   :func:`read_score_file` returns it with its :class:`ScoreFormat`, and
@@ -80,6 +84,7 @@ from .hdf5 import (
     write_scores_hdf5,
 )
 from .labelled import write_labelled
+from .peers import failures_to_acquire, load_genuine_impostor
 from .scorefile import (
     HDF5_EXTENSIONS,
     ScoreFormat,
@@ -99,7 +104,9 @@ __all__ = [
     "attach_conditions_with_report",
     "check_extension",
     "default_limits",
+    "failures_to_acquire",
     "is_hdf5",
+    "load_genuine_impostor",
     "load_scores",
     "load_trials",
     "load_trials_with_report",

@@ -51,7 +51,8 @@ from ..errors import FileFormatError, LlrlabWarning
 from ..trials import IdCodes
 from ._columns import ID, LABEL, NUMBER, Col, read_columns
 
-__all__ = ["FtaRecord", "failures_to_acquire", "read_bob_bio", "read_bob_measure"]
+__all__ = ["FtaRecord", "failures_to_acquire", "load_genuine_impostor", "read_bob_bio",
+           "read_bob_measure"]
 
 
 @dataclass
@@ -163,3 +164,37 @@ def read_bob_bio(src, *, progress=None, require_both=True, limits=None):
     col = _resolve_fta(src.name, col)
     return trials_from_columns(src.name, col, got.locator, progress=progress,
                                require_both=require_both)
+
+
+def load_genuine_impostor(tar_path, non_path, *, progress=None, limits=None):
+    """Labelled trials from two files of one score per line (pyeer's genuine and impostor
+    score files): every score of ``tar_path`` a target, every one of ``non_path`` a
+    non-target.
+
+    Raises
+    ------
+    FileFormatError
+        A file that is not one score per line (saying what it was detected as), or a bad
+        line.
+    """
+    from ..trials import Trials
+    from ._formats import detect, head_of, read_as
+    from ._source import make_limits, path_name
+    from .bosaris_text import as_source
+
+    limits = make_limits(None, None, limits)
+    parts = []
+    for path, option in ((tar_path, "--tar"), (non_path, "--non")):
+        src = as_source(path_name(path), limits)
+        fmt = detect(head_of(src))
+        if src.is_hdf5 or fmt is None or fmt.name != "bare-scores":
+            what = fmt.description(head_of(src)) if fmt is not None else \
+                "not a file of one score per line"
+            raise FileFormatError(src.name, f"detected as {what}; {option} takes a file of "
+                                            f"one score per line (pyeer's genuine or impostor "
+                                            f"scores)")
+        data, _ = read_as(src, "unlabelled", progress=progress, limits=limits)
+        parts.append(np.asarray(data.scores, dtype=np.float64))
+    labels = np.concatenate([np.ones(parts[0].size, bool), np.zeros(parts[1].size, bool)])
+    return Trials(np.concatenate(parts), labels,
+                  source=f"{path_name(tar_path)} + {path_name(non_path)}")
