@@ -1,0 +1,234 @@
+"""The peers' score files (bob.measure, bob.bio, pyeer) read as they are, through the
+installed console script and the library, against the same trials in llrlab's own format."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llrlab.core.errors import FileFormatError, LlrlabWarning
+from llrlab.core.io import failures_to_acquire, load_genuine_impostor, load_trials
+
+from .._time_scale import scaled
+
+LLRLAB = Path(sys.executable).parent / "llrlab"
+
+
+def _run(*args):
+    return subprocess.run([str(LLRLAB), *map(str, args)], capture_output=True, text=True,
+                          timeout=scaled(120))
+
+
+def _eval_json(*args):
+    r = _run("eval", "--json", "--quiet", *args)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def _data(n=60, seed=3):
+    rng = np.random.default_rng(seed)
+    labels = rng.random(n) < 0.4
+    labels[:2] = (True, False)
+    scores = np.round(rng.normal(size=n) + 2 * labels, 3)
+    return scores, labels
+
+
+def _native(path, scores, labels, ids=None):
+    words = np.where(labels, "target", "nontarget")
+    if ids is None:
+        path.write_text("".join(f"{float(s)!r} {w}\n" for s, w in zip(scores, words)))
+    else:
+        path.write_text("".join(f"{m} {t} {float(s)!r} {w}\n"
+                                for (m, t), s, w in zip(ids, scores, words)))
+    return path
+
+
+def _bob_measure(path, scores, labels, *, zero_one=False, header=False):
+    neg = "0" if zero_one else "-1"
+    path.write_text(("label score\n" if header else "")
+                    + "".join(f"{'1' if lab else neg} {float(s)!r}\n" for s, lab in zip(scores, labels)))
+    return path
+
+
+def _bio_ids(labels, seed=0):
+    """(claimed, real, model, test) per trial: real == claimed for the targets."""
+    rng = np.random.default_rng(seed)
+    claimed = [f"subj{rng.integers(8)}" for _ in labels]
+    real = [c if lab else f"other{i}" for i, (c, lab) in enumerate(zip(claimed, labels))]
+    model = [f"{c}/enrol" for c in claimed]
+    test = [f"probe/{i:03d}.wav" for i in range(len(labels))]
+    return claimed, real, model, test
+
+
+def test_bob_measure_two_columns_equal_the_native_file(tmp_path):
+    scores, labels = _data()
+    want = _eval_json(_native(tmp_path / "native.txt", scores, labels))
+    for kw in ({}, {"zero_one": True}, {"header": True}):
+        got = _eval_json(_bob_measure(tmp_path / "bob.txt", scores, labels, **kw))
+        assert got == want, kw
+
+
+def test_bob_bio_four_and_five_columns_equal_the_native_file(tmp_path):
+    scores, labels = _data(seed=4)
+    claimed, real, model, test = _bio_ids(labels)
+    native4 = _native(tmp_path / "n4.txt", scores, labels, ids=list(zip(claimed, test)))
+    native5 = _native(tmp_path / "n5.txt", scores, labels, ids=list(zip(model, test)))
+    four = tmp_path / "bio4.txt"
+    four.write_text("".join(f"{c} {r} {t} {float(s)!r}\n"
+                            for c, r, t, s in zip(claimed, real, test, scores)))
+    five = tmp_path / "bio5.txt"
+    five.write_text("".join(f"{c} {m} {r} {t} {float(s)!r}\n"
+                            for c, m, r, t, s in zip(claimed, model, real, test, scores)))
+    assert _eval_json(four) == _eval_json(native4)
+    assert _eval_json(five) == _eval_json(native5)
+    t4, t5 = load_trials(four), load_trials(five)
+    np.testing.assert_array_equal(t4.labels, labels)
+    assert list(t4.model_ids[:3]) == claimed[:3] and list(t5.model_ids[:3]) == model[:3]
+    assert list(t5.segment_ids[:3]) == test[:3]
+
+
+def test_failures_to_acquire_are_counted_and_left_out_or_counted_as_errors(tmp_path):
+    scores, labels = _data(seed=5)
+    fta = np.zeros(scores.size, bool)
+    fta[[3, 7, 11]] = True
+    n_tar_fta = int(labels[fta].sum())
+    bob = tmp_path / "bob.txt"
+    bob.write_text("".join(f"{'1' if lab else '-1'} {'nan' if f else repr(float(s))}\n"
+                           for s, lab, f in zip(scores, labels, fta)))
+    # left out: the same numbers as the acquired trials alone, and one warning line
+    r = _run("eval", "--json", bob)
+    assert r.returncode == 0
+    got = json.loads(r.stdout)
+    kept = _eval_json(_native(tmp_path / "kept.txt", scores[~fta], labels[~fta]))
+    assert got == {**kept, "failures_to_acquire": 3}
+    fta_lines = [ln for ln in r.stderr.splitlines() if "failure(s) to acquire" in ln]
+    assert len(fta_lines) == 1
+    assert f"3 failure(s) to acquire (NaN scores: {n_tar_fta} target, {3 - n_tar_fta} " \
+           f"non-target) left out" in fta_lines[0] and "--fta-as-error" in fta_lines[0]
+    # counted as errors: as if scored below every acquired trial
+    low = scores.copy()
+    low[fta] = scores[~fta].min() - 1
+    as_error = _eval_json("--fta-as-error", bob)
+    assert as_error == {**_eval_json(_native(tmp_path / "low.txt", low, labels)),
+                        "failures_to_acquire": 3}
+    # the text table has one line for them
+    r = _run("eval", bob)
+    assert "failures to acquire                      3  (left out)" in r.stdout
+
+
+def test_fta_as_error_gives_iso_frr_and_far_at_every_threshold(tmp_path):
+    """ISO/IEC 19795-1: FRR = FTA + FNMR (1 - FTA), FAR = FMR (1 - FTA), per class."""
+    scores, labels = _data(n=200, seed=6)
+    fta = np.random.default_rng(1).random(scores.size) < 0.1
+    path = tmp_path / "bob.txt"
+    path.write_text("".join(f"{'1' if lab else '-1'} {'nan' if f else repr(float(s))}\n"
+                            for s, lab, f in zip(scores, labels, fta)))
+    with warnings.catch_warnings(), failures_to_acquire(as_error=True) as rec:
+        warnings.simplefilter("ignore", LlrlabWarning)
+        t = load_trials(path)
+    assert rec.total == fta.sum()
+    tar, non = labels, ~labels
+    fta_t, fta_n = fta[tar].mean(), fta[non].mean()
+    for thr in np.unique(scores[~fta]):
+        fnmr = np.mean(scores[tar & ~fta] < thr)
+        fmr = np.mean(scores[non & ~fta] >= thr)
+        p_miss = np.mean(t.scores[t.labels] < thr)
+        p_fa = np.mean(t.scores[~t.labels] >= thr)
+        assert p_miss == pytest.approx(fta_t + fnmr * (1 - fta_t))
+        assert p_fa == pytest.approx(fmr * (1 - fta_n))
+
+
+def test_pyeer_genuine_and_impostor_files_equal_the_native_file(tmp_path):
+    scores, labels = _data(seed=7)
+    gen, imp = tmp_path / "genuine.txt", tmp_path / "impostor.txt"
+    gen.write_text("".join(f"{float(s)!r}\n" for s in scores[labels]))
+    imp.write_text("".join(f"{float(s)!r}\n" for s in scores[~labels]))
+    order = np.argsort(~labels, kind="stable")
+    want = _eval_json(_native(tmp_path / "n.txt", scores[order], labels[order]))
+    assert _eval_json("--tar", gen, "--non", imp) == want
+    t = load_genuine_impostor(gen, imp)
+    assert (t.n_tar, t.n_non) == (labels.sum(), (~labels).sum())
+
+
+def test_genuine_and_impostor_words_are_labels(tmp_path):
+    scores, labels = _data(seed=8)
+    words = tmp_path / "w.txt"
+    words.write_text("".join(f"{float(s)!r} {'genuine' if lab else 'impostor'}\n"
+                             for s, lab in zip(scores, labels)))
+    assert _eval_json(words) == _eval_json(_native(tmp_path / "n.txt", scores, labels))
+
+
+def test_ambiguous_first_lines_are_decided_on_the_head(tmp_path):
+    """``1 0`` is a target scored 0 (bob.measure) or a non-target scored 1 (llrlab): the
+    head's other lines decide; when every line is ambiguous, llrlab's order stands."""
+    bob = tmp_path / "bob.txt"
+    bob.write_text("1 0\n-1 1\n1 0.5\n-1 -0.25\n")
+    t = load_trials(bob)
+    np.testing.assert_array_equal(t.scores, [0, 1, 0.5, -0.25])
+    np.testing.assert_array_equal(t.labels, [True, False, True, False])
+    own = tmp_path / "own.txt"
+    own.write_text("1 0\n0 1\n")
+    t = load_trials(own)
+    np.testing.assert_array_equal(t.scores, [1, 0])
+    np.testing.assert_array_equal(t.labels, [False, True])
+
+
+@pytest.mark.parametrize("args, message", [
+    (("{bob}", "{key}"), "detected as a bob.measure 2-column label-score file (label first: "
+                         "1/-1 or 1/0), which holds its own labels; give it alone, without a "
+                         "key file"),
+    (("{bio}", "{key}"), "detected as a bob.bio 4-column score file (claimed_id real_id "
+                         "test_label score), which holds its own labels; give it alone"),
+    (("{gen}",), "detected as a file of one score per line (e.g. pyeer's genuine or impostor "
+                 "scores), which holds no labels; give the two files as --tar GENUINE --non "
+                 "IMPOSTOR"),
+    (("--tar", "{bob}", "--non", "{gen}"), "detected as a bob.measure 2-column label-score "
+                                           "file (label first: 1/-1 or 1/0); --tar takes a "
+                                           "file of one score per line"),
+    (("--tar", "{gen}"), "--tar and --non come together"),
+    (("{bob}", "--tar", "{gen}", "--non", "{gen}"), "give the scores either as SCORES [KEY] "
+                                                    "or as --tar GENUINE --non IMPOSTOR"),
+])
+def test_misused_peer_files_get_one_line_saying_what_was_detected(tmp_path, args, message):
+    files = {"bob": "1 0.5\n-1 -0.5\n", "key": "m s target\n",
+             "bio": "a a t1 0.9\na b t2 0.1\n", "gen": "0.9\n0.8\n"}
+    paths = {}
+    for k, text in files.items():
+        paths[k] = tmp_path / f"{k}.txt"
+        paths[k].write_text(text)
+    r = _run("eval", *(a.format(**paths) for a in args))
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr
+
+
+def test_an_infinite_score_in_a_bob_file_is_an_error_with_its_line(tmp_path):
+    p = tmp_path / "bob.txt"
+    p.write_text("1 0.5\n-1 inf\n")
+    with pytest.raises(FileFormatError, match=r"line 2: the score is infinite"):
+        load_trials(p)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(-400, 400), st.booleans()), min_size=2, max_size=40),
+       st.sampled_from([("1", "-1"), ("1", "0"), ("+1", "-1")]))
+def test_bob_measure_reads_as_written(tmp_path_factory, rows, words):
+    """Any scores (integers too, which look like labels) and both label conventions."""
+    rows[0], rows[1] = (rows[0][0], True), (rows[1][0], False)
+    scores = np.array([s / 8 for s, _ in rows])
+    labels = np.array([lab for _, lab in rows])
+    p = tmp_path_factory.mktemp("h") / "bob.txt"
+    p.write_text("".join(f"{words[0] if lab else words[1]} {float(s)!r}\n"
+                         for s, lab in zip(scores, labels)))
+    t = load_trials(p)
+    if not np.isin(scores, (0.0, 1.0, -1.0)).all():  # else every line is ambiguous
+        np.testing.assert_array_equal(t.scores, scores)
+        np.testing.assert_array_equal(t.labels, labels)
