@@ -336,6 +336,13 @@ def _read_bob_bio(src, role, progress, limits):
                         limits=limits)
 
 
+def _read_parquet(src, role, progress, limits):
+    from .parquet import read_parquet_trials
+
+    return read_parquet_trials(src, progress=progress, require_both=role != "score-file",
+                               limits=limits)
+
+
 def _refuse_score_file(src, role, progress, limits):
     fr = head_of(src).first_row(ANY_COUNT)
     raise fr.error(0, f"expected 1 field (score), 3 (model segment score), 2 (score label) or "
@@ -408,6 +415,9 @@ REGISTRY = (
     # reader checks it, so the tree is walked once per load)
     Format("hdf5", ("scores", "key", "ndx", "unlabelled", "score-file"), _hdf5_description,
            lambda head: head.src.is_hdf5, _read_hdf5, write=_write_hdf5),
+    # Parquet by its magic bytes (the raw ones: a gzip-compressed Parquet file is not one)
+    Format("parquet", ("labelled",), "a Parquet table (score, label[, model, segment, "
+           "condition, weight])", lambda head: head.magic[:4] == b"PAR1", _read_parquet),
     Format("labelled-header", ("labelled", "score-file"),
            "a labelled text file with a header line naming its columns",
            _has_labelled_header, _read_labelled, write=_write_text,

@@ -46,7 +46,7 @@ def _looks_like_header(fr):
 _labelled_roles = labelled_header
 
 #: Registry formats of files that hold their own labels (given with a key: a mistake).
-_SELF_LABELLED = ("bob-measure", "bob-bio")
+_SELF_LABELLED = ("bob-measure", "bob-bio", "parquet")
 
 
 _GENERIC = "; with other columns, start the file with a header line"
@@ -107,10 +107,14 @@ def score_hint(src, key_src, exc):
                                              f"file: the two files look swapped; give the "
                                              f"score file first, then the key")
         return exc
+    fmt = _detected(src)
     fr = _peek(src)
+    if fmt is not None and fmt.name in _SELF_LABELLED and fr is None:
+        return FileFormatError(src.name, f"detected as {fmt.description(head_of(src))}, "
+                                         f"which holds its own labels; give it alone, without "
+                                         f"a key file")
     if fr is None:
         return exc
-    fmt = _detected(src)
     if fmt is not None and fmt.name in _SELF_LABELLED:
         return _error(src, fr, exc, f"detected as {fmt.description(head_of(src))}, which "
                                     f"holds its own labels; give it alone, without a key file")

@@ -211,7 +211,9 @@ def trials_from_columns(name, col, locator, *, progress=None, require_both=True)
         w = col["weight"]
         if (w < 0).any():
             i = int(np.argmax(w < 0))
-            raise locator.error(i, f"the weight {float(w[i])!r} is negative")
+            what = f"the weight {float(w[i])!r} is negative"
+            raise locator.error(i, what) if locator is not None else \
+                FileFormatError(name, f"row {i + 1}: {what}")
         values["weights"] = w
     if "condition" in col:
         values["conditions"] = col["condition"]

@@ -232,3 +232,61 @@ def test_bob_measure_reads_as_written(tmp_path_factory, rows, words):
     if not np.isin(scores, (0.0, 1.0, -1.0)).all():  # else every line is ambiguous
         np.testing.assert_array_equal(t.scores, scores)
         np.testing.assert_array_equal(t.labels, labels)
+
+
+# ------------------------------------------------------------------ Parquet, in memory
+
+def _parquet(path, scores, labels, *, label_kind="words", ids=None, **extra):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    lab = {"words": np.where(labels, "target", "nontarget"), "bool": labels,
+           "int": labels.astype(int)}[label_kind]
+    cols = {"score": scores, "label": lab, **extra}
+    if ids is not None:
+        cols = {"model": [m for m, _ in ids], "segment": [s for _, s in ids], **cols}
+    pd.DataFrame(cols).to_parquet(path)
+    return path
+
+
+@pytest.mark.parametrize("label_kind", ["words", "bool", "int"])
+def test_parquet_is_read_in_memory_like_the_native_file(tmp_path, label_kind):
+    scores, labels = _data(seed=9)
+    ids = [(f"m{i % 7}", f"seg{i}") for i in range(scores.size)]
+    want = _eval_json(_native(tmp_path / "n.txt", scores, labels, ids=ids))
+    # told by its magic bytes, not its name; a column llrlab does not know is ignored
+    p = _parquet(tmp_path / "table.bin", scores, labels, label_kind=label_kind, ids=ids,
+                 other=np.arange(scores.size))
+    assert _eval_json(p) == want
+    t = load_trials(p)
+    assert list(t.model_ids[:2]) == ["m0", "m1"]
+
+
+def test_parquet_mistakes_get_one_line(tmp_path):
+    scores, labels = _data(seed=10)
+    p = _parquet(tmp_path / "t.parquet", scores, labels)
+    key = tmp_path / "key.txt"
+    key.write_text("m s target\n")
+    r = _run("eval", p, key)
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [f"llrlab eval: error: {p}: detected as a Parquet table "
+                                     f"(score, label[, model, segment, condition, weight]), "
+                                     f"which holds its own labels; give it alone, without a "
+                                     f"key file"]
+    import pandas as pd
+
+    pd.DataFrame({"llr": scores}).to_parquet(p)
+    with pytest.raises(FileFormatError, match="has no label column; its columns are llr"):
+        load_trials(p)
+    pd.DataFrame({"score": scores, "label": np.where(labels, "yes", "no")}).to_parquet(p)
+    with pytest.raises(FileFormatError, match="unknown label 'no'"):
+        load_trials(p)
+
+
+def test_parquet_without_pyarrow_says_which_extra_to_install(tmp_path, monkeypatch):
+    scores, labels = _data(seed=11)
+    p = _parquet(tmp_path / "t.parquet", scores, labels)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(FileFormatError, match=r"t.parquet: is a Parquet file; reading it "
+                                              r"needs pyarrow: pip install 'llrlab\[scale\]'"):
+        load_trials(p)
