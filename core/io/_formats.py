@@ -343,6 +343,28 @@ def _read_parquet(src, role, progress, limits):
                                limits=limits)
 
 
+def _sre_roles(head):
+    from .sre import sre_columns
+
+    fr = _row(head)
+    return None if fr is None else sre_columns(fr)
+
+
+def _sre_description(head):
+    roles = _sre_roles(head) or {}
+    what = ("LLR and targettype" if "score" in roles and "label" in roles else
+            "LLR" if "score" in roles else "targettype")
+    kind = "trial key" if what == "targettype" else "score file"
+    return f"a NIST SRE {kind} with a header (modelid segmentid [side] {what})"
+
+
+def _read_sre(src, role, progress, limits):
+    from .sre import read_sre
+
+    return read_sre(src, "labelled" if role == "score-file" else role, progress=progress,
+                    limits=limits, require_both=role != "score-file")
+
+
 def _refuse_score_file(src, role, progress, limits):
     fr = head_of(src).first_row(ANY_COUNT)
     raise fr.error(0, f"expected 1 field (score), 3 (model segment score), 2 (score label) or "
@@ -418,6 +440,9 @@ REGISTRY = (
     # Parquet by its magic bytes (the raw ones: a gzip-compressed Parquet file is not one)
     Format("parquet", ("labelled",), "a Parquet table (score, label[, model, segment, "
            "condition, weight])", lambda head: head.magic[:4] == b"PAR1", _read_parquet),
+    # NIST SRE by its header words, before llrlab's labelled header (which would refuse them)
+    Format("nist-sre", ("scores", "key", "labelled"), _sre_description,
+           lambda head: _sre_roles(head) is not None, _read_sre),
     Format("labelled-header", ("labelled", "score-file"),
            "a labelled text file with a header line naming its columns",
            _has_labelled_header, _read_labelled, write=_write_text,

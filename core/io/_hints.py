@@ -115,6 +115,15 @@ def score_hint(src, key_src, exc):
                                          f"a key file")
     if fr is None:
         return exc
+    if fmt is not None and fmt.name == "nist-sre":
+        kfmt = _detected(key_src)
+        if kfmt is not None and kfmt.name == "nist-sre" and "LLR" in kfmt.description(
+                head_of(key_src)) and "LLR" not in fmt.description(head_of(src)):
+            return FileFormatError(src.name, f"detected as {fmt.description(head_of(src))} "
+                                             f"and {key_src.name} as the score file: the two "
+                                             f"files look swapped; give the score file first, "
+                                             f"then the key", line=fr.line, text=fr.text)
+        return exc
     if fmt is not None and fmt.name in _SELF_LABELLED:
         return _error(src, fr, exc, f"detected as {fmt.description(head_of(src))}, which "
                                     f"holds its own labels; give it alone, without a key file")
@@ -147,6 +156,13 @@ def key_hint(src, key_src, exc):
     kr = _peek(key_src)
     if kr is None:
         return exc
+    kfmt = _detected(key_src)
+    if kfmt is not None and kfmt.name == "nist-sre":
+        return exc  # its reader said what it is and what to do
+    if kfmt is not None and kfmt.name in _SELF_LABELLED:
+        return _error(key_src, kr, exc, f"detected as {kfmt.description(head_of(key_src))}, "
+                                        f"which holds its own labels, not a key; give it "
+                                        f"alone, without {src.name}")
     shape = _shape(kr)
     if shape == "score":
         return _error(key_src, kr, exc, "this file looks like a score file (numbers in its "
