@@ -290,3 +290,66 @@ def test_parquet_without_pyarrow_says_which_extra_to_install(tmp_path, monkeypat
     with pytest.raises(FileFormatError, match=r"t.parquet: is a Parquet file; reading it "
                                               r"needs pyarrow: pip install 'llrlab\[scale\]'"):
         load_trials(p)
+
+
+# ------------------------------------------------------------------ NIST SRE, with a header
+
+def _sre_pair(tmp_path, scores, labels, *, sides=None):
+    n = scores.size
+    sides = sides or ["a"] * n
+    rows = [(f"m{i % 5}", f"seg{i // 2}", sides[i]) for i in range(n)]
+    sc = tmp_path / "system.tsv"
+    sc.write_text("modelid\tsegmentid\tside\tLLR\n" + "".join(
+        f"{m}\t{s}\t{d}\t{float(x)!r}\n" for (m, s, d), x in zip(rows, scores)))
+    key = tmp_path / "key.tsv"
+    # the key in another order, with a column llrlab does not use
+    key.write_text("segmentid\tmodelid\tside\tgender\ttargettype\n" + "".join(
+        f"{s}\t{m}\t{d}\tf\t{'target' if lab else 'nontarget'}\n"
+        for (m, s, d), lab in reversed(list(zip(rows, labels)))))
+    return rows, sc, key
+
+
+def test_nist_sre_score_file_and_key_equal_the_bosaris_pair(tmp_path):
+    scores, labels = _data(seed=12)
+    rows, sc, key = _sre_pair(tmp_path, scores, labels)
+    bs, bk = tmp_path / "b.scores", tmp_path / "b.key"
+    bs.write_text("".join(f"{m} {s} {float(x)!r}\n" for (m, s, _), x in zip(rows, scores)))
+    bk.write_text("".join(f"{m} {s} {'target' if lab else 'nontarget'}\n"
+                          for (m, s, _), lab in zip(rows, labels)))
+    assert _eval_json(sc, key) == _eval_json(bs, bk)
+
+
+def test_nist_sre_sides_that_differ_are_part_of_the_trial(tmp_path):
+    scores, labels = _data(n=8, seed=13)
+    # the same model and segment, sides a and b: two trials, not a repeated one
+    _, sc, key = _sre_pair(tmp_path, scores, labels, sides=["a", "b"] * 4)
+    t = load_trials(sc, key)
+    assert len(t) == 8 and t.segment_ids[0] == "seg0:a" and t.segment_ids[1] == "seg0:b"
+
+
+def test_nist_sre_file_with_llr_and_targettype_is_one_labelled_file(tmp_path):
+    p = tmp_path / "both.tsv"
+    p.write_text("modelid\tsegmentid\tLLR\ttargettype\nm1\ts1\t2\ttarget\nm1\ts2\t-1\t"
+                 "nontarget\n")
+    t = load_trials(p)
+    np.testing.assert_array_equal(t.labels, [True, False])
+
+
+@pytest.mark.parametrize("which, message", [
+    ("alone", "system.tsv, line 1: detected as a NIST SRE file with a score (LLR) column but "
+              "no label column; give it with its trial key (the file with the targettype "
+              "column)"),
+    ("swapped", "key.tsv, line 1: detected as a NIST SRE trial key with a header (modelid "
+                "segmentid [side] targettype) and {sc} as the score file: the two files look "
+                "swapped; give the score file first, then the key"),
+    ("two-scores", "system.tsv, line 1: detected as a NIST SRE file with a score (LLR) column "
+                   "but no label column"),
+])
+def test_nist_sre_mistakes_get_one_line(tmp_path, which, message):
+    scores, labels = _data(n=6, seed=14)
+    _, sc, key = _sre_pair(tmp_path, scores, labels)
+    args = {"alone": (sc,), "swapped": (key, sc), "two-scores": (sc, sc)}[which]
+    r = _run("eval", *args)
+    assert r.returncode == 2
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and message.format(sc=sc) in lines[0], r.stderr
