@@ -316,7 +316,11 @@ def build_parser():
         sub = parser.add_subparsers(dest="command", metavar="COMMAND")
         sub.required = True
     add_serve_parser(sub)
-    add_report_parser(sub)
+    report = add_report_parser(sub)
+    if core_parser is not None and report is not None:
+        from llrlab.core.cli._common import add_orientation_args
+
+        add_orientation_args(report)
     return parser
 
 

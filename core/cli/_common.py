@@ -8,7 +8,8 @@ import os
 from ..errors import LlrlabError
 from ._writing import write_all_atomically, write_atomically
 
-__all__ = ["add_input_limit_args", "fmt_number", "input_limits", "load_trials_arg",
+__all__ = ["add_input_limit_args", "add_orientation_args", "fmt_number", "input_limits",
+           "load_trials_arg",
            "operating_point_args", "percent", "refuse_overwriting_inputs", "requires",
            "write_all_atomically", "write_atomically"]
 
@@ -58,6 +59,29 @@ def add_input_limit_args(p):
                    help=f"a gzip-compressed input may inflate to at most this much; more "
                         f"stops the command with a message, so that a small file that "
                         f"inflates to gigabytes cannot run for minutes (default {GUNZIP_MB})")
+
+
+def _boolean(text):
+    low = text.lower()
+    if low in ("true", "yes", "1"):
+        return True
+    if low in ("false", "no", "0"):
+        return False
+    import argparse
+
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def add_orientation_args(p):
+    """``--higher-is-target true|false`` and its alias ``--distance``: which way the scores
+    of every file the command reads point (see :mod:`llrlab.core.io.orientation`)."""
+    g = p.add_argument_group("score direction")
+    g.add_argument("--higher-is-target", type=_boolean, default=True, metavar="true|false",
+                   help="false for distances (a smaller score favours the target): every "
+                        "score read is negated, so the measures, plots and written LLRs "
+                        "see similarities (default true)")
+    g.add_argument("--distance", dest="higher_is_target", action="store_const", const=False,
+                   help="the scores are distances: the same as --higher-is-target false")
 
 
 def input_limits(args):

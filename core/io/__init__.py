@@ -84,6 +84,7 @@ from .hdf5 import (
     write_scores_hdf5,
 )
 from .labelled import write_labelled
+from .orientation import oriented, score_orientation
 from .peers import failures_to_acquire, load_genuine_impostor
 from .scorefile import (
     HDF5_EXTENSIONS,
@@ -113,6 +114,7 @@ __all__ = [
     "read_key",
     "read_ndx",
     "read_score_file",
+    "score_orientation",
     "write_key",
     "write_ndx",
     "write_score_file",
@@ -223,7 +225,8 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
                 src, "labelled", progress, limits))
         except FileFormatError as exc:
             raise labelled_hint(src, exc) from None
-        return trials, JoinReport(src.name, "", len(trials), 0, 0, None, None, n_dup, 0)
+        return oriented(trials), JoinReport(src.name, "", len(trials), 0, 0, None, None,
+                                            n_dup, 0)
     key_name = path_name(key_path)
     if name == STDIN and key_name == STDIN:
         raise DataError("standard input ('-') can stand for only one of the two files")
@@ -246,7 +249,7 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
     trials, report = _guard_memory(src.name, lambda: joined_trials(scores, key))
     if progress:
         progress(1.0, f"{len(trials)} trials")
-    return trials, report
+    return oriented(trials), report
 
 
 def load_trials(scores_path, key_path=None, *, progress=None, max_trials=None,

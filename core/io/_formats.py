@@ -232,9 +232,11 @@ def _two_column_order(head):
     if fr is None or fr.ncols != 2 or not _label_or_number(fr.tokens[0]) \
             or not _label_or_number(fr.tokens[1]) or _header_like(fr):
         return None
-    block = b""
-    for block, _ in head.blocks():
-        break
+    blocks = head.blocks()
+    try:
+        block = next(blocks, (b"", 1))[0]
+    finally:
+        blocks.close()  # closes the file
     lines = block[:1 << 16].split(b"\n", _ORDER_LINES)[:_ORDER_LINES]
     if len(lines) > 1 and len(block) > 1 << 16:
         lines = lines[:-1]  # cut inside a line

@@ -196,5 +196,7 @@ def load_genuine_impostor(tar_path, non_path, *, progress=None, limits=None):
         data, _ = read_as(src, "unlabelled", progress=progress, limits=limits)
         parts.append(np.asarray(data.scores, dtype=np.float64))
     labels = np.concatenate([np.ones(parts[0].size, bool), np.zeros(parts[1].size, bool)])
-    return Trials(np.concatenate(parts), labels,
-                  source=f"{path_name(tar_path)} + {path_name(non_path)}")
+    from .orientation import oriented
+
+    return oriented(Trials(np.concatenate(parts), labels,
+                           source=f"{path_name(tar_path)} + {path_name(non_path)}"))

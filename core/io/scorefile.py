@@ -69,6 +69,7 @@ from .bosaris_text import (
     write_ids_text,
 )
 from .labelled import HEADERLESS_ROLES, ROLES, labelled_chunks
+from .orientation import oriented
 
 __all__ = [
     "HDF5_EXTENSIONS",
@@ -265,10 +266,10 @@ def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None, lim
     data = fmt.read(src, "score-file", progress, limits)
     layout = _score_format(head, fmt)
     if layout.kind == "labelled":
-        return data[0], layout
+        return oriented(data[0]), layout
     if isinstance(data, Scores):
-        return data, layout
-    return _scores_from_table(src.name, data), layout
+        return oriented(data), layout
+    return oriented(_scores_from_table(src.name, data)), layout
 
 
 def check_extension(path, fmt):

@@ -44,17 +44,18 @@ def _data(n=60, seed=3):
 def _native(path, scores, labels, ids=None):
     words = np.where(labels, "target", "nontarget")
     if ids is None:
-        path.write_text("".join(f"{float(s)!r} {w}\n" for s, w in zip(scores, words)))
+        path.write_text("".join(f"{float(s)!r} {w}\n" for s, w in zip(scores, words, strict=True)))
     else:
         path.write_text("".join(f"{m} {t} {float(s)!r} {w}\n"
-                                for (m, t), s, w in zip(ids, scores, words)))
+                                for (m, t), s, w in zip(ids, scores, words, strict=True)))
     return path
 
 
 def _bob_measure(path, scores, labels, *, zero_one=False, header=False):
     neg = "0" if zero_one else "-1"
     path.write_text(("label score\n" if header else "")
-                    + "".join(f"{'1' if lab else neg} {float(s)!r}\n" for s, lab in zip(scores, labels)))
+                    + "".join(f"{'1' if lab else neg} {float(s)!r}\n"
+                              for s, lab in zip(scores, labels, strict=True)))
     return path
 
 
@@ -62,7 +63,8 @@ def _bio_ids(labels, seed=0):
     """(claimed, real, model, test) per trial: real == claimed for the targets."""
     rng = np.random.default_rng(seed)
     claimed = [f"subj{rng.integers(8)}" for _ in labels]
-    real = [c if lab else f"other{i}" for i, (c, lab) in enumerate(zip(claimed, labels))]
+    real = [c if lab else f"other{i}"
+            for i, (c, lab) in enumerate(zip(claimed, labels, strict=True))]
     model = [f"{c}/enrol" for c in claimed]
     test = [f"probe/{i:03d}.wav" for i in range(len(labels))]
     return claimed, real, model, test
@@ -79,14 +81,16 @@ def test_bob_measure_two_columns_equal_the_native_file(tmp_path):
 def test_bob_bio_four_and_five_columns_equal_the_native_file(tmp_path):
     scores, labels = _data(seed=4)
     claimed, real, model, test = _bio_ids(labels)
-    native4 = _native(tmp_path / "n4.txt", scores, labels, ids=list(zip(claimed, test)))
-    native5 = _native(tmp_path / "n5.txt", scores, labels, ids=list(zip(model, test)))
+    native4 = _native(tmp_path / "n4.txt", scores, labels,
+                      ids=list(zip(claimed, test, strict=True)))
+    native5 = _native(tmp_path / "n5.txt", scores, labels, ids=list(zip(model, test, strict=True)))
     four = tmp_path / "bio4.txt"
     four.write_text("".join(f"{c} {r} {t} {float(s)!r}\n"
-                            for c, r, t, s in zip(claimed, real, test, scores)))
+                            for c, r, t, s in zip(claimed, real, test, scores, strict=True)))
     five = tmp_path / "bio5.txt"
     five.write_text("".join(f"{c} {m} {r} {t} {float(s)!r}\n"
-                            for c, m, r, t, s in zip(claimed, model, real, test, scores)))
+                            for c, m, r, t, s in zip(claimed, model, real, test, scores,
+                                                     strict=True)))
     assert _eval_json(four) == _eval_json(native4)
     assert _eval_json(five) == _eval_json(native5)
     t4, t5 = load_trials(four), load_trials(five)
@@ -102,7 +106,7 @@ def test_failures_to_acquire_are_counted_and_left_out_or_counted_as_errors(tmp_p
     n_tar_fta = int(labels[fta].sum())
     bob = tmp_path / "bob.txt"
     bob.write_text("".join(f"{'1' if lab else '-1'} {'nan' if f else repr(float(s))}\n"
-                           for s, lab, f in zip(scores, labels, fta)))
+                           for s, lab, f in zip(scores, labels, fta, strict=True)))
     # left out: the same numbers as the acquired trials alone, and one warning line
     r = _run("eval", "--json", bob)
     assert r.returncode == 0
@@ -130,7 +134,7 @@ def test_fta_as_error_gives_iso_frr_and_far_at_every_threshold(tmp_path):
     fta = np.random.default_rng(1).random(scores.size) < 0.1
     path = tmp_path / "bob.txt"
     path.write_text("".join(f"{'1' if lab else '-1'} {'nan' if f else repr(float(s))}\n"
-                            for s, lab, f in zip(scores, labels, fta)))
+                            for s, lab, f in zip(scores, labels, fta, strict=True)))
     with warnings.catch_warnings(), failures_to_acquire(as_error=True) as rec:
         warnings.simplefilter("ignore", LlrlabWarning)
         t = load_trials(path)
@@ -162,7 +166,7 @@ def test_genuine_and_impostor_words_are_labels(tmp_path):
     scores, labels = _data(seed=8)
     words = tmp_path / "w.txt"
     words.write_text("".join(f"{float(s)!r} {'genuine' if lab else 'impostor'}\n"
-                             for s, lab in zip(scores, labels)))
+                             for s, lab in zip(scores, labels, strict=True)))
     assert _eval_json(words) == _eval_json(_native(tmp_path / "n.txt", scores, labels))
 
 
@@ -227,7 +231,7 @@ def test_bob_measure_reads_as_written(tmp_path_factory, rows, words):
     labels = np.array([lab for _, lab in rows])
     p = tmp_path_factory.mktemp("h") / "bob.txt"
     p.write_text("".join(f"{words[0] if lab else words[1]} {float(s)!r}\n"
-                         for s, lab in zip(scores, labels)))
+                         for s, lab in zip(scores, labels, strict=True)))
     t = load_trials(p)
     if not np.isin(scores, (0.0, 1.0, -1.0)).all():  # else every line is ambiguous
         np.testing.assert_array_equal(t.scores, scores)
@@ -300,12 +304,12 @@ def _sre_pair(tmp_path, scores, labels, *, sides=None):
     rows = [(f"m{i % 5}", f"seg{i // 2}", sides[i]) for i in range(n)]
     sc = tmp_path / "system.tsv"
     sc.write_text("modelid\tsegmentid\tside\tLLR\n" + "".join(
-        f"{m}\t{s}\t{d}\t{float(x)!r}\n" for (m, s, d), x in zip(rows, scores)))
+        f"{m}\t{s}\t{d}\t{float(x)!r}\n" for (m, s, d), x in zip(rows, scores, strict=True)))
     key = tmp_path / "key.tsv"
     # the key in another order, with a column llrlab does not use
     key.write_text("segmentid\tmodelid\tside\tgender\ttargettype\n" + "".join(
         f"{s}\t{m}\t{d}\tf\t{'target' if lab else 'nontarget'}\n"
-        for (m, s, d), lab in reversed(list(zip(rows, labels)))))
+        for (m, s, d), lab in reversed(list(zip(rows, labels, strict=True)))))
     return rows, sc, key
 
 
@@ -313,9 +317,10 @@ def test_nist_sre_score_file_and_key_equal_the_bosaris_pair(tmp_path):
     scores, labels = _data(seed=12)
     rows, sc, key = _sre_pair(tmp_path, scores, labels)
     bs, bk = tmp_path / "b.scores", tmp_path / "b.key"
-    bs.write_text("".join(f"{m} {s} {float(x)!r}\n" for (m, s, _), x in zip(rows, scores)))
+    bs.write_text("".join(f"{m} {s} {float(x)!r}\n"
+                          for (m, s, _), x in zip(rows, scores, strict=True)))
     bk.write_text("".join(f"{m} {s} {'target' if lab else 'nontarget'}\n"
-                          for (m, s, _), lab in zip(rows, labels)))
+                          for (m, s, _), lab in zip(rows, labels, strict=True)))
     assert _eval_json(sc, key) == _eval_json(bs, bk)
 
 
