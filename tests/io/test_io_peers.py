@@ -358,3 +358,40 @@ def test_nist_sre_mistakes_get_one_line(tmp_path, which, message):
     assert r.returncode == 2
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and message.format(sc=sc) in lines[0], r.stderr
+
+
+# ------------------------------------------------------------------ distances
+
+@pytest.mark.parametrize("option", [("--distance",), ("--higher-is-target", "false"),
+                                    ("--higher-is-target", "FALSE")])
+def test_distances_are_negated_in_every_command(tmp_path, option):
+    scores, labels = _data(seed=15)
+    sim = _native(tmp_path / "sim.txt", scores, labels)
+    dist = _native(tmp_path / "dist.txt", -scores, labels)
+    sim_b = _native(tmp_path / "sim_b.txt", scores * 0.5 + 0.1, labels)
+    dist_b = _native(tmp_path / "dist_b.txt", -(scores * 0.5 + 0.1), labels)
+    assert _eval_json(dist, *option) == _eval_json(sim)
+    assert _eval_json("--tar", _lines(tmp_path / "g", -scores[labels]), "--non",
+                      _lines(tmp_path / "i", -scores[~labels]), *option)["eer"] == \
+        _eval_json(sim)["eer"]
+    r1 = _run("compare", "--json", "--quiet", dist, dist_b, *option)
+    r2 = _run("compare", "--json", "--quiet", sim, sim_b)
+    assert r1.returncode == 0 and r1.stdout.replace("/dist", "/sim") == r2.stdout
+    for src, out, extra in ((dist, "a.txt", option), (sim, "b.txt", ())):
+        r = _run("calibrate", "--dev", src, "--apply", src, "--out", tmp_path / out,
+                 "--quiet", *extra)
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()
+    # the distances read the wrong way round give the mirrored EER
+    assert _eval_json(dist)["eer"] > _eval_json(sim)["eer"] + 0.3
+
+
+def _lines(path, values):
+    path.write_text("".join(f"{float(v)!r}\n" for v in values))
+    return path
+
+
+def test_a_bad_direction_is_one_line():
+    r = _run("eval", "x.txt", "--higher-is-target", "maybe")
+    assert r.returncode == 2
+    assert "argument --higher-is-target: expected true or false, got 'maybe'" in r.stderr
