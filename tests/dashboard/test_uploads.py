@@ -375,4 +375,8 @@ def test_peer_formats_load_through_the_upload_path(app_state):
     up._load()
     t = app_state.data.systems["uploaded"].eval
     assert app_state.status.error == "" and list(t.scores) == [2, -1, 0]
+    # distances, negated as they are read
+    up.distance.value = True
+    up._load()
+    assert list(app_state.data.systems["uploaded"].eval.scores) == [-2, 1, 0]
     up.cleanup()
