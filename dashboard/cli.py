@@ -318,9 +318,10 @@ def build_parser():
     add_serve_parser(sub)
     report = add_report_parser(sub)
     if core_parser is not None and report is not None:
-        from llrlab.core.cli._common import add_orientation_args
+        from llrlab.core.cli._common import add_column_args, add_orientation_args
 
         add_orientation_args(report)
+        add_column_args(report)
     return parser
 
 

@@ -16,7 +16,12 @@ import sys
 import warnings
 
 from ..errors import LlrlabError, LlrlabWarning
-from ._common import add_input_limit_args, add_orientation_args, input_limits
+from ._common import (
+    add_column_args,
+    add_input_limit_args,
+    add_orientation_args,
+    input_limits,
+)
 from ._progress import Progress
 from ._signals import TERMINATED_EXIT, Terminated, terminate_as_interrupt
 from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
@@ -61,6 +66,7 @@ def build_parser():
     for p in sub.choices.values():
         add_input_limit_args(p)
         add_orientation_args(p)
+        add_column_args(p)
     return parser
 
 
@@ -110,14 +116,16 @@ def _handle(args, out):
     (``--distance``) applying to every file it reads."""
     limits = input_limits(args)
     higher = getattr(args, "higher_is_target", True)
-    if limits is None and higher:
+    columns = getattr(args, "columns", None)
+    if limits is None and higher and not columns:
         return args.handler(args, out)
     from contextlib import nullcontext
 
     from ..io import default_limits, score_orientation
+    from ..io.labelled import column_names
 
     with default_limits(limits) if limits is not None else nullcontext(), \
-            score_orientation(higher_is_target=higher):
+            score_orientation(higher_is_target=higher), column_names(columns):
         return args.handler(args, out)
 
 

@@ -8,8 +8,8 @@ import os
 from ..errors import LlrlabError
 from ._writing import write_all_atomically, write_atomically
 
-__all__ = ["add_input_limit_args", "add_orientation_args", "fmt_number", "input_limits",
-           "load_trials_arg",
+__all__ = ["add_column_args", "add_input_limit_args", "add_orientation_args", "fmt_number",
+           "input_limits", "load_trials_arg",
            "operating_point_args", "percent", "refuse_overwriting_inputs", "requires",
            "write_all_atomically", "write_atomically"]
 
@@ -82,6 +82,37 @@ def add_orientation_args(p):
                         "see similarities (default true)")
     g.add_argument("--distance", dest="higher_is_target", action="store_const", const=False,
                    help="the scores are distances: the same as --higher-is-target false")
+
+
+def _column_map(text):
+    """``score=cos,label=is_same`` as ``{"score": "cos", "label": "is_same"}``."""
+    import argparse
+
+    from ..io.labelled import ROLES
+
+    out = {}
+    for part in text.split(","):
+        role, sep, name = part.partition("=")
+        role, name = role.strip().lower(), name.strip()
+        if not sep or not name:
+            raise argparse.ArgumentTypeError(f"expected ROLE=NAME pairs separated by commas "
+                                             f"(e.g. score=cos,label=is_same), got {part!r}")
+        if role not in ROLES:
+            raise argparse.ArgumentTypeError(f"unknown column role {role!r}; known: "
+                                             f"{', '.join(ROLES)}")
+        if role in out:
+            raise argparse.ArgumentTypeError(f"{role} is named twice")
+        out[role] = name
+    return out
+
+
+def add_column_args(p):
+    """``--columns ROLE=NAME,...``: the names of a labelled file's columns."""
+    p.add_argument("--columns", type=_column_map, metavar="ROLE=NAME,...",
+                   help="the header names of a labelled file's (or Parquet table's) columns, "
+                        "e.g. score=cos,label=is_same,model=enroll,segment=test (roles: "
+                        "score, label, model, segment, condition, weight); its other columns "
+                        "are ignored")
 
 
 def input_limits(args):

@@ -76,7 +76,7 @@ def _numbers(name, column, what):
 
 def read_parquet_trials(src, *, progress=None, require_both=True, limits=None):
     """``(trials, n_duplicates)`` from a labelled Parquet file (see the module docstring)."""
-    from .labelled import COLUMN_NAMES, trials_from_columns
+    from .labelled import COLUMN_NAMES, mapped_columns, trials_from_columns
 
     pa, pq = _pyarrow(src.name)
     if progress:
@@ -88,8 +88,11 @@ def read_parquet_trials(src, *, progress=None, require_both=True, limits=None):
             if limits is not None:
                 limits.check_trials(src.name, pf.metadata.num_rows)
             roles = {}
+            mapped = mapped_columns() or {}
+            known = {**{k: v for k, v in COLUMN_NAMES.items()
+                        if v not in mapped.values()}, **mapped}
             for nm in names:
-                role = COLUMN_NAMES.get(nm.lower())
+                role = known.get(nm.lower())
                 if role is not None and role not in roles:
                     roles[role] = nm
             missing = [r for r in ("score", "label") if r not in roles]

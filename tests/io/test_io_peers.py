@@ -395,3 +395,44 @@ def test_a_bad_direction_is_one_line():
     r = _run("eval", "x.txt", "--higher-is-target", "maybe")
     assert r.returncode == 2
     assert "argument --higher-is-target: expected true or false, got 'maybe'" in r.stderr
+
+
+# ------------------------------------------------------------------ --columns
+
+def test_columns_option_maps_any_csv_header(tmp_path):
+    scores, labels = _data(seed=16)
+    ids = [(f"m{i % 4}", f"t{i}") for i in range(scores.size)]
+    csv = tmp_path / "trials.csv"
+    csv.write_text("enroll_id,test_id,cos,is_same,notes\n" + "".join(
+        f"{m},{t},{float(s)!r},{int(lab)},n{i}\n"
+        for i, ((m, t), s, lab) in enumerate(zip(ids, scores, labels, strict=True))))
+    want = _eval_json(_native(tmp_path / "n.txt", scores, labels, ids=ids))
+    assert _eval_json(csv, "--columns",
+                      "score=cos,label=is_same,model=enroll_id,segment=test_id") == want
+    # the ids may be left out; the names are matched in any case
+    got = _eval_json(csv, "--columns", "score=COS,label=is_same")
+    assert got == want  # the same trials, with or without their ids
+    # a Parquet table's columns likewise
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    pq = tmp_path / "t.parquet"
+    pd.DataFrame({"cos": scores, "is_same": labels}).to_parquet(pq)
+    assert _eval_json(pq, "--columns", "score=cos,label=is_same") == want
+
+
+@pytest.mark.parametrize("columns, message", [
+    ("score=cosine,label=is_same", "line 1: the header has no column 'cosine' (named by "
+                                   "--columns); its columns are 'enroll_id test_id cos "
+                                   "is_same notes'"),
+    ("scor=cos", "argument --columns: unknown column role 'scor'"),
+    ("score", "argument --columns: expected ROLE=NAME pairs"),
+    ("score=cos,score=x", "argument --columns: score is named twice"),
+    (None, "line 1: this looks like a header line whose column names llrlab does not know; "
+           "name the columns with --columns"),
+])
+def test_columns_mistakes_get_one_line(tmp_path, columns, message):
+    csv = tmp_path / "trials.csv"
+    csv.write_text("enroll_id,test_id,cos,is_same,notes\nm,t,0.5,1,x\nm,u,0.1,0,y\n")
+    r = _run("eval", csv, *(("--columns", columns) if columns else ()))
+    assert r.returncode == 2
+    assert message in r.stderr.splitlines()[-1] and "Traceback" not in r.stderr
