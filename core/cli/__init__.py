@@ -116,8 +116,9 @@ def _handle(args, out):
     (``--distance``) applying to every file it reads."""
     limits = input_limits(args)
     higher = getattr(args, "higher_is_target", True)
+    unit = getattr(args, "llr_unit", "ln")
     columns = getattr(args, "columns", None)
-    if limits is None and higher and not columns:
+    if limits is None and higher and unit == "ln" and not columns:
         return args.handler(args, out)
     from contextlib import nullcontext
 
@@ -125,7 +126,7 @@ def _handle(args, out):
     from ..io.labelled import column_names
 
     with default_limits(limits) if limits is not None else nullcontext(), \
-            score_orientation(higher_is_target=higher), column_names(columns):
+            score_orientation(higher_is_target=higher, unit=unit), column_names(columns):
         return args.handler(args, out)
 
 

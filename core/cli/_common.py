@@ -82,6 +82,11 @@ def add_orientation_args(p):
                         "see similarities (default true)")
     g.add_argument("--distance", dest="higher_is_target", action="store_const", const=False,
                    help="the scores are distances: the same as --higher-is-target false")
+    g.add_argument("--llr-unit", choices=("ln", "log10", "bits"), default="ln",
+                   help="the logarithm of the LLRs read and written: ln (natural, the "
+                        "default), log10 (as forensic reports quote them) or bits (log2); "
+                        "llrlab computes in ln and writes calibrated or fused LLRs back in "
+                        "this unit")
 
 
 def _column_map(text):

@@ -151,9 +151,9 @@ def _check_args(args):
     if args.tar is not None and args.scores is not None:
         raise LlrlabError("give the scores either as SCORES [KEY] or as --tar GENUINE --non "
                           "IMPOSTOR, not both")
-    if args.dask is not None and not args.higher_is_target:
-        raise LlrlabError("--dask reads the scores as they are; negate the distances in the "
-                          "Parquet table, or leave --dask out to use --distance")
+    if args.dask is not None and (not args.higher_is_target or args.llr_unit != "ln"):
+        raise LlrlabError("--dask reads the scores as they are; negate or convert them in the "
+                          "Parquet table, or leave --dask out to use --distance or --llr-unit")
     if args.tar is not None and args.dask is not None:
         raise LlrlabError("--dask reads a Parquet or HDF5 SCORES file; leave --tar/--non "
                           "out, or --dask")
@@ -231,6 +231,8 @@ def write_report(out, args, a, summary, op, *, cal=None, what="", after=None, op
         out.write(f"{note}\n")
     if not getattr(args, "higher_is_target", True):
         out.write("scores: distances, negated as read (--distance)\n")
+    if getattr(args, "llr_unit", "ln") != "ln":
+        out.write(f"scores: {args.llr_unit} LLRs, converted to natural log as read\n")
     out.write(f"operating point: p_target={args.p_target:g} c_miss={args.c_miss:g} "
               f"c_fa={args.c_fa:g}\n")
     out.write(weighting_line(args) + head + "\n")

@@ -436,3 +436,25 @@ def test_columns_mistakes_get_one_line(tmp_path, columns, message):
     r = _run("eval", csv, *(("--columns", columns) if columns else ()))
     assert r.returncode == 2
     assert message in r.stderr.splitlines()[-1] and "Traceback" not in r.stderr
+
+
+# ------------------------------------------------------------------ --llr-unit
+
+@pytest.mark.parametrize("unit, factor", [("log10", np.log(10.0)), ("bits", np.log(2.0))])
+def test_llr_unit_reads_and_writes_llrs_in_that_unit(tmp_path, unit, factor):
+    scores, labels = _data(seed=17)
+    ln = _native(tmp_path / "ln.txt", scores, labels)
+    other = _native(tmp_path / "u.txt", scores / factor, labels)
+    a, b = _eval_json(ln), _eval_json(other, "--llr-unit", unit)
+    assert a == pytest.approx(b, rel=1e-12)
+    assert _eval_json(other)["cllr"] != pytest.approx(a["cllr"])  # read as ln: wrong
+    for src, out, extra in ((ln, "ln_out.txt", ()), (other, "u_out.txt", ("--llr-unit", unit))):
+        r = _run("calibrate", "--dev", src, "--out", tmp_path / out, *extra)
+        assert r.returncode == 0, r.stderr
+    x = np.array([float(ln.split()[0]) for ln in (tmp_path / "ln_out.txt").read_text()
+                  .splitlines()])
+    y = np.array([float(ln.split()[0]) for ln in (tmp_path / "u_out.txt").read_text()
+                  .splitlines()])
+    np.testing.assert_allclose(y * factor, x, rtol=1e-9, atol=1e-12)
+    r = _run("eval", other, "--llr-unit", unit)
+    assert f"scores: {unit} LLRs, converted to natural log as read" in r.stdout
