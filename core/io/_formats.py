@@ -363,8 +363,12 @@ def _sre_description(head):
 def _read_sre(src, role, progress, limits):
     from .sre import read_sre
 
-    return read_sre(src, "labelled" if role == "score-file" else role, progress=progress,
-                    limits=limits, require_both=role != "score-file")
+    if role == "score-file":  # a labelled SRE file, or a score file (without its key)
+        from .sre import sre_columns
+
+        role = "labelled" if "label" in sre_columns(head_of(src).first_row(ANY_COUNT)) \
+            else "scores"
+    return read_sre(src, role, progress=progress, limits=limits, require_both=False)
 
 
 def _refuse_score_file(src, role, progress, limits):
@@ -443,7 +447,7 @@ REGISTRY = (
     Format("parquet", ("labelled",), "a Parquet table (score, label[, model, segment, "
            "condition, weight])", lambda head: head.magic[:4] == b"PAR1", _read_parquet),
     # NIST SRE by its header words, before llrlab's labelled header (which would refuse them)
-    Format("nist-sre", ("scores", "key", "labelled"), _sre_description,
+    Format("nist-sre", ("scores", "key", "labelled", "score-file"), _sre_description,
            lambda head: _sre_roles(head) is not None, _read_sre),
     Format("labelled-header", ("labelled", "score-file"),
            "a labelled text file with a header line naming its columns",
@@ -458,9 +462,9 @@ REGISTRY = (
     Format("bosaris-key", ("key", "ndx"), "a BOSARIS key file (model segment target|nontarget)",
            _shape_is("key"), _read_key_text, claims=lambda head, role: _is_text(head)),
     # the peers' files before llrlab's own labelled file (their sniffs exclude its shapes)
-    Format("bob-measure", ("labelled",), "a bob.measure 2-column label-score file "
+    Format("bob-measure", ("labelled", "score-file"), "a bob.measure 2-column label-score file "
            "(label first: 1/-1 or 1/0)", _is_bob_measure, _read_bob_measure),
-    Format("bob-bio", ("labelled",),
+    Format("bob-bio", ("labelled", "score-file"),
            lambda head: f"a bob.bio {_ncols(head)}-column score file ("
            + ("claimed_id real_id test_label score" if _ncols(head) == 4 else
               "claimed_id model_label real_id test_label score") + ")",

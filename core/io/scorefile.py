@@ -193,6 +193,12 @@ def _scores_from_table(name, table):
                   source=name)
 
 
+def roles_sre(fr):
+    from .sre import sre_columns
+
+    return sre_columns(fr) or {}
+
+
 def _score_format(head, fmt):
     """The ScoreFormat of a file read as ``fmt`` (a registry Format), from its head."""
     if fmt.name == "hdf5":
@@ -208,8 +214,13 @@ def _score_format(head, fmt):
         return ScoreFormat("labelled", delim, header=True, columns=columns, names=names)
     if fmt.name == "labelled":
         return ScoreFormat("labelled", delim, columns=HEADERLESS_ROLES[fr.ncols])
-    if fmt.name == "bosaris-scores":
+    if fmt.name == "bosaris-scores" or (fmt.name == "nist-sre" and "label" not in roles_sre(fr)):
         return ScoreFormat("bosaris", delim)
+    if fmt.name in ("bob-measure", "bob-bio", "nist-sre"):
+        # the peers' files are written back as llrlab's labelled file (ids where they have
+        # them): llrlab writes no other toolkit's format
+        return ScoreFormat("labelled", delim if fmt.name != "nist-sre" else "\t",
+                           columns=HEADERLESS_ROLES[2 if fmt.name == "bob-measure" else 4])
     return ScoreFormat("bare")
 
 

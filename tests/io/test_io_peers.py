@@ -458,3 +458,17 @@ def test_llr_unit_reads_and_writes_llrs_in_that_unit(tmp_path, unit, factor):
     np.testing.assert_allclose(y * factor, x, rtol=1e-9, atol=1e-12)
     r = _run("eval", other, "--llr-unit", unit)
     assert f"scores: {unit} LLRs, converted to natural log as read" in r.stdout
+
+
+def test_calibrate_applies_to_peer_files_read_the_right_way_round(tmp_path):
+    """``--apply`` reads its file as a score file: a bob.measure ``-1 0`` line is a
+    non-target scored 0 there too (not a score -1 labelled 0), and the calibrated scores
+    are written as llrlab's labelled file."""
+    scores, labels = _data(n=40, seed=18)
+    scores = np.round(scores)  # many 0, 1 and -1 scores: lines that read both ways
+    bob = _bob_measure(tmp_path / "bob.txt", scores, labels)
+    native = _native(tmp_path / "n.txt", scores, labels)
+    for src, out in ((bob, "a.txt"), (native, "b.txt")):
+        r = _run("calibrate", "--dev", src, "--apply", src, "--out", tmp_path / out)
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()
