@@ -266,7 +266,10 @@ def _is_bob_bio(head):
     if fr is None or fr.ncols not in (4, 5) or _header_like(fr):
         return False
     t = fr.tokens
-    if not is_number(t[-1]) or any(is_number(x) and not _is_int(x) for x in t[:-1]):
+    # the test label is a file name or path in bob.bio (never a number); the ids may be
+    # subject numbers
+    if not is_number(t[-1]) or is_number(t[-2]) or any(
+            is_number(x) and not _is_int(x) for x in t[:-2]):
         return False
     return not (fr.ncols == 4 and _headerless_shape(fr) == "labelled")
 
