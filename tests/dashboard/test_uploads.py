@@ -380,3 +380,28 @@ def test_peer_formats_load_through_the_upload_path(app_state):
     up._load()
     assert list(app_state.data.systems["uploaded"].eval.scores) == [-2, 1, 0]
     up.cleanup()
+
+
+def test_serve_reads_its_files_with_the_reading_options(tmp_path, monkeypatch):
+    """``llrlab serve FILE --distance --llr-unit log10`` (the options the server sets in
+    ``READ_OPTIONS``): the session's trials are the negated, converted scores."""
+    from llrlab.dashboard import app as app_module
+    from llrlab.dashboard.app import FileSpec
+
+    p = tmp_path / "dist.txt"
+    p.write_text("1 target\n3 nontarget\n2 nontarget\n0.5 target\n")
+    monkeypatch.setattr(app_module, "READ_OPTIONS", {"higher_is_target": False,
+                                                     "unit": "log10"})
+    monkeypatch.setattr(app_module, "_FILE_CACHE", {})
+    state = create_app([FileSpec("dist", "eval", str(p))], demo=False, threaded=False).state
+    got = state.data.systems["dist"].eval.scores
+    assert list(got) == pytest.approx([-x * 2.302585092994046 for x in (1, 3, 2, 0.5)])
+
+
+def test_serve_refuses_reading_options_without_files(capsys):
+    from llrlab.dashboard.cli import build_parser, run_serve
+
+    args = build_parser().parse_args(["serve", "--distance", "--no-show"])
+    assert run_serve(args) == 2
+    assert "--distance, --higher-is-target, --llr-unit and --columns say how the FILEs" in \
+        capsys.readouterr().err
