@@ -112,21 +112,24 @@ def run(argv=None, *, parser=None, out=None, err=None):
 
 
 def _handle(args, out):
-    """Run the subcommand, its input limits (``--max-stdin-mb``...) and score direction
-    (``--distance``) applying to every file it reads."""
+    """Run the subcommand, its input limits (``--max-stdin-mb``...) and how scores are read
+    (``--distance``, ``--llr-unit``, ``--columns``, ``--fta-as-error``) applying to every
+    file it reads."""
     limits = input_limits(args)
     higher = getattr(args, "higher_is_target", True)
     unit = getattr(args, "llr_unit", "ln")
     columns = getattr(args, "columns", None)
-    if limits is None and higher and unit == "ln" and not columns:
+    fta = getattr(args, "fta_as_error", False)
+    if limits is None and higher and unit == "ln" and not columns and not fta:
         return args.handler(args, out)
     from contextlib import nullcontext
 
-    from ..io import default_limits, score_orientation
+    from ..io import default_limits, failures_to_acquire, score_orientation
     from ..io.labelled import column_names
 
     with default_limits(limits) if limits is not None else nullcontext(), \
-            score_orientation(higher_is_target=higher, unit=unit), column_names(columns):
+            score_orientation(higher_is_target=higher, unit=unit), column_names(columns), \
+            failures_to_acquire(as_error=fta):
         return args.handler(args, out)
 
 

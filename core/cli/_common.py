@@ -75,13 +75,18 @@ def _boolean(text):
 def add_orientation_args(p):
     """``--higher-is-target true|false`` and its alias ``--distance``: which way the scores
     of every file the command reads point (see :mod:`llrlab.core.io.orientation`)."""
-    g = p.add_argument_group("score direction")
+    g = p.add_argument_group("how scores are read")
     g.add_argument("--higher-is-target", type=_boolean, default=True, metavar="true|false",
                    help="false for distances (a smaller score favours the target): every "
                         "score read is negated, so the measures, plots and written LLRs "
                         "see similarities (default true)")
     g.add_argument("--distance", dest="higher_is_target", action="store_const", const=False,
                    help="the scores are distances: the same as --higher-is-target false")
+    g.add_argument("--fta-as-error", action="store_true",
+                   help="count the failures to acquire (NaN scores of a bob.measure or "
+                        "bob.bio file) as errors, as ISO/IEC 19795-1's FRR and FAR do: a "
+                        "target one as a miss, a non-target one as a correct rejection "
+                        "(default: leave them out, and say how many)")
     g.add_argument("--llr-unit", choices=("ln", "log10", "bits"), default="ln",
                    help="the logarithm of the LLRs read and written: ln (natural, the "
                         "default), log10 (as forensic reports quote them) or bits (log2); "

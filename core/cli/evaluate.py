@@ -60,11 +60,6 @@ def add_eval_parser(sub):
                          "with --non; in place of SCORES")
     ev.add_argument("--non", metavar="IMPOSTOR",
                     help="a file of non-target (impostor) scores, one per line, with --tar")
-    ev.add_argument("--fta-as-error", action="store_true",
-                    help="count the failures to acquire (NaN scores of a bob.measure or "
-                         "bob.bio file) as errors, as ISO/IEC 19795-1's FRR and FAR do: a "
-                         "target one as a miss, a non-target one as a correct rejection "
-                         "(default: leave them out, and report how many)")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
     how = ev.add_mutually_exclusive_group()
     how.add_argument("--calibrate-on", nargs="+", metavar=("DEV", "KEY"),
