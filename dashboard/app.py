@@ -193,6 +193,23 @@ class ThreadRunner:
 # -------------------------------------------------------------------------------- loading
 
 _FILE_CACHE: dict = {}
+#: How the server-side files are read (``llrlab serve FILE --distance --llr-unit log10
+#: --columns ...``): keyword arguments of :func:`read_options`, set once by the server
+#: before any session starts.
+READ_OPTIONS: dict = {}
+
+
+def read_options(*, higher_is_target=True, unit="ln", columns=None):
+    """The context in which a server-side file is read (see ``llrlab.core.io``)."""
+    from contextlib import ExitStack
+
+    from llrlab.core.io import score_orientation
+    from llrlab.core.io.labelled import column_names
+
+    stack = ExitStack()
+    stack.enter_context(score_orientation(higher_is_target=higher_is_target, unit=unit))
+    stack.enter_context(column_names(columns))
+    return stack
 
 
 def _cached_loader(scores, key, progress):
@@ -208,7 +225,8 @@ def _cached_loader(scores, key, progress):
     if k is not None and k in _FILE_CACHE:
         progress(1.0, "")
         return _FILE_CACHE[k]
-    out = load_with_notes(scores, key, progress)
+    with read_options(**READ_OPTIONS):
+        out = load_with_notes(scores, key, progress)
     if k is not None:
         _FILE_CACHE[k] = out
     return out

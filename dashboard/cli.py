@@ -145,6 +145,13 @@ def add_serve_parser(subparsers):
                    help="sets larger than memory: read FILEs (Parquet, or HDF5 SCORES,KEY) "
                         "lazily and compute on Dask, 'local' (default) or a dask.distributed "
                         "address (pip install 'llrlab[scale]')")
+    try:
+        from llrlab.core.cli._common import add_column_args, add_orientation_args
+    except ImportError:  # hook: the core CLI is optional for the dashboard
+        pass
+    else:
+        add_orientation_args(p)
+        add_column_args(p)
     p.set_defaults(handler=_serve_handler, command="serve")
     return p
 
@@ -191,6 +198,19 @@ def run_serve(args):
     warning = address_warning(args.address, token=token is not None)
     for text in ([warning] if warning else []) + warnings:
         sys.stderr.write(f"llrlab serve: warning: {text}\n")
+
+    options = {"higher_is_target": getattr(args, "higher_is_target", True),
+               "unit": getattr(args, "llr_unit", "ln"), "columns": getattr(args, "columns", None)}
+    if options != {"higher_is_target": True, "unit": "ln", "columns": None}:
+        if not specs or getattr(args, "dask", None) is not None:
+            sys.stderr.write("llrlab serve: error: --distance, --higher-is-target, --llr-unit "
+                             "and --columns say how the FILEs given are read (not the demo, "
+                             "nor --dask); give the FILEs, or tick 'Scores are distances' "
+                             "when uploading\n")
+            return 2
+        from . import app as app_module
+
+        app_module.READ_OPTIONS.update(options)
 
     dask = getattr(args, "dask", None)
     if dask is not None:
@@ -317,7 +337,12 @@ def build_parser():
         sub = parser.add_subparsers(dest="command", metavar="COMMAND")
         sub.required = True
     add_serve_parser(sub)
-    add_report_parser(sub)
+    report = add_report_parser(sub)
+    if core_parser is not None and report is not None:
+        from llrlab.core.cli._common import add_column_args, add_orientation_args
+
+        add_orientation_args(report)
+        add_column_args(report)
     return parser
 
 

@@ -283,6 +283,10 @@ class UploadPanel:
         self.role = pn.widgets.RadioButtonGroup(name="Use as", options=["dev", "eval"],
                                                 value="eval", button_type="primary",
                                                 button_style="outline")
+        # distances (a smaller score favours the target) are negated as they are read, as
+        # ``llrlab CMD --distance`` does (llrlab.core.io.orientation)
+        self.distance = pn.widgets.Checkbox(name="Scores are distances (smaller = target)",
+                                            value=False)
         self.system = pn.widgets.TextInput(name="System name", value="uploaded",
                                            sizing_mode="stretch_width")
         self.button = pn.widgets.Button(name="Load uploaded file", button_type="primary",
@@ -300,7 +304,7 @@ class UploadPanel:
         self.layout = pn.Column(
             self.scores, self.key, pn.Row(pn.pane.Markdown("Use as:", margin=(8, 5)),
                                           self.role),
-            self.system, self.button, self.status, self._channel,
+            self.distance, self.system, self.button, self.status, self._channel,
             sizing_mode="stretch_width")
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.on_session_destroyed(lambda _ctx: self.cleanup())
@@ -425,8 +429,13 @@ class UploadPanel:
         system = self.system.value.strip() or "uploaded"
         limits = upload_limits(self.max_bytes)
 
+        higher = not self.distance.value
+
         def loader(scores, key, progress):
-            return load_with_notes(scores, key, progress, limits=limits)
+            from llrlab.core.io import score_orientation
+
+            with score_orientation(higher_is_target=higher):
+                return load_with_notes(scores, key, progress, limits=limits)
 
         self.state.data.load_files([(system, self.role.value, scores_path, key_path)],
                                    display=display, cleanup=tmp, loader=loader)

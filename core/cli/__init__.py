@@ -16,7 +16,12 @@ import sys
 import warnings
 
 from ..errors import LlrlabError, LlrlabWarning
-from ._common import add_input_limit_args, input_limits
+from ._common import (
+    add_column_args,
+    add_input_limit_args,
+    add_orientation_args,
+    input_limits,
+)
 from ._progress import Progress
 from ._signals import TERMINATED_EXIT, Terminated, terminate_as_interrupt
 from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
@@ -60,6 +65,8 @@ def build_parser():
     add_plot_parser(sub)
     for p in sub.choices.values():
         add_input_limit_args(p)
+        add_orientation_args(p)
+        add_column_args(p)
     return parser
 
 
@@ -105,14 +112,24 @@ def run(argv=None, *, parser=None, out=None, err=None):
 
 
 def _handle(args, out):
-    """Run the subcommand, its input limits (``--max-stdin-mb``...) applying to every file
-    it reads."""
+    """Run the subcommand, its input limits (``--max-stdin-mb``...) and how scores are read
+    (``--distance``, ``--llr-unit``, ``--columns``, ``--fta-as-error``) applying to every
+    file it reads."""
     limits = input_limits(args)
-    if limits is None:
+    higher = getattr(args, "higher_is_target", True)
+    unit = getattr(args, "llr_unit", "ln")
+    columns = getattr(args, "columns", None)
+    fta = getattr(args, "fta_as_error", False)
+    if limits is None and higher and unit == "ln" and not columns and not fta:
         return args.handler(args, out)
-    from ..io import default_limits
+    from contextlib import nullcontext
 
-    with default_limits(limits):
+    from ..io import default_limits, failures_to_acquire, score_orientation
+    from ..io.labelled import column_names
+
+    with default_limits(limits) if limits is not None else nullcontext(), \
+            score_orientation(higher_is_target=higher, unit=unit), column_names(columns), \
+            failures_to_acquire(as_error=fta):
         return args.handler(args, out)
 
 

@@ -8,7 +8,8 @@ import os
 from ..errors import LlrlabError
 from ._writing import write_all_atomically, write_atomically
 
-__all__ = ["add_input_limit_args", "fmt_number", "input_limits", "load_trials_arg",
+__all__ = ["add_column_args", "add_input_limit_args", "add_orientation_args", "fmt_number",
+           "input_limits", "load_trials_arg",
            "operating_point_args", "percent", "refuse_overwriting_inputs", "requires",
            "write_all_atomically", "write_atomically"]
 
@@ -58,6 +59,70 @@ def add_input_limit_args(p):
                    help=f"a gzip-compressed input may inflate to at most this much; more "
                         f"stops the command with a message, so that a small file that "
                         f"inflates to gigabytes cannot run for minutes (default {GUNZIP_MB})")
+
+
+def _boolean(text):
+    low = text.lower()
+    if low in ("true", "yes", "1"):
+        return True
+    if low in ("false", "no", "0"):
+        return False
+    import argparse
+
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def add_orientation_args(p):
+    """``--higher-is-target true|false`` and its alias ``--distance``: which way the scores
+    of every file the command reads point (see :mod:`llrlab.core.io.orientation`)."""
+    g = p.add_argument_group("how scores are read")
+    g.add_argument("--higher-is-target", type=_boolean, default=True, metavar="true|false",
+                   help="false for distances (a smaller score favours the target): every "
+                        "score read is negated, so the measures, plots and written LLRs "
+                        "see similarities (default true)")
+    g.add_argument("--distance", dest="higher_is_target", action="store_const", const=False,
+                   help="the scores are distances: the same as --higher-is-target false")
+    g.add_argument("--fta-as-error", action="store_true",
+                   help="count the failures to acquire (NaN scores of a bob.measure or "
+                        "bob.bio file) as errors, as ISO/IEC 19795-1's FRR and FAR do: a "
+                        "target one as a miss, a non-target one as a correct rejection "
+                        "(default: leave them out, and say how many)")
+    g.add_argument("--llr-unit", choices=("ln", "log10", "bits"), default="ln",
+                   help="the logarithm of the LLRs read and written: ln (natural, the "
+                        "default), log10 (as forensic reports quote them) or bits (log2); "
+                        "llrlab computes in ln and writes calibrated or fused LLRs back in "
+                        "this unit")
+
+
+def _column_map(text):
+    """``score=cos,label=is_same`` as ``{"score": "cos", "label": "is_same"}``."""
+    import argparse
+
+    from ..io.labelled import ROLES
+
+    out = {}
+    for part in text.split(","):
+        role, sep, name = part.partition("=")
+        role, name = role.strip().lower(), name.strip()
+        if not sep or not name:
+            raise argparse.ArgumentTypeError(f"expected ROLE=NAME pairs separated by commas "
+                                             f"(e.g. score=cos,label=is_same), got {part!r}")
+        if role not in ROLES:
+            raise argparse.ArgumentTypeError(f"unknown column role {role!r}; known: "
+                                             f"{', '.join(ROLES)}")
+        if role in out:
+            raise argparse.ArgumentTypeError(f"{role} is named twice")
+        out[role] = name
+    return out
+
+
+def add_column_args(p):
+    """``--columns ROLE=NAME,...``: the names of a labelled file's columns."""
+    p.add_argument("--columns", type=_column_map, metavar="ROLE=NAME,...",
+                   help="the header names of a labelled file's (or Parquet table's) columns, "
+                        "e.g. score=cos,label=is_same,model=enroll,segment=test (roles: "
+                        "score, label, model, segment, condition, weight); its other columns "
+                        "are ignored")
 
 
 def input_limits(args):

@@ -143,10 +143,12 @@ def _write_outputs(args, cal, result, fmt, model_path, progress):
     """Write the scores and the model: both or neither."""
     from ..calibration import save_calibrator
     from ..io import write_score_file
+    from ..io.orientation import in_llr_unit
 
     jobs = []
     if args.out:
-        jobs.append((args.out, lambda tmp: write_score_file(tmp, result, fmt)))
+        written = in_llr_unit(result)  # LLRs in the unit of --llr-unit
+        jobs.append((args.out, lambda tmp: write_score_file(tmp, written, fmt)))
     if model_path:
         jobs.append((model_path, lambda tmp: save_calibrator(cal, tmp)))
     what = " and ".join(p for p in (args.out, model_path) if p)

@@ -55,6 +55,11 @@ def add_eval_parser(sub):
                     help="key file (text or HDF5); omit for a labelled file")
     operating_point_args(ev)
     ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.add_argument("--tar", metavar="GENUINE",
+                    help="a file of target (genuine) scores, one per line (pyeer's format), "
+                         "with --non; in place of SCORES")
+    ev.add_argument("--non", metavar="IMPOSTOR",
+                    help="a file of non-target (impostor) scores, one per line, with --tar")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
     how = ev.add_mutually_exclusive_group()
     how.add_argument("--calibrate-on", nargs="+", metavar=("DEV", "KEY"),
@@ -136,9 +141,23 @@ def _check_args(args):
             raise LlrlabError(f"--calibrate-on takes DEV [KEY], got {len(cal)} files{placed}; "
                               f"write: llrlab eval SCORES [KEY] --calibrate-on DEV [KEY]")
     split_dev(args)
-    if args.scores is None:
-        raise LlrlabError("give the scores to evaluate: llrlab eval SCORES KEY, or llrlab "
-                          "eval LABELLED_FILE (see llrlab eval -h)")
+    if (args.tar is None) != (args.non is None):
+        raise LlrlabError("--tar and --non come together: --tar GENUINE --non IMPOSTOR")
+    if args.tar is not None and args.scores is not None:
+        raise LlrlabError("give the scores either as SCORES [KEY] or as --tar GENUINE --non "
+                          "IMPOSTOR, not both")
+    if args.dask is not None and (not args.higher_is_target or args.llr_unit != "ln"):
+        raise LlrlabError("--dask reads the scores as they are; negate or convert them in the "
+                          "Parquet table, or leave --dask out to use --distance or --llr-unit")
+    if args.tar is not None and args.dask is not None:
+        raise LlrlabError("--dask reads a Parquet or HDF5 SCORES file; leave --tar/--non "
+                          "out, or --dask")
+    if args.tar is not None:
+        args.scores = f"{args.tar} + {args.non}"  # the name the report shows
+    elif args.scores is None:
+        raise LlrlabError("give the scores to evaluate: llrlab eval SCORES KEY, llrlab "
+                          "eval LABELLED_FILE, or llrlab eval --tar GENUINE --non IMPOSTOR "
+                          "(see llrlab eval -h)")
     requires(args.method is not None, args.calibrate_on is not None, "--method",
              "--calibrate-on DEV [KEY]", "it chooses the calibration trained on DEV" + (
                  "; a saved --model already has its method" if args.model else ""))
@@ -205,6 +224,10 @@ def write_report(out, args, a, summary, op, *, cal=None, what="", after=None, op
     out.write(f"llrlab eval: {args.scores}" + (f" + {args.key}" if args.key else "") + "\n")
     if note:
         out.write(f"{note}\n")
+    if not getattr(args, "higher_is_target", True):
+        out.write("scores: distances, negated as read (--distance)\n")
+    if getattr(args, "llr_unit", "ln") != "ln":
+        out.write(f"scores: {args.llr_unit} LLRs, converted to natural log as read\n")
     out.write(f"operating point: p_target={args.p_target:g} c_miss={args.c_miss:g} "
               f"c_fa={args.c_fa:g}\n")
     out.write(weighting_line(args) + head + "\n")
@@ -213,6 +236,9 @@ def write_report(out, args, a, summary, op, *, cal=None, what="", after=None, op
         if after:
             line += f"{_fmt(key, after[key]):>14}"
         out.write(line + "\n")
+    if "failures_to_acquire" in summary:
+        how = "counted as errors" if args.fta_as_error else "left out"
+        out.write(f"{'failures to acquire':28}{summary['failures_to_acquire']:>14}  ({how})\n")
     out.write(_dr30_line(op) + "\n")
     if after:
         out.write(f"after {what}: " + _dr30_line(op_after) + "\n")
@@ -226,9 +252,17 @@ def _cmd_eval(args, out):
         from ..scale.cli import eval_dask
 
         return eval_dask(args, out)
-    with Progress(args.err, quiet=args.quiet or args.json) as progress:
-        trials = load_trials_arg([args.scores] + ([args.key] if args.key else []), "eval",
-                                 progress)
+    from ..io.peers import failures_to_acquire
+
+    with Progress(args.err, quiet=args.quiet or args.json) as progress, \
+            failures_to_acquire(as_error=args.fta_as_error) as fta:
+        if args.tar is not None:
+            from ..io import load_genuine_impostor
+
+            trials = load_genuine_impostor(args.tar, args.non, progress=progress)
+        else:
+            trials = load_trials_arg([args.scores] + ([args.key] if args.key else []),
+                                     "eval", progress)
         trials = conditions_for_eval(trials, args, progress)
         cal, what = _calibration(args, progress)
         with progress.step(f"analysing {len(trials):,} trials"):
@@ -239,6 +273,8 @@ def _cmd_eval(args, out):
             with progress.step("computing the threshold measures"):
                 biometric = biometric_summary(weighted_for_eval(trials, args), args, progress)
             summary.update(biometric)
+        if fta.files:
+            summary["failures_to_acquire"] = fta.total
         after = None
         if cal is not None:
             with progress.step(f"calibrating and analysing {len(trials):,} trials"):

@@ -11,6 +11,10 @@ Formats (all read and written):
 * **BOSARIS HDF5** (Brümmer & de Villiers 2011, sec. 4.6) as the MATLAB toolkit writes it, and
   SIDEKIT's variant: score, key (current and old layout) and index files.  See
   :mod:`llrlab.core.io.hdf5` for the layouts and the matrix orientation rule.
+* **The peers' files** (:mod:`llrlab.core.io.peers`): bob.measure 2-column ``label score``,
+  bob.bio 4- and 5-column score files (NaN scores are failures to acquire, see
+  :func:`failures_to_acquire`), read as labelled files; pyeer's genuine and impostor files
+  (one score per line) with :func:`load_genuine_impostor`.
 * **Condition files** ``model segment condition``, joined into ``Trials.conditions``.
 * **A score file to be calibrated**, in any of the formats above that hold scores:
   :func:`read_score_file` returns it with its :class:`ScoreFormat`, and
@@ -80,6 +84,8 @@ from .hdf5 import (
     write_scores_hdf5,
 )
 from .labelled import write_labelled
+from .orientation import oriented, score_orientation
+from .peers import failures_to_acquire, load_genuine_impostor
 from .scorefile import (
     HDF5_EXTENSIONS,
     ScoreFormat,
@@ -99,13 +105,16 @@ __all__ = [
     "attach_conditions_with_report",
     "check_extension",
     "default_limits",
+    "failures_to_acquire",
     "is_hdf5",
+    "load_genuine_impostor",
     "load_scores",
     "load_trials",
     "load_trials_with_report",
     "read_key",
     "read_ndx",
     "read_score_file",
+    "score_orientation",
     "write_key",
     "write_ndx",
     "write_score_file",
@@ -216,7 +225,8 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
                 src, "labelled", progress, limits))
         except FileFormatError as exc:
             raise labelled_hint(src, exc) from None
-        return trials, JoinReport(src.name, "", len(trials), 0, 0, None, None, n_dup, 0)
+        return oriented(trials), JoinReport(src.name, "", len(trials), 0, 0, None, None,
+                                            n_dup, 0)
     key_name = path_name(key_path)
     if name == STDIN and key_name == STDIN:
         raise DataError("standard input ('-') can stand for only one of the two files")
@@ -239,7 +249,7 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
     trials, report = _guard_memory(src.name, lambda: joined_trials(scores, key))
     if progress:
         progress(1.0, f"{len(trials)} trials")
-    return trials, report
+    return oriented(trials), report
 
 
 def load_trials(scores_path, key_path=None, *, progress=None, max_trials=None,

@@ -55,6 +55,9 @@ class Col:
 
     kind: str
     what: str = ""
+    #: A ``NUMBER`` column that may hold NaN (a failure to acquire in a biometric score
+    #: file); infinite values are refused all the same.
+    nan: bool = False
 
 
 @dataclass(frozen=True)
@@ -287,7 +290,8 @@ def _read_exact(src, cols, delimiter, describe, first_line, skip_line, progress,
                 if c.kind == ID:
                     out.add_tokens(tt.column(j))
                 elif c.kind == NUMBER:
-                    out.append(parse_numbers(tt, j, c.what))
+                    out.append(parse_numbers(tt, j, c.what, finite=not c.nan) if not c.nan
+                               else _numbers_or_nan(tt, j, c.what))
                 else:
                     out.append(parse_labels(tt, j))
             if progress and src.size:
@@ -296,6 +300,17 @@ def _read_exact(src, cols, delimiter, describe, first_line, skip_line, progress,
         raise FileFormatError(src.name, "has a header line but no trials" if skip_line
                               else "is empty: it contains no trials")
     return builders.n, builders.values()
+
+
+def _numbers_or_nan(tt, j, what):
+    """Column ``j`` as float64 where NaN is allowed and an infinite value is an error."""
+    x = parse_numbers(tt, j, what, finite=False)
+    bad = np.isinf(x)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise tt.error(i, f"the {what} is infinite ({float(x[i])!r}); {what}s must be finite "
+                          f"numbers, or NaN for a failure to acquire")
+    return x
 
 
 class RowLocator:

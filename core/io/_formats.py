@@ -219,6 +219,66 @@ def _has_labelled_header(head):
     return fr is not None and labelled_header(fr) is not None
 
 
+#: Lines of the head looked at to tell a bob.measure ``label score`` file from llrlab's
+#: ``score label`` (both columns of ``1 0`` could be either).
+_ORDER_LINES = 2000
+
+
+def _two_column_order(head):
+    """``"label score"`` when, on the first lines of a 2-column headerless file, the first
+    column holds only label values and the second does not (a bob.measure file); else
+    ``"score label"`` or None (not such a file)."""
+    fr = _row(head)
+    if fr is None or fr.ncols != 2 or not _label_or_number(fr.tokens[0]) \
+            or not _label_or_number(fr.tokens[1]) or _header_like(fr):
+        return None
+    blocks = head.blocks()
+    try:
+        block = next(blocks, (b"", 1))[0]
+    finally:
+        blocks.close()  # closes the file
+    lines = block[:1 << 16].split(b"\n", _ORDER_LINES)[:_ORDER_LINES]
+    if len(lines) > 1 and len(block) > 1 << 16:
+        lines = lines[:-1]  # cut inside a line
+    if fr.delimiter == ",":
+        from ._text import CSV_TABLE
+
+        lines = [ln.translate(CSV_TABLE) for ln in lines]
+    rows = [t for t in (ln.split() for ln in lines[fr.line - 1:]) if len(t) == 2]
+    first = all(label_value(t[0]) is not None for t in rows)
+    second = all(label_value(t[1]) is not None for t in rows)
+    return "label score" if first and not second and is_number(fr.tokens[1]) else \
+        "score label"
+
+
+def _label_or_number(tok):
+    return label_value(tok) is not None or is_number(tok)
+
+
+def _is_bob_measure(head):
+    return _two_column_order(head) == "label score"
+
+
+def _is_bob_bio(head):
+    """4 fields ``claimed real test score`` or 5 ``claimed model real test score``: a
+    number last, and not llrlab's ``model segment score label`` (a number then a label)."""
+    fr = _row(head)
+    if fr is None or fr.ncols not in (4, 5) or _header_like(fr):
+        return False
+    t = fr.tokens
+    # the test label is a file name or path in bob.bio (never a number); the ids may be
+    # subject numbers
+    if not is_number(t[-1]) or is_number(t[-2]) or any(
+            is_number(x) and not _is_int(x) for x in t[:-2]):
+        return False
+    return not (fr.ncols == 4 and _headerless_shape(fr) == "labelled")
+
+
+def _is_int(tok):
+    """Ids may be integers (subject numbers); a score is taken for a float."""
+    return tok.lstrip(b"+-" if isinstance(tok, bytes) else "+-").isdigit()
+
+
 def _ncols(head):
     fr = _row(head)
     return None if fr is None else fr.ncols
@@ -265,6 +325,53 @@ def _read_conditions(src, role, progress, limits):
     from .conditions import read_condition_table
 
     return read_condition_table(src, limits=limits)
+
+
+def _read_bob_measure(src, role, progress, limits):
+    from .peers import read_bob_measure
+
+    return read_bob_measure(src, progress=progress, require_both=role != "score-file",
+                            limits=limits)
+
+
+def _read_bob_bio(src, role, progress, limits):
+    from .peers import read_bob_bio
+
+    return read_bob_bio(src, progress=progress, require_both=role != "score-file",
+                        limits=limits)
+
+
+def _read_parquet(src, role, progress, limits):
+    from .parquet import read_parquet_trials
+
+    return read_parquet_trials(src, progress=progress, require_both=role != "score-file",
+                               limits=limits)
+
+
+def _sre_roles(head):
+    from .sre import sre_columns
+
+    fr = _row(head)
+    return None if fr is None else sre_columns(fr)
+
+
+def _sre_description(head):
+    roles = _sre_roles(head) or {}
+    what = ("LLR and targettype" if "score" in roles and "label" in roles else
+            "LLR" if "score" in roles else "targettype")
+    kind = "trial key" if what == "targettype" else "score file"
+    return f"a NIST SRE {kind} with a header (modelid segmentid [side] {what})"
+
+
+def _read_sre(src, role, progress, limits):
+    from .sre import read_sre
+
+    if role == "score-file":  # a labelled SRE file, or a score file (without its key)
+        from .sre import sre_columns
+
+        role = "labelled" if "label" in sre_columns(head_of(src).first_row(ANY_COUNT)) \
+            else "scores"
+    return read_sre(src, role, progress=progress, limits=limits, require_both=False)
 
 
 def _refuse_score_file(src, role, progress, limits):
@@ -339,6 +446,12 @@ REGISTRY = (
     # reader checks it, so the tree is walked once per load)
     Format("hdf5", ("scores", "key", "ndx", "unlabelled", "score-file"), _hdf5_description,
            lambda head: head.src.is_hdf5, _read_hdf5, write=_write_hdf5),
+    # Parquet by its magic bytes (the raw ones: a gzip-compressed Parquet file is not one)
+    Format("parquet", ("labelled",), "a Parquet table (score, label[, model, segment, "
+           "condition, weight])", lambda head: head.magic[:4] == b"PAR1", _read_parquet),
+    # NIST SRE by its header words, before llrlab's labelled header (which would refuse them)
+    Format("nist-sre", ("scores", "key", "labelled", "score-file"), _sre_description,
+           lambda head: _sre_roles(head) is not None, _read_sre),
     Format("labelled-header", ("labelled", "score-file"),
            "a labelled text file with a header line naming its columns",
            _has_labelled_header, _read_labelled, write=_write_text,
@@ -351,6 +464,14 @@ REGISTRY = (
                                                          or _ncols(head) == 3)),
     Format("bosaris-key", ("key", "ndx"), "a BOSARIS key file (model segment target|nontarget)",
            _shape_is("key"), _read_key_text, claims=lambda head, role: _is_text(head)),
+    # the peers' files before llrlab's own labelled file (their sniffs exclude its shapes)
+    Format("bob-measure", ("labelled", "score-file"), "a bob.measure 2-column label-score file "
+           "(label first: 1/-1 or 1/0)", _is_bob_measure, _read_bob_measure),
+    Format("bob-bio", ("labelled", "score-file"),
+           lambda head: f"a bob.bio {_ncols(head)}-column score file ("
+           + ("claimed_id real_id test_label score" if _ncols(head) == 4 else
+              "claimed_id model_label real_id test_label score") + ")",
+           _is_bob_bio, _read_bob_bio),
     Format("labelled", ("labelled", "score-file"),
            "a labelled file (score label, or model segment score label)",
            _shape_is("labelled"), _read_labelled, write=_write_text,

@@ -45,6 +45,9 @@ def _looks_like_header(fr):
 
 _labelled_roles = labelled_header
 
+#: Registry formats of files that hold their own labels (given with a key: a mistake).
+_SELF_LABELLED = ("bob-measure", "bob-bio", "parquet")
+
 
 _GENERIC = "; with other columns, start the file with a header line"
 
@@ -65,12 +68,24 @@ def _header_hint(src, fr, exc, what):
                                 f"BOSARIS {what} file has no header: delete that line{alone}")
 
 
+def _detected(src):
+    """The registry's Format of ``src`` (from the head already read), or None."""
+    from ._formats import detect
+
+    return detect(head_of(src))
+
+
 def labelled_hint(src, exc):
     """The error of reading ``src`` as one labelled file, with a hint when it is a BOSARIS
-    score or key file (a key forgotten, or given alone)."""
+    score or key file (a key forgotten, or given alone) or a file of one score per line."""
     fr = _peek(src)
     if fr is None or _labelled_roles(fr) is not None or (exc.line not in (None, fr.line)):
         return exc
+    fmt = _detected(src)
+    if fmt is not None and fmt.name == "bare-scores":
+        return _error(src, fr, exc, "detected as a file of one score per line (e.g. pyeer's "
+                                    "genuine or impostor scores), which holds no labels; give "
+                                    "the two files as --tar GENUINE --non IMPOSTOR")
     shape = _shape(fr)
     if shape == "score":
         return _error(src, fr, exc, "the file looks like a BOSARIS score file (model segment "
@@ -92,9 +107,26 @@ def score_hint(src, key_src, exc):
                                              f"file: the two files look swapped; give the "
                                              f"score file first, then the key")
         return exc
+    fmt = _detected(src)
     fr = _peek(src)
+    if fmt is not None and fmt.name in _SELF_LABELLED and fr is None:
+        return FileFormatError(src.name, f"detected as {fmt.description(head_of(src))}, "
+                                         f"which holds its own labels; give it alone, without "
+                                         f"a key file")
     if fr is None:
         return exc
+    if fmt is not None and fmt.name == "nist-sre":
+        kfmt = _detected(key_src)
+        if kfmt is not None and kfmt.name == "nist-sre" and "LLR" in kfmt.description(
+                head_of(key_src)) and "LLR" not in fmt.description(head_of(src)):
+            return FileFormatError(src.name, f"detected as {fmt.description(head_of(src))} "
+                                             f"and {key_src.name} as the score file: the two "
+                                             f"files look swapped; give the score file first, "
+                                             f"then the key", line=fr.line, text=fr.text)
+        return exc
+    if fmt is not None and fmt.name in _SELF_LABELLED:
+        return _error(src, fr, exc, f"detected as {fmt.description(head_of(src))}, which "
+                                    f"holds its own labels; give it alone, without a key file")
     shape = _shape(fr)
     if shape == "key":
         kr = _peek(key_src)
@@ -124,6 +156,13 @@ def key_hint(src, key_src, exc):
     kr = _peek(key_src)
     if kr is None:
         return exc
+    kfmt = _detected(key_src)
+    if kfmt is not None and kfmt.name == "nist-sre":
+        return exc  # its reader said what it is and what to do
+    if kfmt is not None and kfmt.name in _SELF_LABELLED:
+        return _error(key_src, kr, exc, f"detected as {kfmt.description(head_of(key_src))}, "
+                                        f"which holds its own labels, not a key; give it "
+                                        f"alone, without {src.name}")
     shape = _shape(kr)
     if shape == "score":
         return _error(key_src, kr, exc, "this file looks like a score file (numbers in its "

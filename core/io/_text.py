@@ -51,10 +51,11 @@ __all__ = [
     "split_table",
 ]
 
-TARGET_WORDS = ("target", "tgt", "tar", "true", "1")
-NONTARGET_WORDS = ("nontarget", "non-target", "non", "imp", "impostor", "false", "0")
+TARGET_WORDS = ("target", "tgt", "tar", "genuine", "gen", "true", "1", "+1")
+NONTARGET_WORDS = ("nontarget", "non-target", "non", "imp", "impostor", "false", "0", "-1")
 LABEL_WORDS = {**{w: True for w in TARGET_WORDS}, **{w: False for w in NONTARGET_WORDS}}
-LABEL_HELP = "target or nontarget (also tgt/non, tar/imp, true/false, 1/0, any case)"
+LABEL_HELP = ("target or nontarget (also tgt/non, tar/imp, genuine/impostor, true/false, 1/0, "
+              "+1/-1, any case)")
 
 _ASCII_WS = b" \t\n\r\x0b\x0c"
 CSV_TABLE = bytes.maketrans(b',"', b"  ")

@@ -24,7 +24,9 @@ in any case.
 
 from __future__ import annotations
 
+import contextvars
 import os
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -47,11 +49,14 @@ __all__ = [
     "COLUMN_NAMES",
     "HEADERLESS_ROLES",
     "ROLES",
+    "column_names",
     "detect_columns",
     "format_labelled",
     "header_roles",
     "labelled_chunks",
+    "mapped_columns",
     "read_labelled",
+    "trials_from_columns",
     "write_labelled",
 ]
 
@@ -70,6 +75,35 @@ ROLES = ("model", "segment", "score", "label", "condition", "weight")
 
 #: The column roles of a file without a header line, by number of fields.
 HEADERLESS_ROLES = {2: ("score", "label"), 4: ("model", "segment", "score", "label")}
+
+
+_MAPPED = contextvars.ContextVar("llrlab_column_names", default=None)
+
+
+@contextmanager
+def column_names(mapping):
+    """Within the block, a labelled file's header (and a Parquet table's columns) may name
+    its columns as ``mapping`` says (role -> the file's column name, e.g. ``{"score":
+    "cos", "label": "is_same"}``, roles as in :data:`ROLES`); the file's other columns are
+    then ignored instead of refused (``llrlab CMD --columns score=cos,label=is_same``)."""
+    mapping = dict(mapping or {})
+    for role, name in mapping.items():
+        if role not in ROLES:
+            raise DataError(f"unknown column role {show(role)} in the column names; known: "
+                            f"{', '.join(ROLES)}")
+        if not isinstance(name, str) or not name.strip():
+            raise DataError(f"the column name of {role} is empty")
+    token = _MAPPED.set({name.lower(): role for role, name in mapping.items()} or None)
+    try:
+        yield
+    finally:
+        _MAPPED.reset(token)
+
+
+def mapped_columns():
+    """``{lowercased file column name: role}`` of the :func:`column_names` in force, or
+    None."""
+    return _MAPPED.get()
 
 
 def _is_number(tok):
@@ -97,11 +131,23 @@ def header_roles(tt):
     """
     first = [t.decode("utf-8") for t in tt.tokens[: tt.ncols]]
     lowered = [t.lower() for t in first]
-    if any(_is_number(t) for t in first) or not any(t in COLUMN_NAMES for t in lowered):
+    mapped = _MAPPED.get()
+    names = COLUMN_NAMES if mapped is None else {
+        **{k: v for k, v in COLUMN_NAMES.items() if v not in mapped.values()}, **mapped}
+    if any(_is_number(t) for t in first):
+        return None
+    if mapped is not None:
+        absent = [n for n in mapped if n not in lowered]
+        if absent:
+            raise tt.error(0, f"the header has no column {show(absent[0])} (named by "
+                              f"--columns); its columns are {show(' '.join(first), 120)}")
+    if not any(t in names for t in lowered):
         return None
     roles = {}
     for j, (name, low) in enumerate(zip(first, lowered, strict=True)):
-        role = COLUMN_NAMES.get(low)
+        role = names.get(low)
+        if role is None and mapped is not None:
+            continue  # a column the mapping does not use
         if role is None:
             raise tt.error(0, f"unknown column {show(name)} in the header; known columns: "
                               f"score, label (or class/key/target), model, segment (or test), "
@@ -137,6 +183,10 @@ def detect_columns(src):
     roles = header_roles(fr)
     if roles is not None:
         return roles, fr.line, fr
+    if fr.ncols not in HEADERLESS_ROLES and not any(_is_number(t) for t in fr.tokens):
+        raise fr.error(0, "this looks like a header line whose column names llrlab does not "
+                          "know; name the columns with --columns (e.g. --columns score=cos,"
+                          "label=is_same,model=enroll,segment=test)")
     if fr.ncols not in HEADERLESS_ROLES:
         raise fr.error(0, f"expected 2 fields (score label) or 4 (model segment score label) "
                           f"per line, found {fr.ncols}; {HEADER_HINT}")
@@ -191,23 +241,36 @@ def read_labelled(path, data=None, *, progress=None, require_both=True, limits=N
     if progress:
         progress(0.0, f"reading {name}")
     roles, header, fr = detect_columns(src)
-    by_col = sorted(roles, key=roles.get)
-    got = read_columns(src, [_KINDS[r] for r in by_col], delimiter=fr.delimiter, describe="",
+    role_of = {j: r for r, j in roles.items()}
+    cols = [_KINDS[role_of[j]] if j in role_of else Col(ID, "column")
+            for j in range(fr.ncols)]
+    got = read_columns(src, cols, delimiter=fr.delimiter, describe="",
                        first_line=fr.line, skip_line=header, progress=progress, limits=limits,
                        fast=fast)
-    col = {r: got.values[roles[r]] for r in by_col}
+    col = {r: got.values[j] for r, j in roles.items()}
+    return trials_from_columns(name, col, got.locator, progress=progress,
+                               require_both=require_both)
+
+
+def trials_from_columns(name, col, locator, *, progress=None, require_both=True):
+    """``(trials, n_duplicates)`` from the columns of a labelled file (``col``: role ->
+    array or IdCodes, see :data:`ROLES`; ``locator`` finds a row's line for messages), as
+    :func:`read_labelled` returns them.  Shared by every reader of a file holding its own
+    labels (see :mod:`llrlab.core.io.peers`)."""
     values = {"scores": col["score"], "labels": col["label"]}
-    if "weight" in roles:
+    if "weight" in col:
         w = col["weight"]
         if (w < 0).any():
             i = int(np.argmax(w < 0))
-            raise got.locator.error(i, f"the weight {float(w[i])!r} is negative")
+            what = f"the weight {float(w[i])!r} is negative"
+            raise locator.error(i, what) if locator is not None else \
+                FileFormatError(name, f"row {i + 1}: {what}")
         values["weights"] = w
-    if "condition" in roles:
+    if "condition" in col:
         values["conditions"] = col["condition"]
-    if "model" in roles:
+    if "model" in col:
         m, sg = col["model"], col["segment"]
-        table = Table(name, m, sg, values, got.locator)
+        table = Table(name, m, sg, values, locator)
         keep, n_dup = deduplicate(table, ("scores", "labels"), "score and label")
         if keep is not None:
             table = table.subset(keep)

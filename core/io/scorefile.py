@@ -69,6 +69,7 @@ from .bosaris_text import (
     write_ids_text,
 )
 from .labelled import HEADERLESS_ROLES, ROLES, labelled_chunks
+from .orientation import oriented
 
 __all__ = [
     "HDF5_EXTENSIONS",
@@ -192,6 +193,12 @@ def _scores_from_table(name, table):
                   source=name)
 
 
+def roles_sre(fr):
+    from .sre import sre_columns
+
+    return sre_columns(fr) or {}
+
+
 def _score_format(head, fmt):
     """The ScoreFormat of a file read as ``fmt`` (a registry Format), from its head."""
     if fmt.name == "hdf5":
@@ -207,8 +214,13 @@ def _score_format(head, fmt):
         return ScoreFormat("labelled", delim, header=True, columns=columns, names=names)
     if fmt.name == "labelled":
         return ScoreFormat("labelled", delim, columns=HEADERLESS_ROLES[fr.ncols])
-    if fmt.name == "bosaris-scores":
+    if fmt.name == "bosaris-scores" or (fmt.name == "nist-sre" and "label" not in roles_sre(fr)):
         return ScoreFormat("bosaris", delim)
+    if fmt.name in ("bob-measure", "bob-bio", "nist-sre"):
+        # the peers' files are written back as llrlab's labelled file (ids where they have
+        # them): llrlab writes no other toolkit's format
+        return ScoreFormat("labelled", delim if fmt.name != "nist-sre" else "\t",
+                           columns=HEADERLESS_ROLES[2 if fmt.name == "bob-measure" else 4])
     return ScoreFormat("bare")
 
 
@@ -265,10 +277,10 @@ def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None, lim
     data = fmt.read(src, "score-file", progress, limits)
     layout = _score_format(head, fmt)
     if layout.kind == "labelled":
-        return data[0], layout
+        return oriented(data[0]), layout
     if isinstance(data, Scores):
-        return data, layout
-    return _scores_from_table(src.name, data), layout
+        return oriented(data), layout
+    return oriented(_scores_from_table(src.name, data)), layout
 
 
 def check_extension(path, fmt):

@@ -352,3 +352,56 @@ def test_a_small_upload_declaring_a_huge_matrix_is_refused_by_the_loader(app_sta
     assert err.startswith("huge.h5") and "not enough memory" in err and "40000 x 40000" in err
     assert "\n" not in err and app_state.data.systems == {}
     up.cleanup()
+
+
+def test_peer_formats_load_through_the_upload_path(app_state):
+    """A bob.measure file (with a failure to acquire), a bob.bio file and a NIST SRE pair,
+    uploaded as users upload them: the same trials as from the command line, and the
+    failure to acquire said in the page."""
+    up = UploadPanel(app_state)
+    send(up.scores, "bob.txt", b"1 0.5\n-1 -0.3\n1 nan\n-1 0.2\n1 1.5\n")
+    up._load()
+    assert app_state.status.error == ""
+    assert len(app_state.data.systems["uploaded"].eval) == 4
+    assert "1 failure(s) to acquire (NaN scores: 1 target, 0 non-target) left out" in \
+        app_state.data.notes_text()
+    send(up.scores, "scores-bio.txt", b"a a t1 0.9\na b t2 0.1\nb b t3 0.7\nc a t5 -0.4\n")
+    up._load()
+    t = app_state.data.systems["uploaded"].eval
+    assert app_state.status.error == "" and list(t.labels) == [True, False, True, False]
+    send(up.scores, "system.tsv", b"modelid\tsegmentid\tLLR\nm1\ts1\t2\nm1\ts2\t-1\nm2\ts1\t0\n")
+    send(up.key, "key.tsv", b"modelid\tsegmentid\ttargettype\nm1\ts1\ttarget\nm1\ts2\t"
+                            b"nontarget\nm2\ts1\tnontarget\n")
+    up._load()
+    t = app_state.data.systems["uploaded"].eval
+    assert app_state.status.error == "" and list(t.scores) == [2, -1, 0]
+    # distances, negated as they are read
+    up.distance.value = True
+    up._load()
+    assert list(app_state.data.systems["uploaded"].eval.scores) == [-2, 1, 0]
+    up.cleanup()
+
+
+def test_serve_reads_its_files_with_the_reading_options(tmp_path, monkeypatch):
+    """``llrlab serve FILE --distance --llr-unit log10`` (the options the server sets in
+    ``READ_OPTIONS``): the session's trials are the negated, converted scores."""
+    from llrlab.dashboard import app as app_module
+    from llrlab.dashboard.app import FileSpec
+
+    p = tmp_path / "dist.txt"
+    p.write_text("1 target\n3 nontarget\n2 nontarget\n0.5 target\n")
+    monkeypatch.setattr(app_module, "READ_OPTIONS", {"higher_is_target": False,
+                                                     "unit": "log10"})
+    monkeypatch.setattr(app_module, "_FILE_CACHE", {})
+    state = create_app([FileSpec("dist", "eval", str(p))], demo=False, threaded=False).state
+    got = state.data.systems["dist"].eval.scores
+    assert list(got) == pytest.approx([-x * 2.302585092994046 for x in (1, 3, 2, 0.5)])
+
+
+def test_serve_refuses_reading_options_without_files(capsys):
+    from llrlab.dashboard.cli import build_parser, run_serve
+
+    args = build_parser().parse_args(["serve", "--distance", "--no-show"])
+    assert run_serve(args) == 2
+    assert "--distance, --higher-is-target, --llr-unit and --columns say how the FILEs" in \
+        capsys.readouterr().err

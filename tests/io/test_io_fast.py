@@ -129,7 +129,7 @@ def test_the_fast_path_reads_ordinary_files(monkeypatch, reader, content, name):
     ("scores", b"m1 s1 1\nm1 s2\n"),
     ("scores", b"m1 s\xe9 1\n"),                   # not UTF-8
     ("key", b"m1 s1 target\nm1 s2 maybe\n"),
-    ("key", b"m1 s1 +1\nm1 s2 0\n"),             # pandas 3.1 reads '+1' as 1 in a category
+    ("key", b"m1 s1 +0\nm1 s2 0\n"),             # pandas 3.1 reads '+0' as 0 in a category
     ("key", b"m1 s1 00\nm1 s2 1\n"),
     ("key", b"m1 s1 target\nm1 s2\n"),
     ("labelled", b"score label\n1 target\n2\n"),

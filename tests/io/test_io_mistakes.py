@@ -73,8 +73,7 @@ def test_score_file_given_as_the_key(files):
     assert "looks like a score file (numbers in its third column), not a key" in msg
 
 
-@pytest.mark.parametrize("header", ["model segment score", "modelid segmentid score",
-                                    "enrollment test llr"])
+@pytest.mark.parametrize("header", ["model segment score", "enrollment test llr"])
 def test_header_line_in_a_bosaris_score_file(tmp_path, files, header):
     _, k, _ = files
     s = write(tmp_path / "h.txt", f"{header}\n{SCORES}")
@@ -83,6 +82,14 @@ def test_header_line_in_a_bosaris_score_file(tmp_path, files, header):
     assert "looks like a header line" in msg and "a BOSARIS score file has no header" in msg
     assert "delete that line" in msg
     assert message(lambda: load_scores(s)).startswith(f"{s}, line 1:")
+
+
+def test_a_nist_header_line_names_the_columns_of_a_score_file(tmp_path, files):
+    """``modelid segmentid score`` is NIST SRE's header (llrlab.core.io.sre): read, not
+    refused."""
+    _, k, _ = files
+    s = write(tmp_path / "h.txt", f"modelid segmentid score\n{SCORES}")
+    assert list(load_trials(s, k).scores) == [1.5, -0.5, 0.25]
 
 
 def test_header_line_in_a_bosaris_key_file(tmp_path, files):
