@@ -71,6 +71,7 @@ from .bosaris_text import (
     write_score_text,
 )
 from .conditions import attach_conditions_with_report
+from .frame import as_labels, trials_from_frame
 from .hdf5 import (
     is_hdf5,
     read_hdf5_table,
@@ -94,6 +95,7 @@ __all__ = [
     "Limits",
     "Ndx",
     "ScoreFormat",
+    "as_labels",
     "attach_conditions",
     "attach_conditions_with_report",
     "check_extension",
@@ -104,6 +106,7 @@ __all__ = [
     "read_key",
     "read_ndx",
     "read_score_file",
+    "trials_from_frame",
     "write_key",
     "write_ndx",
     "write_score_file",
