@@ -51,6 +51,23 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_for_port(port, timeout, proc=None, name="the server"):
+    """Wait until something listens on 127.0.0.1:``port``, at most ``timeout`` seconds;
+    ``RuntimeError`` when ``proc`` (the server's process, if given) exits first or nothing
+    listens by then."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"{name} exited with {proc.returncode} before listening on "
+                               f"port {port}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"nothing listens on port {port} after {timeout:.0f} s")
+        time.sleep(0.1)
+
+
 # ------------------------------------------------------------------------------------ files
 
 
@@ -162,15 +179,9 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/"
 
     def wait(self, timeout=180):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llrlab serve exited with {self.proc.returncode}")
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return self
-            time.sleep(0.1)
-        raise RuntimeError("llrlab serve did not start")
+        """Wait until the server listens (at most ``timeout`` seconds); returns the server."""
+        wait_for_port(self.port, timeout, self.proc, name="llrlab serve")
+        return self
 
     def cpu(self):
         """CPU seconds (user + system) used by the server process so far."""

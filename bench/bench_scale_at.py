@@ -134,7 +134,7 @@ def main():
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"\n{n:,} trials per shape, {args.repeats} interleaved runs each, local scheduler, "
-          f"{os.cpu_count()} cores, load average {load_average():.1f} at the end")
+          f"{os.cpu_count()} cores, load average {load_average()} at the end")
     print("median seconds (spread = (max - min) / median); at() in microseconds per call")
     head = (f"{'shape':28}{'threads':>8}{'parts':>6}{'not kept s':>12}{'kept s':>10}"
             f"{'ratio':>7}{'spread':>8}{'at tab us':>11}{'at look us':>12}{'spread':>8}")

@@ -249,13 +249,13 @@ def _run(browser, sessions, conditions, timeout, phase_seconds, workdir, hide, l
     hostile = workdir / "many_conditions.csv"
     size = make_hostile_file(hostile, conditions)
     log(f"hostile file: {conditions:,} conditions, {size / 1e6:.1f} MB")
-    server = Server(llrlab=str(LLRLAB), log=str(workdir / "server.log")).wait(timeout=180)
+    server = Server(llrlab=str(LLRLAB), log=str(workdir / "server.log")).wait(timeout)
     probe = Probe(server)
     out = {"conditions": conditions, "file_mb": size / 1e6, "sessions": sessions}
     pages = []
     try:
         t0 = time.monotonic()
-        pages = open_pages(browser, server.url, sessions)
+        pages = open_pages(browser, server.url, sessions, timeout)
         log(f"{sessions} sessions open in {time.monotonic() - t0:.1f} s")
         draggers, uploader = pages[:-1], pages[-1]
         probe.start()
@@ -272,7 +272,7 @@ def _run(browser, sessions, conditions, timeout, phase_seconds, workdir, hide, l
         t_start = time.time()
         uploader.wait_for_timeout(1000 * phase_seconds)
         t_load = time.time()
-        upload(uploader, hostile)
+        upload(uploader, hostile, timeout)
         state = None
         while time.time() - t_load < timeout:
             state = hostile_done(uploader)

@@ -1,37 +1,48 @@
 """Benchmark: the numeric core's slow steps as multiples of one numpy.sort of the same data.
 
-Each row is timed side by side with ``numpy.sort`` of the same scores in the same run
-(interleaved repeats, medians), and printed as ``time / sort``.  With ``--baseline REV``
-the same row is also timed with llrlab's ``core/`` as it was at git revision ``REV`` (read
-with ``git archive`` into a temporary directory and imported as ``llrlab_before.core``), in
-the same interleaved loop: the "before" and "after" columns then come from one run on one
-machine state.
+Every row times a user call next to one single-threaded ``numpy.sort`` of the same float64
+scores (the baseline), interleaved (``--repeats``, at least 5, after one warm-up run),
+and reports the median of the run-by-run ratios and their spread (smallest - largest).
+Each row runs twice: with the default threads (BLAS, OpenMP and llrlab's chunk threads as
+the libraries set them; the sort is one thread whatever the setting) and with one thread
+for every pool (``threadpoolctl``, ``llrlab.core._parallel.set_threads(1)`` and
+``threads=False`` where a call takes it).  The load average is printed before and after.
+With ``--baseline REV`` each row also times llrlab's ``core/`` as it was at git revision
+``REV`` (extracted with ``git archive``, imported as ``llrlab_before.core``) in the same
+interleaved loop: "before" and "after" come from one run on one machine state.
 
-Rows (``--rows``, default all), at ``--n`` trials (default 10^7):
+Rows (``--rows``, default all), at ``--n`` trials (default 10^7); every Trials is built
+fresh in each run (no cached factorize or sort) unless the row says "loaded":
 
-* ``fit``: affine calibration of one system (scores ``3 x + 7``, 1 target per 10
-  non-targets, prior 0.5): the kernel ``fit_linear`` and the user call
-  ``AffineCalibrator.fit`` on a fresh ``Trials`` (its report sorts the dev scores once).
-  Timed **with the libraries' default BLAS threads while ``--load`` busy processes keep
-  the cores loaded** (the sort is timed under the same load).  Target: <= 5x a sort.
-* ``analyze10``: ``analyze(tar, non)`` with 10 % targets.  Target: <= 2x a sort.
-* ``weighted``: condition-weighted pooling of 10 conditions of unequal size:
-  ``analyze(condition_weights(t).trials)`` on a fresh ``Trials`` each time (so the
-  condition factorize is timed too), and ``weighted_indexed``: the same on one ``Trials``
-  whose conditions were factorized before (re-weighting loaded trials, as the dashboard
-  does).  Target: <= 3x a sort.
-* ``conditions``: ``by_condition`` with ``--cond-n`` trials in ``--cond-n / 2`` conditions of
-  one target and one non-target each (the many-conditions case).  ``--baseline`` is timed
-  at ``--cond-n-before`` trials only (it was quadratic in the number of conditions).
+=================  ================================================================  ======
+row                shape                                                              target
+=================  ================================================================  ======
+analyze10          ``analyze(tar, non)``, Gaussian scores, 10 % targets                2x
+analyze1           the same, 1 % targets                                               2x
+weights10          ``analyze(Trials(..., weights=w))``, integer weights 1-10, 10 %     3x
+cond_short         ``analyze(condition_weights(Trials(..., conditions=c)).trials)``,   3x
+                   10 conditions of unequal size, names of 6 characters, equal weights
+cond_long          the same with names of 30-40 characters with slashes                3x
+cond_loaded        the same on trials read by ``load_trials`` from a labelled file     3x
+                   with a condition column (its lines shuffled); conditions held as
+                   codes, as loaded; a fresh ``Trials`` sharing them in each run
+fit05, fit001      ``AffineCalibrator.fit(Trials(s, lab), prior=p)`` (with its          5x
+                   training report), scores ``3 x + 7``, 1 target per 10 non-targets,
+                   p = 0.5 and 0.01
+conditions         ``by_condition`` with ``--cond-n`` trials in ``--cond-n / 2``          -
+                   conditions of one target and one non-target each
+=================  ================================================================  ======
 
-Usage: python bench/bench_speed.py [--n 1e7] [--repeats 5] [--baseline REV] [--load 1]
-                                   [--rows fit analyze10 weighted conditions]
+The trials are in random order in every row (the order of a score file sorted by model or
+segment id, or shuffled, is random with respect to the scores).
+
+Usage: python bench/bench_speed.py [--n 1e7] [--repeats 5] [--baseline REV]
+                                   [--rows ...] [--threads default one]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import os
 import subprocess
@@ -41,13 +52,25 @@ import time
 import warnings
 
 import numpy as np
-from _timing import interleaved
+from _timing import interleaved_times, load_average, machine_line, ratio_stats, thread_settings
 
 import llrlab.core as after_core
 
-ROWS = ("fit", "analyze10", "weighted", "conditions")
-TARGETS = {"fit": 5.0, "fit_report": 5.0, "analyze10": 2.0, "weighted": 3.0,
-           "weighted_indexed": 3.0}
+ROWS = ("analyze10", "analyze1", "weights10", "cond_short", "cond_long", "cond_loaded",
+        "fit05", "fit001", "conditions")
+TARGETS = {"analyze10": 2.0, "analyze1": 2.0, "weights10": 3.0, "cond_short": 3.0,
+           "cond_long": 3.0, "cond_loaded": 3.0, "fit05": 5.0, "fit001": 5.0}
+SHAPES = {
+    "analyze10": "analyze(tar, non); 10% targets",
+    "analyze1": "analyze(tar, non); 1% targets",
+    "weights10": "analyze, per-trial integer weights 1-10; 10% targets",
+    "cond_short": "cond.-weighted analyze, fresh Trials, 10 cond. names of 6 chars",
+    "cond_long": "cond.-weighted analyze, fresh Trials, names of 30-40 chars with /",
+    "cond_loaded": "cond.-weighted analyze, trials loaded from a shuffled file",
+    "fit05": "AffineCalibrator.fit, prior 0.5, 1:10, fresh Trials",
+    "fit001": "AffineCalibrator.fit, prior 0.01, 1:10, fresh Trials",
+    "conditions": "by_condition, many conditions of 2 trials",
+}
 
 
 def load_baseline(rev, tmp):
@@ -62,20 +85,13 @@ def load_baseline(rev, tmp):
     return importlib.import_module("llrlab_before.core")
 
 
-@contextlib.contextmanager
-def cpu_load(n):
-    """``n`` busy Python processes (a CPU-bound loop each) while the block runs."""
-    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
-    try:
-        time.sleep(0.5 if n else 0.0)
-        yield
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
-
-
 # --- data --------------------------------------------------------------------------------------
+
+def gaussian(n, frac, rng):
+    """Scores of ``n`` trials, ``frac`` of them targets, in random order: ``(scores, lab)``."""
+    lab = rng.random(n) < frac
+    return np.where(lab, 2.0, -2.0) + rng.normal(size=n), lab
+
 
 def affine_data(n, rng):
     lab = np.zeros(n, bool)
@@ -85,15 +101,20 @@ def affine_data(n, rng):
     return 3.0 * x + 7.0, lab
 
 
-def condition_data(n, rng, n_cond=10):
+def condition_data(n, rng, *, long_names=False, n_cond=10):
     """Trials in ``n_cond`` conditions of unequal size (shares 1 : 2 : ... : n_cond), each
-    with its own target share and score shift."""
+    with its own target share and score shift; names ``cond03`` or, with ``long_names``,
+    like ``vox2/dev/aac/id10270/5r0dWxy17C8/cond03`` (30-40 characters)."""
     share = np.arange(1, n_cond + 1, dtype=np.float64)
     cond = rng.choice(n_cond, size=n, p=share / share.sum())
     p_tar = np.linspace(0.02, 0.2, n_cond)[cond]
     lab = rng.random(n) < p_tar
     scores = np.where(lab, 2.0, -2.0) + 0.3 * cond + rng.normal(size=n)
-    names = np.array([f"cond{k:02d}" for k in range(n_cond)])
+    if long_names:
+        names = np.array([f"vox2/dev/aac/id1{k:04d}/{'5r0dWxy17C8'[:k + 1]}/cond{k:02d}"
+                          for k in range(n_cond)])
+    else:
+        names = np.array([f"cond{k:02d}" for k in range(n_cond)])
     return scores, lab, names[cond]
 
 
@@ -106,134 +127,168 @@ def pair_conditions(n, rng):
     return scores, lab, names
 
 
-# --- rows --------------------------------------------------------------------------------------
+def loaded_conditions(n, rng, tmp):
+    """Trials of :func:`condition_data` (long names) written as a labelled text file with
+    ids and a condition column, lines shuffled, and read back with ``load_trials``."""
+    from llrlab.core.io import load_trials, write_trials
 
-def fit_rows(cores, n, repeats, load, rng):
-    s, lab = affine_data(n, rng)
-    fns = {"sort": lambda: np.sort(s)}
-    for tag, core in cores.items():
-        from importlib import import_module
-
-        logreg = import_module(core.__name__ + ".calibration._logreg")
-        cal = import_module(core.__name__ + ".calibration")
-        fns[f"fit {tag}"] = lambda lr=logreg: lr.fit_linear(s, lab, 0.5)
-        fns[f"fit_report {tag}"] = (
-            lambda c=core, k=cal: k.AffineCalibrator.fit(c.Trials(s, lab), prior=0.5))
-    with cpu_load(load):
-        t = interleaved(fns, repeats)[1]
-    return [("fit", "affine fit kernel (fit_linear), default BLAS threads, under load", t),
-            ("fit_report", "AffineCalibrator.fit (with training report), same load", t)]
+    scores, lab, cond = condition_data(n, rng, long_names=True)
+    ids = np.char.add("id", (np.arange(n) % 1000).astype(str))
+    seg = np.char.add("seg/", np.arange(n).astype(str))
+    t = after_core.Trials(scores, lab, conditions=cond, model_ids=ids, segment_ids=seg)
+    path = os.path.join(tmp, "trials.txt")
+    write_trials(path, t)
+    return load_trials(path)
 
 
-def analyze_rows(cores, n, repeats, rng):
-    t_count = n // 10
-    tar = rng.normal(2.0, 1.0, t_count)
-    non = rng.normal(-2.0, 1.0, n - t_count)
-    scores = np.concatenate([tar, non])
+# --- rows: each gives {name: callable} with the baseline "sort" -----------------------------
+
+def analyze_row(cores, scores, lab, threaded):
+    tar, non = scores[lab], scores[~lab]
     fns = {"sort": lambda: np.sort(scores)}
     for tag, core in cores.items():
-        fns[f"analyze10 {tag}"] = lambda c=core: c.analyze(tar, non)
-    return [("analyze10", "analyze, 10% targets", interleaved(fns, repeats)[1])]
+        fns[tag] = lambda c=core: c.analyze(tar, non, threads=threaded)
+    return fns
 
 
-def weighted_rows(cores, n, repeats, rng):
-    scores, lab, cond = condition_data(n, rng)
+def weights_row(cores, scores, lab, w, threaded):
+    fns = {"sort": lambda: np.sort(scores)}
+    for tag, core in cores.items():
+        fns[tag] = lambda c=core: c.analyze(c.Trials(scores, lab, weights=w), threads=threaded)
+    return fns
+
+
+def condition_row(cores, scores, lab, cond, threaded):
     fns = {"sort": lambda: np.sort(scores)}
     for tag, core in cores.items():
         def run(c=core):
             t = c.Trials(scores, lab, conditions=cond)  # fresh: no cached factorize or sort
-            return c.analyze(c.condition_weights(t, "equal").trials)
-        fns[f"weighted {tag}"] = run
-        indexed = core.Trials(scores, lab, conditions=cond)
-        indexed.condition_index()  # the conditions of a loaded Trials, factorized once
-        fns[f"weighted_indexed {tag}"] = (
-            lambda c=core, t=indexed: c.analyze(c.condition_weights(t, "equal").trials))
-    t = interleaved(fns, repeats)[1]
-    return [("weighted", "condition-weighted analyze (10 conditions, equal weights), "
-             "fresh Trials", t),
-            ("weighted_indexed", "the same, conditions already factorized (a Trials "
-             "re-weighted)", t)]
+            return c.analyze(c.condition_weights(t, "equal").trials, threads=threaded)
+        fns[tag] = run
+    return fns
 
 
-def condition_rows(cores, n_after, n_before, repeats, rng):
-    rows = []
-    for n, which in ((n_before, cores), (n_after, {"after": cores["after"]})):
-        if n is None or not which:
-            continue
-        scores, lab, cond = pair_conditions(n, rng)
-        fns = {"sort": lambda s=scores: np.sort(s)}
-        for tag, core in which.items():
-            def run(c=core, s=scores, lab=lab, cond=cond):
-                return c.by_condition(c.Trials(s, lab, conditions=cond), "equal", grid=[0.0])
-            fns[f"conditions {tag}"] = run
-        reps = repeats if n <= 100_000 else 1
-        rows.append((f"conditions@{n}", f"by_condition, {n:,d} trials in {n // 2:,d} "
-                     f"conditions", interleaved(fns, reps)[1]))
-    return rows
+def loaded_row(cores, loaded, threaded):
+    scores = loaded.scores
+    codes = loaded.condition_codes
+    fns = {"sort": lambda: np.sort(scores)}
+    for tag, core in cores.items():
+        def run(c=core):
+            # the loaded arrays and condition codes, in a Trials without cached results
+            t = c.Trials(scores, loaded.labels, conditions=c.IdCodes(codes.codes, codes.vocab))
+            return c.analyze(c.condition_weights(t, "equal").trials, threads=threaded)
+        fns[tag] = run
+    return fns
+
+
+def fit_row(cores, s, lab, prior):
+    fns = {"sort": lambda: np.sort(s)}
+    for tag, core in cores.items():
+        cal = importlib.import_module(core.__name__ + ".calibration")
+        fns[tag] = (lambda c=core, k=cal: k.AffineCalibrator.fit(c.Trials(s, lab), prior=prior))
+    return fns
+
+
+def conditions_row(cores, scores, lab, names):
+    fns = {"sort": lambda: np.sort(scores)}
+    for tag, core in cores.items():
+        fns[tag] = (lambda c=core: c.by_condition(c.Trials(scores, lab, conditions=names),
+                                                  "equal", grid=[0.0]))
+    return fns
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+def run_rows(args, cores, tmp):
+    n = int(args.n)
+    rng = np.random.default_rng(0)
+    data = {}
+
+    def get(key, make):
+        if key not in data:
+            data[key] = make()
+        return data[key]
+
+    for row in args.rows:
+        for threads in args.threads:
+            limit = None if threads == "default" else 1
+            threaded = limit is None
+            if row in ("analyze10", "analyze1"):
+                s, lab = get(row, lambda r=row: gaussian(n, 0.1 if r == "analyze10" else 0.01,
+                                                         rng))
+                fns = analyze_row(cores, s, lab, threaded)
+            elif row == "weights10":
+                s, lab, w = get(row, lambda: (*gaussian(n, 0.1, rng),
+                                              rng.integers(1, 11, n).astype(np.float64)))
+                fns = weights_row(cores, s, lab, w, threaded)
+            elif row in ("cond_short", "cond_long"):
+                s, lab, c = get(row, lambda r=row: condition_data(n, rng,
+                                                                  long_names=r == "cond_long"))
+                fns = condition_row(cores, s, lab, c, threaded)
+            elif row == "cond_loaded":
+                loaded = get(row, lambda: loaded_conditions(n, rng, tmp))
+                fns = loaded_row(cores, loaded, threaded)
+            elif row in ("fit05", "fit001"):
+                s, lab = get("fit", lambda: affine_data(n, rng))
+                fns = fit_row(cores, s, lab, 0.5 if row == "fit05" else 0.01)
+            else:  # conditions
+                m = int(args.cond_n)
+                s, lab, names = get(row, lambda m=m: pair_conditions(m, rng))
+                which = {"after": cores["after"]}  # the baseline was quadratic here
+                fns = conditions_row(which, s, lab, names)
+            with thread_settings(limit, cores.values()):
+                _, times = interleaved_times(fns, args.repeats)
+            yield row, threads, times
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=float, default=1e7, help="trials per row (default 1e7)")
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=5, help="interleaved runs (at least 5)")
     ap.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS))
+    ap.add_argument("--threads", nargs="+", choices=("default", "one"),
+                    default=["default", "one"])
     ap.add_argument("--baseline", metavar="REV",
                     help="also time llrlab's core/ at this git revision (before/after)")
-    ap.add_argument("--load", type=int, default=1,
-                    help="busy processes running while the fit is timed (default 1)")
     ap.add_argument("--cond-n", type=float, default=1e6,
                     help="trials of the 'conditions' row (default 1e6)")
-    ap.add_argument("--cond-n-before", type=float, default=2e4,
-                    help="trials of the 'conditions' row for the baseline (default 2e4)")
     args = ap.parse_args(argv)
-    n = int(args.n)
+    if args.repeats < 5:
+        ap.error("--repeats must be at least 5 (medians of fewer runs flatter or punish)")
     warnings.simplefilter("ignore")  # e.g. a baseline's warnings; none is timed
+    print(f"load average before: {load_average()}", flush=True)
+    t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         cores = {"after": after_core}
         if args.baseline:
             cores = {"before": load_baseline(args.baseline, tmp), "after": after_core}
-        rng = np.random.default_rng(0)
-        results = []
-        t0 = time.perf_counter()
-        if "fit" in args.rows:
-            results += fit_rows(cores, n, args.repeats, args.load, rng)
-        if "analyze10" in args.rows:
-            results += analyze_rows(cores, n, args.repeats, rng)
-        if "weighted" in args.rows:
-            results += weighted_rows(cores, n, args.repeats, rng)
-        if "conditions" in args.rows:
-            results += condition_rows(cores, int(args.cond_n),
-                                      int(args.cond_n_before) if args.baseline else None,
-                                      args.repeats, rng)
-        print_table(results, cores, n, args, time.perf_counter() - t0)
-
-
-def print_table(results, cores, n, args, total):
-    tags = list(cores)
-    head = f"{'row':<17} {'sort [s]':>9}"
-    for tag in tags:
-        head += f" {tag + ' [s]':>11} {tag + '/sort':>12}"
-    head += f" {'target':>7}  what"
-    print(head)
-    print("-" * len(head))
-    for key, what, t in results:
-        name = key.split("@")[0]
-        line = f"{key:<17} {t['sort']:>9.3f}"
+        tags = list(cores)
+        head = f"{'row':<12} {'threads':<8} {'sort [s]':>9}"
         for tag in tags:
-            v = t.get(f"{name} {tag}")
-            line += (f" {v:>11.3f} {v / t['sort']:>11.2f}x" if v is not None
-                     else f" {'-':>11} {'-':>12}")
-        target = TARGETS.get(name)
-        line += f" {f'{target:g}x' if target else '':>7}  {what}"
-        print(line, flush=True)
-    import threadpoolctl
-
-    pools = ", ".join(f"{p['internal_api']} {p['num_threads']}"
-                      for p in threadpoolctl.threadpool_info())
-    print(f"\n{n:,d} trials; medians of {args.repeats} interleaved runs after a warm-up "
-          f"(the 'conditions' rows above 10^5 trials: 1 run); fit rows under {args.load} busy "
-          f"process(es); baseline {args.baseline or '-'}; {os.cpu_count()} CPUs, numpy "
-          f"{np.__version__}; BLAS pools: {pools}; total {total:.0f} s")
+            head += f" {tag + '/sort':>10} {'spread':>13}"
+        head += f" {'target':>7} {'ok':>3}  shape"
+        print(head)
+        print("-" * len(head), flush=True)
+        for row, threads, times in run_rows(args, cores, tmp):
+            sort_t = sorted(times["sort"])[len(times["sort"]) // 2]
+            line = f"{row:<12} {threads:<8} {sort_t:>9.3f}"
+            med = None
+            for tag in tags:
+                if tag not in times:
+                    line += f" {'-':>10} {'-':>13}"
+                    continue
+                med, lo, hi = ratio_stats(times[tag], times["sort"])
+                line += f" {med:>9.2f}x {f'{lo:.2f}-{hi:.2f}':>13}"
+            target = TARGETS.get(row)
+            ok = "" if target is None else ("yes" if med <= target else "NO")
+            line += f" {f'{target:g}x' if target else '-':>7} {ok:>3}  {SHAPES[row]}"
+            print(line, flush=True)
+    print(f"\n{int(args.n):,d} trials ('conditions': {int(args.cond_n):,d}); ratio = run time / "
+          f"the single-threaded numpy.sort of the same scores timed next to it, median of "
+          f"{args.repeats} interleaved runs after a warm-up, spread = smallest-largest ratio; "
+          f"baseline {args.baseline or '-'}; total {time.perf_counter() - t0:.0f} s")
+    print(f"machine: {machine_line()}")
+    print(f"load average after: {load_average()}")
 
 
 if __name__ == "__main__":

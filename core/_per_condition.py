@@ -81,7 +81,7 @@ def _softplus_sums(x, w, starts, sizes, sign):
         total = 0.0
         for c in range(starts[i], starts[i] + sizes[i], CHUNK):
             end = min(c + CHUNK, starts[i] + sizes[i])
-            total += float(terms[c:end] @ w[c:end])
+            total += float(np.einsum("i,i->", terms[c:end], w[c:end]))  # as softplus_sum
         out[i] = total
     return out
 

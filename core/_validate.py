@@ -10,11 +10,17 @@ import numpy as np
 
 from .errors import DataError, UnknownNameError
 
-__all__ = ["as_number", "as_plo", "as_scores", "as_tar_non", "as_weights", "choose"]
+__all__ = ["as_number", "as_plo", "as_scores", "as_tar_non", "as_weights", "check_sorted",
+           "choose"]
 
 
-def as_scores(x, name="scores", *, allow_empty=False, allow_inf=False):
-    """Return ``x`` as a 1-D float64 array after checking it is finite and non-empty."""
+def as_scores(x, name="scores", *, allow_empty=False, allow_inf=False, scan=True):
+    """Return ``x`` as a 1-D float64 array after checking it is finite and non-empty.
+
+    With ``scan=False`` the values are not looked at (no pass over them): for a caller that
+    sorts them next and checks the sorted ends with :func:`check_sorted` (NaN sorts last,
+    infinities first and last), which raises the same error as the scan.
+    """
     try:
         a = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -25,6 +31,8 @@ def as_scores(x, name="scores", *, allow_empty=False, allow_inf=False):
         raise DataError(f"{name} must be a 1-D array, got shape {a.shape}")
     if a.size == 0 and not allow_empty:
         raise DataError(f"{name} is empty: at least one trial is needed")
+    if not scan:
+        return a
     bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -35,11 +43,23 @@ def as_scores(x, name="scores", *, allow_empty=False, allow_inf=False):
     return a
 
 
-def as_tar_non(tar, non, *, allow_inf=False):
-    """Validate a pair of target / non-target score arrays (both classes must be present)."""
+def check_sorted(sorted_x, x, name="scores", *, allow_inf=False):
+    """After ``sorted_x = numpy.sort(x)`` of scores taken with ``as_scores(..., scan=False)``:
+    raise the error of :func:`as_scores` if ``x`` holds NaN (numpy sorts NaN last) or, unless
+    ``allow_inf``, an infinite value (sorted first or last).  O(1) when the scores are good."""
+    if sorted_x.size == 0:
+        return
+    lo, hi = sorted_x[0], sorted_x[-1]
+    if np.isnan(hi) or (not allow_inf and (np.isinf(lo) or np.isinf(hi))):
+        as_scores(x, name, allow_empty=True, allow_inf=allow_inf)
+
+
+def as_tar_non(tar, non, *, allow_inf=False, scan=True):
+    """Validate a pair of target / non-target score arrays (both classes must be present);
+    ``scan`` as in :func:`as_scores`."""
     return (
-        as_scores(tar, "target scores", allow_inf=allow_inf),
-        as_scores(non, "non-target scores", allow_inf=allow_inf),
+        as_scores(tar, "target scores", allow_inf=allow_inf, scan=scan),
+        as_scores(non, "non-target scores", allow_inf=allow_inf, scan=scan),
     )
 
 

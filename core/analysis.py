@@ -102,6 +102,13 @@ class Analysis:
         return ROCCH.from_blocks(self.blocks)
 
     @property
+    def in_memory(self) -> bool:
+        """True when the sorted scores are in memory (every look-up by score possible);
+        False for an analysis out of core (:class:`~llrlab.core.scale.DaskAnalysis`, whose
+        ``sorted`` holds counts per threshold)."""
+        return isinstance(self.sorted, SortedScores)
+
+    @property
     def calibration_loss(self):
         """``Cllr - minCllr`` in bits (Brümmer 2010, sec. 7.3.3)."""
         return self.cllr - self.min_cllr
@@ -199,7 +206,8 @@ def analyze(tar, non=None, *, plo=None, tar_weights=None, non_weights=None,
         s = trials.sorted()
         tar, non, tw, nw = s.tar, s.non, s.tar_w, s.non_w
     else:
-        tar, non, tw, nw = _validated(tar, non, tar_weights, non_weights)
+        # NaN is found by the sort (at its end), not by a pass of its own
+        tar, non, tw, nw = _validated(tar, non, tar_weights, non_weights, scan=False)
     plo = DEFAULT_PLO if plo is None else as_plo(plo)
 
     def cllr_parts():

@@ -19,18 +19,32 @@ __all__ = ["cllr", "cross_entropy", "min_cllr", "min_cross_entropy", "softplus_s
 _LN2 = np.log(2.0)
 
 
-def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
-    """``sum_i w_i * log(1 + exp(sign*(x_i + shift)))``, in chunks (bounded extra memory).
+def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None, scale=1.0):
+    """``sum_i w_i * log(1 + exp(sign*(x_i + shift)))``, in chunks (bounded extra memory);
+    with ``scale``, of ``sign*(scale*x_i + shift)`` (the LLRs of an affine map, never
+    stored).
 
     Each term is ``max(z, 0) + log1p(exp(-|z|))``, the value of ``np.logaddexp(0, z)``
     (no overflow of ``exp`` for any input, +-inf included) at about two thirds of its cost.
     Long arrays are summed in parallel chunks whose partial sums are added in order, so the
-    result does not depend on the number of cores (see ``llrlab.core._parallel``).
+    result does not depend on the number of cores (see ``llrlab.core._parallel``).  Without
+    weights, a chunk's terms are computed and summed in pieces that stay in the core's
+    cache, and the pieces' sums combined in the order of numpy's pairwise summation: the
+    sum is bitwise ``softplus_terms(chunk).sum()``.  A trial of weight 0 adds nothing, also
+    when its term is infinite (an LLR of -inf for a target).
     """
 
     def part(sl):
-        b = softplus_terms(x[sl], sign=sign, shift=shift)
-        return float(b.sum()) if weights is None else float(b @ weights[sl])
+        if weights is None:
+            return _pairwise_terms_sum(x[sl], sign, shift, scale)
+        xs, w = x[sl], weights[sl]
+        b = _terms_into(xs, sign, shift, np.empty(xs.size), np.empty(xs.size), scale)
+        with np.errstate(invalid="ignore"):
+            total = float(np.einsum("i,i->", b, w))  # no BLAS thread team per chunk
+        if total != total:  # inf * 0: leave out the trials of weight 0
+            live = w > 0
+            total = float(np.einsum("i,i->", b[live], w[live]))
+        return total
 
     total = 0.0
     for v in map_chunks(part, x.size):
@@ -38,20 +52,60 @@ def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None):
     return total
 
 
+#: Terms per cached piece of :func:`softplus_sum` (two float64 buffers of 128 KiB).
+_PIECE = 1 << 14
+
+
+def _pairwise_terms_sum(x, sign, shift, scale=1.0):
+    """``float(softplus_terms(x, sign=sign, shift=shift).sum())``, bitwise, computed in
+    pieces of at most ``_PIECE`` terms: numpy sums ``n > 128`` contiguous float64 as the sum
+    of its two halves (the first ``n // 2`` rounded down to a multiple of 8) recursively,
+    so summing the pieces that recursion reaches and adding them up the same tree gives
+    the same rounding."""
+    b = np.empty(min(x.size, _PIECE))
+    t = np.empty_like(b)
+
+    def tree(lo, n):
+        if n <= _PIECE:
+            return float(_terms_into(x[lo:lo + n], sign, shift, b[:n], t[:n], scale).sum())
+        n2 = n // 2
+        n2 -= n2 % 8
+        return tree(lo, n2) + tree(lo + n2, n - n2)
+
+    return tree(0, x.size) if x.size else 0.0
+
+
+def _terms_into(x, sign, shift, b, t, scale=1.0):
+    """:func:`softplus_terms` of ``x`` written to ``b`` (returned), ``t`` as scratch.
+
+    ``z = sign * (x + shift)``, formed in one step for the common shift 0 (equal values;
+    only the sign of a zero ``z`` may differ, and ``log1p(exp(-|z|))`` is then added); with
+    ``scale``, ``z = sign * (scale * x + shift)``."""
+    if scale != 1.0:
+        z = np.multiply(x, scale, out=b)
+        z += shift
+        if sign != 1.0:
+            np.multiply(z, sign, out=z)
+    elif shift == 0.0 and sign in (1.0, -1.0):
+        z = x if sign == 1.0 else np.negative(x, out=b)
+    else:
+        z = np.add(x, shift, out=b)
+        if sign != 1.0:
+            np.multiply(b, sign, out=b)
+    np.abs(z, out=t)
+    np.negative(t, out=t)
+    np.exp(t, out=t)
+    np.log1p(t, out=t)
+    np.maximum(z, 0.0, out=b)
+    b += t
+    return b
+
+
 def softplus_terms(x, *, sign=1.0, shift=0.0):
     """The terms ``log(1 + exp(sign*(x_i + shift)))`` of :func:`softplus_sum` (a new array),
     computed by the same operations, so that sums of them are bitwise those of
     :func:`softplus_sum` when added in its order."""
-    b = np.add(x, shift)
-    if sign != 1.0:
-        np.multiply(b, sign, out=b)
-    t = np.abs(b)
-    np.negative(t, out=t)
-    np.exp(t, out=t)
-    np.log1p(t, out=t)
-    np.maximum(b, 0.0, out=b)
-    b += t
-    return b
+    return _terms_into(x, sign, shift, np.empty(np.shape(x)), np.empty(np.shape(x)))
 
 
 def _check_prior(p):
@@ -70,7 +124,10 @@ def _ce_parts(tar, non, plo, tw, nw):
     return ct, cn
 
 
-def _validated(tar, non, tar_weights, non_weights):
+def _validated(tar, non, tar_weights, non_weights, *, scan=True):
+    """``(tar, non, tar_weights, non_weights)`` of a Trials or of arrays, checked; with
+    ``scan=False`` the scores are not scanned for NaN (the caller sorts them with
+    ``_sorting.sort_scores``, which finds NaN at the end of the sort)."""
     from .trials import Trials
 
     if isinstance(tar, Trials):
@@ -80,8 +137,8 @@ def _validated(tar, non, tar_weights, non_weights):
         return t.tar, t.non, t.tar_weights, t.non_weights
     if non is None:
         raise TypeError("non-target scores are missing: pass tar and non, or a Trials object")
-    tar = as_scores(tar, "target scores", allow_inf=True)
-    non = as_scores(non, "non-target scores", allow_inf=True)
+    tar = as_scores(tar, "target scores", allow_inf=True, scan=scan)
+    non = as_scores(non, "non-target scores", allow_inf=True, scan=scan)
     tw = as_weights(tar_weights, tar.size, "target weights")
     nw = as_weights(non_weights, non.size, "non-target weights")
     return tar, non, tw, nw

@@ -37,8 +37,8 @@ class DCFResult:
         Numbers of missed targets and false-alarmed non-targets (trials, not weights).
     threshold : ndarray
         Score threshold used (accept when score >= threshold).  For actual DCF it is the
-        Bayes threshold ``-plo``; for minimum DCF, the bottom of the optimal ROCCH block
-        (``+inf`` when rejecting everything is optimal).
+        Bayes threshold ``-plo``; for minimum DCF, the bottom of the optimal ROCCH block, its
+        smallest score of positive weight (``+inf`` when rejecting everything is optimal).
     normalized : bool
     """
 

@@ -15,7 +15,8 @@ from ._repr import summary_repr
 from ._sorting import SortedScores, pooled_blocks, sorted_input
 from .rocch import ROC, ROCCH, _steppy
 
-__all__ = ["PROBIT_LIMIT", "DETCurve", "decimate", "det_curve", "det_dr30", "probit"]
+__all__ = ["DET_TICKS", "PROBIT_LIMIT", "DETCurve", "decimate", "det_axis_start", "det_curve",
+           "det_dr30", "det_ticks", "probit"]
 
 #: Probit coordinates are clipped to +-PROBIT_LIMIT (probabilities 0 and 1 map there);
 #: ``ndtri(1e-15) = -7.94``, so the clip only affects exact zeros and ones.
@@ -25,6 +26,54 @@ PROBIT_LIMIT = 8.0
 def probit(p):
     """``scipy.special.ndtri(p)`` clipped to ``[-PROBIT_LIMIT, PROBIT_LIMIT]``."""
     return np.clip(ndtri(np.asarray(p, dtype=np.float64)), -PROBIT_LIMIT, PROBIT_LIMIT)
+
+
+#: Probabilities with a tick on DET axes (labelled in percent: 0.01 ... 99.9).
+DET_TICKS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4,
+             0.5, 0.6, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999)
+#: The order in which ticks are kept when labels would collide: decades and the middle,
+#: then the rest.
+_TICK_PRIORITY = (0.5, 0.1, 0.01, 0.001, 0.0001, 0.9, 0.99, 0.999, 0.2, 0.4, 0.02, 0.05,
+                  0.002, 0.005, 0.0002, 0.0005, 0.6, 0.8, 0.95, 0.98, 0.995, 0.998)
+
+
+def det_ticks(lo, hi, min_gap):
+    """Tick positions (probits) of :data:`DET_TICKS` inside ``[lo, hi]``, at least
+    ``min_gap`` probit units apart.
+
+    Ticks are taken decades first (0.5, 0.1, 0.01, ...) and dropped when they would sit
+    closer than ``min_gap`` to a tick already kept, so that labels never overlap whatever
+    the range and the font size.
+
+    Examples
+    --------
+    >>> from scipy.special import ndtr
+    >>> [f"{100 * p:.2g}" for p in ndtr(det_ticks(probit(0.001), probit(0.4), 0.2))]
+    ['0.1', '0.2', '0.5', '1', '2', '5', '10', '20', '40']
+    >>> [f"{100 * p:.2g}" for p in ndtr(det_ticks(probit(0.001), probit(0.4), 0.4))]
+    ['0.1', '1', '10', '20', '40']
+    """
+    kept = []
+    for p in _TICK_PRIORITY:
+        x = float(probit(p))
+        if lo - 1e-9 <= x <= hi + 1e-9 and all(abs(x - k) >= min_gap for k in kept):
+            kept.append(x)
+    return sorted(kept)
+
+
+def det_axis_start(n):
+    """The lowest error rate a DET axis shows for a class of ``n`` trials.
+
+    ``1/n``, the smallest non-zero error rate of the class, kept within 0.01 % and 1 % and
+    snapped down to a tick of :data:`DET_TICKS`.
+
+    Examples
+    --------
+    >>> det_axis_start(58000), det_axis_start(2000), det_axis_start(10)
+    (0.0001, 0.0005, 0.01)
+    """
+    p = min(max(1.0 / max(int(n), 1), DET_TICKS[0]), 0.01)
+    return max((t for t in DET_TICKS if t <= p), default=DET_TICKS[0])
 
 
 @summary_repr("kind", "p_fa", "p_miss", "tolerance")

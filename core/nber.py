@@ -55,7 +55,8 @@ def _dr30(s: SortedScores, blocks: PooledBlocks, n_errors=30) -> DR30:
     Its false-alarm count falls and its miss count rises with ``k``, so the FA marker is the
     upper end of the range of the first vertex with fewer than ``n_errors`` false alarms,
     and the miss marker the lower end of the range of the last vertex with fewer misses.
-    Counts are numbers of trials, also for weighted trials.
+    Counts are numbers of trials, also for weighted trials (trials of weight 0 too, at the
+    vertices' thresholds; docs/conventions.md, "Trials of weight 0").
     """
     thresholds = np.concatenate([blocks.lower, [np.inf]])
     misses, fas = s.miss_fa_counts(thresholds)

@@ -29,7 +29,8 @@ class ROCCH:
         rejected and all others accepted.  ``p_fa`` decreases, ``p_miss`` increases.
     threshold : ndarray, shape (B + 1,)
         Score threshold of vertex ``k`` (accept when ``score >= threshold``): the smallest
-        score of block ``k``; ``+inf`` for the last vertex.
+        score of block ``k`` (of positive weight: trials of weight 0 are in no block); ``+inf``
+        for the last vertex.
     llr : ndarray, shape (B,)
         Slope of segment ``k`` as an LLR, ``-log(dPfa/dPmiss)`` -- the PAV LLR of block ``k``.
     """

@@ -286,20 +286,58 @@ def _unify(columns):
     """Codes of several IdCodes in one numbering (the first one's, extended); its size."""
     base = columns[0]
     out = [base.codes.astype(np.int64)]
-    index = None
-    size = base.vocab.size
+    vocab = base.vocab
     for col in columns[1:]:
-        if col.vocab is base.vocab or (col.vocab.size == base.vocab.size
-                                       and np.array_equal(col.vocab, base.vocab)):
-            out.append(col.codes.astype(np.int64))
-            continue
-        if index is None:
-            index = {s: i for i, s in enumerate(base.vocab.tolist())}
-        remap = np.fromiter((index.setdefault(s, len(index)) for s in col.vocab.tolist()),
-                            dtype=np.int64, count=col.vocab.size)
+        remap, vocab = extend_vocab(vocab, col.vocab)
         out.append(remap[col.codes])
-        size = len(index)
-    return out, max(size, 1)
+    return out, max(vocab.size, 1)
+
+
+#: Vocabularies up to this size are merged with a dictionary (no pandas import).
+_SMALL_VOCAB = 4096
+
+
+def extend_vocab(base, other):
+    """``other``'s ids in ``base``'s numbering, ids new to ``base`` appended in their order.
+
+    Parameters
+    ----------
+    base, other : ndarray of object (str), distinct strings each
+
+    Returns
+    -------
+    remap : ndarray of int64, shape (other.size,)
+        The code of ``other[i]`` in the merged numbering.
+    merged : ndarray of object
+        ``base`` followed by the ids of ``other`` that it lacks (``base`` itself when there
+        are none, or when ``other`` is ``base``).
+
+    Hash-based (``pandas.Index.get_indexer``) for large vocabularies: no Python operation
+    per id.
+
+    Examples
+    --------
+    >>> remap, merged = extend_vocab(np.array(["a", "b"], dtype=object),
+    ...                              np.array(["c", "a"], dtype=object))
+    >>> remap.tolist(), merged.tolist()
+    ([2, 0], ['a', 'b', 'c'])
+    """
+    if other is base or (other.size == base.size and np.array_equal(other, base)):
+        return np.arange(base.size, dtype=np.int64), base
+    if base.size + other.size <= _SMALL_VOCAB:
+        d = {s: i for i, s in enumerate(base.tolist())}
+        remap = np.fromiter((d.setdefault(s, len(d)) for s in other.tolist()),
+                            dtype=np.int64, count=other.size)
+        new = other[remap >= base.size]
+    else:
+        import pandas as pd
+
+        remap = pd.Index(base, dtype=object, copy=False).get_indexer(
+            pd.Index(other, dtype=object, copy=False)).astype(np.int64, copy=False)
+        missing = np.flatnonzero(remap < 0)
+        remap[missing] = base.size + np.arange(missing.size)
+        new = other[missing]
+    return remap, (np.concatenate([base, new]) if new.size else base)
 
 
 def trial_codes(*sets):
@@ -360,6 +398,84 @@ def _packed(values):
     return None
 
 
+#: From this many labels on, :func:`factorize` hashes (pandas) instead of comparing.
+_FACTORIZE_HASH = 1 << 16
+_HASH_PIECE = 1 << 14
+
+
+def _row_words(flat):
+    """The labels' bytes as rows of unsigned words (a view, no copy), or None."""
+    if flat.dtype.kind not in "US" or flat.dtype.itemsize == 0:
+        return None
+    size = flat.dtype.itemsize
+    for word in (np.uint64, np.uint32, np.uint16, np.uint8):
+        if size % np.dtype(word).itemsize == 0:
+            return np.ascontiguousarray(flat).view(word).reshape(flat.size, -1)
+    return None  # pragma: no cover - every size is a multiple of a byte
+
+
+def _ranked(flat, codes, n_codes):
+    """``(names, codes)`` sorted as :func:`factorize` gives them, from codes in order of
+    first appearance (``0 .. n_codes - 1``)."""
+    import pandas as pd
+
+    first = pd.Series(codes).drop_duplicates().index.to_numpy()
+    rep = np.empty(n_codes, dtype=np.intp)
+    rep[codes[first]] = first
+    names = flat[rep]
+    order = np.argsort(names, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return names[order], rank[codes], rep
+
+
+def _hash_factorize(flat, keys):
+    """``(names, codes)`` of :func:`factorize` with a pandas hash table: of the packed
+    labels ``keys`` when given (exact), else of a 64-bit digest of each label's bytes
+    (strings of any length) followed by a check that every label equals the first label
+    of its digest (a collision returns None, and the caller compares instead)."""
+    import pandas as pd
+
+    if keys is not None:
+        codes, uniques = pd.factorize(keys, sort=False)
+        names = _unpacked(np.asarray(uniques, dtype=np.uint64), flat.dtype)
+        order = np.argsort(names, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        return names[order], rank[codes]
+    rows = _row_words(flat)
+    if rows is None:
+        return None
+    n, width = rows.shape
+    mult = (np.arange(1, width + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) | \
+        np.uint64(1)
+    digest = np.empty(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for a in range(0, n, _HASH_PIECE):
+            r = rows[a:a + _HASH_PIECE].astype(np.uint64, copy=False)
+            h = digest[a:a + _HASH_PIECE]
+            np.multiply(r[:, 0], mult[0], out=h)
+            for j in range(1, width):
+                h ^= h >> np.uint64(29)
+                h += r[:, j] * mult[j]
+            h ^= h >> np.uint64(32)
+    codes, uniques = pd.factorize(digest, sort=False)
+    names, ranked, rep = _ranked(flat, codes, uniques.size)
+    for a in range(0, n, _HASH_PIECE):
+        if not np.array_equal(rows[a:a + _HASH_PIECE], rows[rep[codes[a:a + _HASH_PIECE]]]):
+            return None
+    return names, ranked
+
+
+def _unpacked(keys, dtype):
+    """The labels of :func:`_packed` keys, as an array of ``dtype``."""
+    if dtype.kind == "S":
+        return keys.view("S8").astype(dtype)
+    width = dtype.itemsize // 4
+    chars = keys.view(np.uint8).reshape(keys.size, 8)[:, :width].astype(np.uint32)
+    return np.ascontiguousarray(chars).view(dtype).reshape(keys.size)
+
+
 def factorize(values):
     """``(names, codes)`` of an array of labels: ``numpy.unique(values, return_inverse=True)``.
 
@@ -377,6 +493,10 @@ def factorize(values):
     values = np.asarray(values)
     flat = values.reshape(-1)
     keys = _packed(flat)
+    if flat.size >= _FACTORIZE_HASH:
+        done = _hash_factorize(flat, keys)
+        if done is not None:
+            return done
     compared = flat if keys is None else keys
     codes = np.full(flat.size, -1, dtype=np.intp)
     found = []
@@ -681,16 +801,44 @@ class Trials(_Frozen):
             if self.weights is None and "condition_sorted" in self._cache:
                 tar, _, non, _ = self._cache["condition_sorted"]
                 self._cache["sorted"] = presorted(tar, non)
+            elif self.weights is None and "tar" not in self._cache and "non" not in self._cache:
+                # each class gathered afresh and sorted in place (no copy of the gathers)
+                self._cache["sorted"] = sort_scores(self.scores[self.labels],
+                                                    self.scores[~self.labels], overwrite=True)
             else:
                 strata = (None, None)
                 if self.weights is not None and self.has_conditions:
                     # weighted error rates have a variance per condition (their strata)
                     codes = self.condition_index()[1]
                     strata = (codes[self.labels], codes[~self.labels])
-                self._cache["sorted"] = sort_scores(t.tar, t.non, tar_weights=t.tar_weights,
-                                                    non_weights=t.non_weights,
-                                                    tar_strata=strata[0], non_strata=strata[1])
+                done = self._sorted_counts(strata) if self.weights is not None else None
+                self._cache["sorted"] = done or sort_scores(
+                    t.tar, t.non, tar_weights=t.tar_weights, non_weights=t.non_weights,
+                    tar_strata=strata[0], non_strata=strata[1])
         return self._cache["sorted"]
+
+    def _sorted_counts(self, strata):
+        """:meth:`sorted` of trials whose weights are small integers (counts, see
+        ``_sorting.small_codes``): the weights turned into 1-byte codes once for all the
+        trials, and each class's scores and codes gathered and sorted together, in place, by
+        ``_sorting.cosort_codes`` -- no float64 gather of the weights and no copy of the
+        scores' gathers, the same sorted scores and weights as
+        :func:`~llrlab.core._sorting.sort_scores`, bit for bit.  None when it does not apply
+        (other weights, scores a few units in the last place apart), for the general sort."""
+        from ._sorting import _cosort_weight_codes, presorted, small_codes
+
+        codes = small_codes(self.weights)
+        if codes is None:
+            return None
+        parts = []
+        for mask, ss in ((self.labels, strata[0]), (~self.labels, strata[1])):
+            # a fresh gather, sorted in place (regathered by the general sort after None)
+            done = _cosort_weight_codes(self.scores[mask], codes[mask], ss, overwrite=True)
+            if done is None:
+                return None
+            parts.append(done)
+        (tar, tar_w, tar_s), (non, non_w, non_s) = parts
+        return presorted(tar, non, tar_w, non_w, tar_s, non_s)
 
     def condition_sorted(self):
         """Each class's scores sorted, with the condition of each (cached).
@@ -698,6 +846,7 @@ class Trials(_Frozen):
         ``(tar, tar_codes, non, non_codes)``: ``tar`` ascending, and ``tar_codes[i]`` the index
         into ``condition_index()[0]`` of the condition of the trial scored ``tar[i]`` (equal
         scores ordered by code); the same for ``non``.  None for trials without conditions.
+        The codes are uint8 for at most 256 conditions, else intp.
 
         Condition pooling re-weights the same scores by a constant per condition and class
         (van Leeuwen 2008, sec. 3.4, eq. 12), so this one sort of (score, condition) pairs
@@ -708,15 +857,27 @@ class Trials(_Frozen):
         if self._cols["condition"] is None:
             return None
         if "condition_sorted" not in self._cache:
-            _, codes = self.condition_index()
+            from ._sorting import CODE_BITS, _code_bits, cosort_codes
+
+            names, codes = self.condition_index()
+            bits = _code_bits(np.array([len(names) - 1]))
+            if bits <= CODE_BITS:  # small codes: smaller gathers
+                codes = codes.astype(np.uint8)
             parts = []
             for mask in (self.labels, ~self.labels):
-                pairs = np.empty(int(np.count_nonzero(mask)), dtype=np.complex128)
-                pairs.real = self.scores[mask]
-                pairs.imag = codes[mask]  # exact: codes < 2**53
+                c = codes[mask]
+                if bits <= CODE_BITS:
+                    done = cosort_codes(self.scores[mask], c, bits, overwrite=True)
+                    if done is not None:
+                        parts += list(done)
+                        continue
+                x = self.scores[mask]
+                pairs = np.empty(x.size, dtype=np.complex128)
+                pairs.real = x
+                pairs.imag = c  # exact: codes < 2**53
                 pairs.sort()
                 parts += [np.ascontiguousarray(pairs.real),
-                          pairs.imag.astype(np.intp)]
+                          pairs.imag.astype(c.dtype)]
                 del pairs
             self._cache["condition_sorted"] = tuple(parts)
         return self._cache["condition_sorted"]

@@ -380,6 +380,21 @@ def _fill_when_ready(*areas):
     return slots
 
 
+def _arg(args, name):
+    """The first value of the query parameter ``name`` as text ('' when absent)."""
+    value = (args.get(name) or [b""])[0]
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _link_style_wins(state, args):
+    """A link that names the style (``present=``) shows it, also when it opens a lesson or
+    presenter mode (which turn presentation style on): the student sees the lecturer's
+    page."""
+    value = _arg(args, "present")
+    if value in ("true", "false"):
+        state.display.presentation = value == "true"
+
+
 def _no_delay_here():
     no_delay(pn.state.curdoc)
 
@@ -414,6 +429,13 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     """
     pn.extension("filedropper", notifications=True)
     pn.config.exception_handler = _exception_handler
+    args = pn.state.session_args or {}
+    if _arg(args, "view") == "speaker":  # the lecturer's second window (speaker.py)
+        from llrlab.dashboard.lessons import builtin_lessons
+        from llrlab.dashboard.speaker import speaker_page
+
+        return speaker_page(_arg(args, "channel"),
+                            builtin_lessons() if lessons is None else lessons)
     pn.config.disconnect_notification = ("Connection to the llrlab server lost: restart "
                                          "`llrlab serve` and reload the page.")
     doc = pn.state.curdoc
@@ -499,6 +521,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                     pn.state.session_args or {}):
                 state.lesson.open(lesson)
                 keep_lesson_in_address(pn.state.location, state.lesson, doc)
+            _link_style_wins(state, pn.state.session_args or {})
         pn.state.location.sync(tabs, {"active": "tab"})
     elif lesson:
         state.lesson.open(lesson)

@@ -25,6 +25,7 @@ import re
 import signal
 import socket
 import sys
+import threading
 
 from .logs import LEVELS
 from .report_cli import add_report_parser
@@ -43,8 +44,9 @@ Files without a role are taken in pairs (dev, then eval) per system; a single su
 an eval set.  These are the only server-side files the page can read; in the browser, files
 are uploaded.  Without FILE the built-in demo data are shown.
 
---lesson FILE opens a guided lesson (Markdown or JSON; see docs/lessons.md) at its first
-step in every new page; the built-in lessons are offered too.
+--lesson FILE opens a guided lesson (Markdown or JSON; see docs/lessons.md), or a built-in
+one by its id (calibration, forensic), at its first step in every new page; the built-in
+lessons are offered too.
 
 The server stops on Ctrl-C, SIGTERM (systemd, docker stop, kill) or SIGHUP, and then
 removes the files uploaded to it (kept in a private temporary folder while it runs); the
@@ -133,8 +135,8 @@ def add_serve_parser(subparsers):
     p.add_argument("--no-demo", action="store_true",
                    help="start with no data instead of the demo when no FILE is given")
     p.add_argument("--lesson", metavar="FILE", default=None,
-                   help="open this guided lesson (Markdown or JSON, see docs/lessons.md) in "
-                        "every new page")
+                   help="open this guided lesson (Markdown or JSON, see docs/lessons.md; or "
+                        "a built-in lesson's id) in every new page")
     p.add_argument("--log-level", choices=LEVELS, default="warning",
                    help="what the server logs on stderr (default warning: refused requests "
                         "and problems; info: every request too); access tokens are always "
@@ -262,23 +264,23 @@ def _stop_on_signals(io_loop):
             loop.remove_signal_handler(s)
         io_loop.stop()
 
-    try:
-        for s in STOP_SIGNALS:
-            loop.add_signal_handler(s, stop)
-    except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
-        pass
+    # only the main thread's loop can take signals, and Windows' loops take none
+    if threading.current_thread() is not threading.main_thread() or sys.platform == "win32":
+        return
+    for s in STOP_SIGNALS:
+        loop.add_signal_handler(s, stop)
 
 
 def _lessons(path):
     """``(lessons, id of the lesson to open)``: the built-in lessons plus the file of
     ``--lesson`` (which replaces a built-in one of the same name); ``(None, None)`` after
     printing one line when the file is not a valid lesson."""
-    from .lessons import LessonError, builtin_lessons, load_lesson
+    from .lessons import LessonError, builtin_lessons, find_lesson
 
     if path is None:
         return builtin_lessons(), None
     try:
-        lesson = load_lesson(path)
+        lesson = find_lesson(path)
     except LessonError as exc:
         sys.stderr.write(f"llrlab serve: error: {exc}\n")
         return None, None

@@ -161,7 +161,7 @@ def teaching_controls(state: DashboardState):
     widgets["seed"] = {"type": pn.widgets.IntInput, **fit}
     teaching = state.teaching
     return pn.Column(
-        pn.widgets.Switch.from_param(teaching.param.enabled, name="Teaching mode"),
+        pn.widgets.Checkbox.from_param(teaching.param.enabled, name="Teaching mode"),
         pn.pane.Markdown(
             "Targets and non-targets are Gaussian; the system outputs "
             "`scale × true LLR + shift` (Brümmer & de Villiers 2011, fig. 1). The green curve "
@@ -186,20 +186,25 @@ def presenter_controls(state: DashboardState):
     start.on_click(lambda _e: lessons.open(pick.value, 1) if pick.value else None)
     start.disabled = not options
 
-    present = pn.widgets.Switch.from_param(state.presenter.param.enabled,
-                                           css_classes=["llrlab-presenter-switch"])
+    # a checkbox, not Bokeh's Switch: a click on its label toggles it (the Switch reacts to
+    # its knob only)
+    present = pn.widgets.Checkbox.from_param(state.presenter.param.enabled,
+                                             css_classes=["llrlab-presenter-switch"])
+    # one under the other: five side by side overflowed the card at 1280 x 720
     panels = pn.widgets.CheckButtonGroup.from_param(
-        state.presenter.param.panels, button_type="primary", button_style="outline", **fit)
+        state.presenter.param.panels, button_type="primary", button_style="outline",
+        orientation="vertical", **fit)
 
     name = pn.widgets.TextInput(name="View name", placeholder="e.g. 'after affine calibration'",
                                 max_length=120, **fit)
     save = pn.widgets.Button(name="Save view", button_type="primary", width=110)
     views = pn.widgets.Select(name="Saved views", options={}, **fit)
-    show = pn.widgets.Button(name="Show", button_type="light", width=80)
-    delete = pn.widgets.Button(name="Delete", button_type="light", width=80)
+    # the three buttons share the card's width (fixed widths overflowed it at 1280 x 720)
+    show = pn.widgets.Button(name="Show", button_type="light", min_width=60, **fit)
+    delete = pn.widgets.Button(name="Delete", button_type="light", min_width=60, **fit)
     export = pn.widgets.FileDownload(callback=lambda: io.StringIO(state.views_file()),
                                      filename="llrlab_views.json", label="Export views",
-                                     button_type="light", width=140)
+                                     button_type="light", min_width=110, **fit)
     upload = pn.widgets.FileInput(accept=".json", multiple=False, name="Import views", **fit)
 
     def list_views(*_):

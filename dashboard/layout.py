@@ -6,30 +6,38 @@ hand, and the stage of presenter mode and lessons.
   sidebar), else one under the other; the metrics table and the calibration likewise; the
   histograms below.  Legends are below the plots, with as many columns as fit.
 * On a stage (presenter mode, or an open lesson), only the chosen panels are shown, side by
-  side, sized to fill the main area; an open lesson's text stands beside them; a bar above
-  steps through the lesson (or the saved views) and the arrow keys do the same.
+  side, sized to fill the main area below the alerts; an open lesson's text stands beside
+  them or above them, wherever the plots get more room (:mod:`.stage_geometry`).  Nothing on
+  a stage scrolls: every panel is given the room its content needs at the presentation
+  style's type size, which grows with the window (:func:`.stage_geometry.stage_scale`).
+* The stage's bar (:class:`StageNav`): back, the list of the lesson's steps (to jump to
+  one), next, a progress bar, the speaker view, and the ways out.  At the last step "Next"
+  reads "End" and the bar is full.
 
-:class:`PageControl` is the page's small script: it reports the size of the main area
-(debounced), turns the arrow keys into steps (not while a text field or slider has the
-focus), and folds the sidebar in presentation style.  No server-side code knows the browser's
-window otherwise.
+:class:`~.page_control.PageControl` is the page's small script: sizes, the lecturer's keys,
+the black screen.  A lesson's page opens a lecture channel (:mod:`.lecture_channel`): the
+speaker view (:mod:`.speaker`) joins it and both follow each other's step.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 
 import panel as pn
 import param
-from panel.reactive import ReactiveHTML
+from panel.io.state import set_curdoc
 
-from .lesson_text import render_html
+from .lecture_channel import open_channel
+from .lesson_text import MATH_CSS, render_html, text_css
+from .page_control import PageControl
 from .safe import html_text, md_text
+from .stage_geometry import lesson_text_height, plan_stage, stage_scale
 from .state import DashboardState
 from .state.presenter import STAGE_ONLY
 
-__all__ = ["PAIR_MIN_WIDTH", "PAIR_MIN_WIDTH_PRESENTATION", "SHRINK_CSS", "MainArea",
-           "PageControl", "StageNav"]
+__all__ = ["PAIR_MIN_WIDTH", "PAIR_MIN_WIDTH_PRESENTATION", "SHRINK_CSS", "LessonText",
+           "MainArea", "PageControl", "StageNav"]
 
 #: Width of the panels' row (pixels; the main area less 36 px) from which two panels sit side
 #: by side on a screen (the flex bases of the panels in ``_ROW_CSS``: 600 + 420 px and the
@@ -38,17 +46,15 @@ __all__ = ["PAIR_MIN_WIDTH", "PAIR_MIN_WIDTH_PRESENTATION", "SHRINK_CSS", "MainA
 #: 1400 px wide window with the sidebar: DET under NBER).
 PAIR_MIN_WIDTH = 1030
 PAIR_MIN_WIDTH_PRESENTATION = 1360
-#: Height of the stage's navigation bar, and the space kept below the panels.
-NAV_HEIGHT = 56
-_BOTTOM = 24
-#: Width of a lesson's text beside the stage's panels: a fraction of the main area, bounded.
-TEXT_FRACTION, TEXT_MIN, TEXT_MAX = 0.27, 300, 460
-#: Narrowest panel beside a lesson's text; narrower, the text goes above the panels, in a
-#: band of this height (screen, presentation style).
-BESIDE_MIN = 400
-TEXT_BAND = {False: 150, True: 200}
-#: Main-area size used before the browser has reported it.
-FALLBACK = (1240, 650)
+#: Height of the stage's bar (with its progress bar) at scale 1, the margins of the stage in
+#: the main area (left and right, below), and the gap between the bar and the panels.
+NAV_HEIGHT = 50
+_SIDE, _BOTTOM, _GAP = 18, 14, 8
+#: The lesson text's box is wider than its HTML pane by its left border (5 px) and the
+#: pane's margins (10 px each side).
+_TEXT_FRAME = 25
+#: Main-area size used before the browser has reported it (a 1280 x 720 window's).
+FALLBACK = (1280, 656)
 
 _ROW_CSS = """
 :host { flex-wrap: wrap; align-items: flex-start; min-width: 0 !important;
@@ -64,6 +70,7 @@ _ROW_CSS = """
 :host(.llrlab-text-above) { flex-wrap: wrap; }
 :host(.llrlab-text-above) .llrlab-lesson-text { order: -1; }
 .llrlab-lit { outline: 4px solid #CC79A7; outline-offset: -4px; border-radius: 6px; }
+:host(.llrlab-stage) { overflow: hidden; }
 """
 # one panel per line below the pair widths: decided in the browser from the row's own width
 # (a container query), so it holds from the first paint and whatever the server knows
@@ -82,78 +89,17 @@ _TABS_CSS = """
 #: keep the wrapping row as wide as all its panels side by side: the containers of the row
 #: take their width from the page instead.
 SHRINK_CSS = ":host { min-width: 0 !important; }"
+#: A panel's own layouts take their width from their figure and text, never from a minimum
+#: width left over from another size.
+_ITEM_CSS = (".bk-panel-models-layout-Column, .bk-panel-models-layout-Row "
+             "{ min-width: 0 !important; }")
 
 
-class PageControl(ReactiveHTML):
-    """The page's script: main-area size, arrow keys, sidebar (see the module docstring)."""
-
-    presses = param.Integer(default=0, doc="Arrow (or Page Up/Down) presses so far.")
-    keys = param.String(default="", doc="""
-        The directions of the last presses, oldest first: 'f' (right arrow, Page Down) or
-        'b' (left arrow, Page Up).  One counter and the sequence, so that presses that reach
-        the server in one message (a busy server takes them together) keep their order.""")
-    collapsed = param.Boolean(default=False, doc="Fold the sidebar.")
-    main_width = param.Integer(default=0, doc="Width of the main area (0: not known yet).")
-    main_height = param.Integer(default=0, doc="Height of the main area.")
-
-    _template = '<div id="llrlab_page" style="display: none"></div>'
-    _scripts = {  # noqa: RUF012 (Panel's class attribute)
-        "render": """
-          state.onkey = (e) => {
-            if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
-            const t = e.composedPath()[0];
-            const slider = t && t.getAttribute && t.getAttribute('role') === 'slider';
-            if (t && t.tagName && (['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName)
-                || t.isContentEditable || slider)) {
-              return;
-            }
-            let d = null;
-            if (e.key === 'ArrowRight' || e.key === 'PageDown') { d = 'f'; }
-            else if (e.key === 'ArrowLeft' || e.key === 'PageUp') { d = 'b'; }
-            if (d !== null) {
-              data.keys = (data.keys + d).slice(-64);
-              data.presses = data.presses + 1;
-              e.preventDefault();
-            }
-          };
-          document.addEventListener('keydown', state.onkey);
-          const main = document.getElementById('main');
-          if (main != null && typeof ResizeObserver !== 'undefined') {
-            state.report = () => {
-              state.timer = null;
-              const w = Math.round(main.clientWidth), h = Math.round(main.clientHeight);
-              if (w !== data.main_width) { data.main_width = w; }
-              if (h !== data.main_height) { data.main_height = h; }
-            };
-            state.ro = new ResizeObserver(() => {
-              if (state.timer != null) { clearTimeout(state.timer); }
-              state.timer = setTimeout(state.report, 120);
-            });
-            state.ro.observe(main);
-            state.report();
-          }
-          self.collapsed();
-        """,
-        "collapsed": """
-          const el = document.getElementById('sidebar');
-          if (el == null || typeof bootstrap === 'undefined') { return; }
-          const c = bootstrap.Collapse.getOrCreateInstance(el, {toggle: false});
-          if (data.collapsed) { c.hide(); } else { c.show(); }
-          const button = document.getElementById('sidebar-toggle');
-          if (button != null) { button.setAttribute('aria-expanded', String(!data.collapsed)); }
-        """,
-        "remove": """
-          document.removeEventListener('keydown', state.onkey);
-          if (state.ro) { state.ro.disconnect(); }
-          if (state.timer != null) { clearTimeout(state.timer); }
-        """,
-    }
-
-    def __init__(self, **params):
-        params.setdefault("width", 0)
-        params.setdefault("height", 0)
-        params.setdefault("margin", 0)
-        super().__init__(**params)
+def _bar_css(px):
+    """The style of the stage bar's widgets: their text at ``px`` pixels."""
+    return (f":host {{ --bokeh-font-size: {px:g}px; font-size: {px:g}px; }}"
+            f" .bk-btn, .bk-input, select, option {{ font-size: {px:g}px !important;"
+            f" height: auto; }}")
 
 
 class _FollowsLesson(pn.viewable.Viewer):
@@ -166,59 +112,135 @@ class _FollowsLesson(pn.viewable.Viewer):
         self._layout = layout
         st = self.state
         st.lesson.param.watch(self._update, ["lesson", "step"])
-        st.display.param.watch(self._update, ["presentation"])
+        st.display.param.watch(self._update, ["presentation", "scale"])
 
     def __panel__(self):
         return self._layout
 
 
+#: The speaker view's window: opened from the stage's bar, named so that a second press
+#: brings the same window back instead of opening another.
+_SPEAKER_JS = """
+const url = window.location.pathname + '?view=speaker&channel=' + encodeURIComponent(token);
+const w = window.open(url, 'llrlab-speaker', 'popup,width=1100,height=760');
+if (w != null) { w.focus(); }
+"""
+
+
 class StageNav(_FollowsLesson):
-    """The bar above the stage: back, where we are, next, and the ways out."""
+    """The bar above the stage: back, the steps (where we are), next, a progress bar, the
+    speaker view and the ways out."""
+
+    channel = param.Parameter(default=None, doc="The page's lecture channel (a token for "
+                                                "the speaker view's link).")
 
     def __init__(self, **params):
         super().__init__(**params)
         st = self.state
-        self.back = pn.widgets.Button(name="◀ Back", button_type="primary", width=100)
-        self.next = pn.widgets.Button(name="Next ▶", button_type="primary", width=100)
+        self.menu = pn.widgets.Button(name="☰", button_type="light", width=50,
+                                      description="The sidebar (the page's menus)")
+        self.back = pn.widgets.Button(name="◀ Back", button_type="primary", width=110)
+        self.next = pn.widgets.Button(name="Next ▶", button_type="primary", width=110)
         self.where = pn.pane.Markdown("", margin=(4, 12), name="stage_where",
                                       sizing_mode="stretch_width")
+        # the lesson's steps by title: the current one shown, any other one chosen
+        self.steps = pn.widgets.Select(options={}, width=460, name="", margin=(5, 10),
+                                       css_classes=["llrlab-steps"])
+        self.progress = pn.pane.HTML("", name="stage_progress", sizing_mode="stretch_width",
+                                     margin=(0, 5), height=6)
+        self.speaker = pn.widgets.Button(name="Speaker view", button_type="light", width=150)
         self.close_lesson = pn.widgets.Button(name="Close lesson", button_type="light",
-                                              width=130)
+                                              width=140)
         self.leave = pn.widgets.Button(name="Leave presenter mode", button_type="light",
-                                       width=190)
+                                       width=210)
+        self.menu.on_click(lambda _e: self.toggle_sidebar())
         self.back.on_click(lambda _e: st.navigate(-1))
         self.next.on_click(lambda _e: st.navigate(1))
+        self.steps.param.watch(self._chosen, ["value"])
         self.close_lesson.on_click(lambda _e: st.lesson.close())
         self.leave.on_click(lambda _e: setattr(st.presenter, "enabled", False))
-        self._follow(pn.Row(self.back, self.where, self.next, self.close_lesson, self.leave,
-                            height=NAV_HEIGHT, sizing_mode="stretch_width",
-                            name="stage_nav", styles={"align-items": "center"}))
+        token = self.channel.control_token if self.channel is not None else ""
+        self.speaker.js_on_click(args={"token": token}, code=_SPEAKER_JS)
+        self.row = pn.Row(self.menu, self.back, self.steps, self.where, self.next, self.speaker,
+                          self.close_lesson, self.leave, sizing_mode="stretch_width",
+                          styles={"align-items": "center"}, margin=0)
+        self._follow(pn.Column(self.row, self.progress, height=NAV_HEIGHT, margin=(0, 0),
+                               sizing_mode="stretch_width", name="stage_nav"))
         st.presenter.param.watch(self._update, ["enabled", "views", "current"])
         self._update()
 
+    #: Called by the menu button (set by the main area: it folds and unfolds the sidebar).
+    toggle_sidebar = staticmethod(lambda: None)
+
+    def _chosen(self, event):
+        st = self.state
+        if self._updating or event.new is None or not st.lesson.lesson:
+            return
+        if int(event.new) != st.lesson.step:
+            st.lesson.open(st.lesson.lesson, int(event.new))
+
+    _updating = False
+
     def _update(self, *_):
         st = self.state
-        lesson, step = st.lesson.current(), st.lesson.current_step()
-        big = st.display.presentation
+        lesson = st.lesson.current()
+        s = st.display.scale if st.display.presentation else 1.0
+        px = st.display.px("bar")
         if lesson is not None:
             k, n = st.lesson.step, len(lesson)
-            text = (f"**{_md(lesson.title)}** · step {k} of {n}: {_md(step.title)}")
+            options = {f"{i} / {n} · {step.title}": i
+                       for i, step in enumerate(lesson.steps, 1)}
+            self._updating = True
+            try:
+                if self.steps.options != options:
+                    self.steps.options = options
+                self.steps.value = k
+            finally:
+                self._updating = False
+            text = f"**{_md(lesson.title)}**"
             self.back.disabled, self.next.disabled = k <= 1, k >= n
+            self.next.name = "End ■" if k >= n else "Next ▶"
+            done = k / n
         else:
             views, i = st.presenter.views, st.presenter.current
             if views:
                 shown = f"view {i + 1} of {len(views)}: {_md(views[i]['name'])}" if i >= 0 \
                     else f"{len(views)} saved views: press ▶ or → to show the first"
                 text = f"**Saved views** · {shown}"
+                done = (i + 1) / len(views)
             else:
                 text = "**Presenter mode** · no saved views (save views in the sidebar)"
+                done = 0.0
             self.back.disabled = not views or i <= 0
             self.next.disabled = not views or i >= len(views) - 1
+            self.next.name = "Next ▶"
         self.where.object = text
-        self.where.styles = {"font-size": "130%" if big else "105%"}
+        self.where.styles = {"font-size": f"{px:g}px", "color": "#333333"}
+        self.where.visible = lesson is None  # (a lesson's title is in its text's box)
+        self.steps.visible = lesson is not None
+        self.speaker.visible = lesson is not None and self.channel is not None
         self.close_lesson.visible = lesson is not None
         self.leave.visible = st.presenter.enabled
+        self.progress.object = _progress_html(done, s, lesson is not None and done >= 1.0)
+        css = [_bar_css(px)]
+        for w, width in ((self.menu, 50), (self.back, 110), (self.next, 110), (self.speaker, 150),
+                         (self.close_lesson, 140), (self.leave, 210), (self.steps, 460)):
+            w.stylesheets = css
+            w.width = round(width * max(px, 18) / 18)
+        self._layout.height = round(NAV_HEIGHT * s)
         self._layout.visible = st.staged
+
+
+def _progress_html(done, scale, end):
+    """A thin bar across the stage: the share of the lesson (or views) shown so far; green
+    at the end."""
+    pct = max(0.0, min(1.0, float(done))) * 100
+    color = "#1b7f3b" if end else "#2b4a6f"
+    h = max(4, round(5 * scale))
+    return (f'<div role="progressbar" aria-valuemin="0" aria-valuemax="100" '
+            f'aria-valuenow="{pct:.0f}" style="height:{h}px;background:#e3e6ea;'
+            f'border-radius:{h}px;overflow:hidden"><div style="height:100%;width:{pct:.2f}%;'
+            f'background:{color};transition:width 0.2s"></div></div>')
 
 
 def _md(text):
@@ -226,34 +248,34 @@ def _md(text):
     return md_text(text, 200)
 
 
-#: The step's title a little larger than its text (whatever the page's own heading sizes);
-#: formulas in a maths font (the page's own font has no maths table: no stretchy brackets),
-#: at the text's size; a displayed formula wider than the text scrolls rather than running
-#: out of the box.
-_LESSON_TEXT_CSS = """
-h3 { font-size: 1.25em; font-weight: 600; margin: 0.35em 0 0.5em; }
-p { margin: 0 0 0.6em; }
-math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
-                     "DejaVu Math TeX Gyre", serif; font-size: inherit; }
-math[display="block"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;
-                        padding: 0.2em 0; }
-"""
+#: Formulas in a maths font (the page's own font has no maths table: no stretchy brackets),
+#: at the text's size; a displayed formula with room above and below for an integral's
+#: limits (clipped to its box, they made it scroll by a few pixels).
+_LESSON_TEXT_CSS = MATH_CSS
+
+
+def _text_css(display):
+    """The lesson text's type at the current style, in pixels (the same on a fresh page, a
+    link and after a step): the text, the step's title a little larger."""
+    return text_css(display.px("text"), display.px("heading"))
 
 
 class LessonText(_FollowsLesson):
-    """The open lesson step's text, beside the stage's panels: its Markdown and formulas
-    rendered on the server (:func:`~llrlab.dashboard.lesson_text.render_html`: raw HTML
-    shown as text, formulas as MathML at the text's size), in an HTML pane, which runs no
-    MathJax over it."""
+    """The open lesson step's text, beside or above the stage's panels: its Markdown and
+    formulas rendered on the server (:func:`~llrlab.dashboard.lesson_text.render_html`: raw
+    HTML shown as text, formulas as MathML at the text's size), in an HTML pane, which runs
+    no MathJax over it."""
 
     def __init__(self, **params):
         super().__init__(**params)
+        self.measured = {}
         self.text = pn.pane.HTML("", name="lesson_text", sizing_mode="stretch_width",
                                  margin=(0, 10), stylesheets=[_LESSON_TEXT_CSS])
         self._follow(pn.Column(self.text, css_classes=["llrlab-lesson-text"], width=360,
-                               name="lesson_panel", scroll=True,
+                               name="lesson_panel",
                                styles={"background": "#f7f3f6", "border-radius": "6px",
-                                       "border-left": "5px solid #CC79A7"}))
+                                       "border-left": "5px solid #CC79A7",
+                                       "overflow": "hidden"}))
         self._update()
 
     def _update(self, *_):
@@ -266,9 +288,60 @@ class LessonText(_FollowsLesson):
         self.text.object = (f"<p><em>{html_text(lesson.title, 200)} · step {st.lesson.step} "
                             f"of {len(lesson)}</em></p>\n<h3>{html_text(step.title, 200)}"
                             f"</h3>\n{render_html(step.text)}")
-        self.text.styles = {"font-size": "150%" if st.display.presentation else "112%",
-                            "line-height": "1.45"}
+        css = [_LESSON_TEXT_CSS, _text_css(st.display)]
+        if self.text.stylesheets != css:
+            self.text.stylesheets = css
         self._layout.visible = True
+
+    #: What the browser measured: {(lesson, step, text size, inner width): content height}.
+    measured: dict
+
+    def box_height(self, width):
+        """Height in pixels the step's box needs at ``width``: the estimate (see
+        :func:`.stage_geometry.lesson_text_height`), or what the browser measured when it
+        drew this step's text at this width (formulas and fonts make estimates uncertain),
+        corrected alike at another width."""
+        st = self.state
+        lesson, step = st.lesson.current(), st.lesson.current_step()
+        if step is None:
+            return 0
+        caption = f"{lesson.title} · step {st.lesson.step} of {len(lesson)}"
+
+        def estimate(w):
+            return lesson_text_height(step.title, caption, step.text, w,
+                                      text_px=st.display.px("text"),
+                                      heading_px=st.display.px("heading"))
+
+        est = estimate(width)
+        seen = self._seen()
+        if not seen:
+            return est
+        # the pane's width as drawn is the box's less its border and margins
+        w0, h0 = min(seen, key=lambda wh: abs(wh[0] + _TEXT_FRAME - width))
+        if abs(w0 + _TEXT_FRAME - width) <= 6:
+            return int(h0 + 16)
+        # at another width: the estimate, corrected by how far off it was where measured
+        # (formulas, scripts and long words make it err by about the same factor)
+        ratio = (h0 + 16) / max(estimate(w0 + _TEXT_FRAME), 1)
+        return math.ceil(est * min(max(ratio, 0.6), 1.5))
+
+    def _seen(self):
+        st = self.state
+        key = (st.lesson.lesson, st.lesson.step, st.display.px("text"))
+        return [(w, h) for (k, w), h in self.measured.items() if k == key]
+
+    def record(self, width, height):
+        """The browser drew the current step's text ``width`` px wide and it needed
+        ``height`` px; True when that differs from what the layout assumed."""
+        st = self.state
+        key = ((st.lesson.lesson, st.lesson.step, st.display.px("text")), int(width))
+        if key in self.measured and abs(self.measured[key] - height) <= 2:
+            return False
+        self.measured[key] = int(height)
+        if len(self.measured) > 500:  # a long session: keep the newest
+            for k in list(self.measured)[:250]:
+                del self.measured[k]
+        return True
 
     def resize(self, width, height):
         self._layout.param.update(width=int(width), height=int(height))
@@ -288,20 +361,35 @@ class MainArea(pn.viewable.Viewer):
         self.lesson_text = LessonText(state=self.state)
         self.row = pn.Row(*self.items.values(), self.lesson_text, stylesheets=[_ROW_CSS],
                           sizing_mode="stretch_width", name="panels")
-        self.nav = StageNav(state=self.state)
+        # the lecture: the speaker view (and pages that follow) join the page's channel
+        self.channel = open_channel()
+        doc = pn.state.curdoc
+        self._member = self.channel.join(
+            self._follow_channel, doc if doc is not None and doc.session_context else None,
+            name="audience")
+        self.nav = StageNav(state=self.state, channel=self.channel)
+        self.nav.toggle_sidebar = lambda: setattr(self.page, "collapsed",
+                                                  not self.page.collapsed)
         self._layout = pn.Column(self.nav, self.row, sizing_mode="stretch_width",
                                  stylesheets=[SHRINK_CSS])
         st = self.state
         self._sized = None
         st.presenter.param.watch(self._relayout, ["enabled", "panels", "highlight"])
-        st.lesson.param.watch(self._relayout, ["lesson"])
+        st.lesson.param.watch(self._relayout, ["lesson", "step"])
         st.lesson.param.watch(self._collapse, ["lesson"])
+        st.lesson.param.watch(self._publish, ["lesson", "step"])
         self.page.param.watch(self._key, ["presses"])
+        self.page.param.watch(self._blackout, ["blackout"])
         st.presenter.param.watch(self._collapse, ["enabled"])
+        st.presenter.param.watch(self._at_end, ["enabled", "views", "current"])
+        st.lesson.param.watch(self._at_end, ["lesson", "step"])
         st.display.param.watch(self._collapse, ["presentation"])
         st.display.param.watch(self._relayout, ["presentation"])
-        self.page.param.watch(self._measured, ["main_width", "main_height"])
+        self.page.param.watch(self._measured, ["main_width", "main_height", "stage_top"])
+        self.page.param.watch(self._text_drawn, ["text_need"])
         self._collapse()
+        self._at_end()
+        self._publish()
         self._relayout()
 
     def __panel__(self):
@@ -309,8 +397,11 @@ class MainArea(pn.viewable.Viewer):
 
     @staticmethod
     def _item(name, view):
+        # (the view's own column keeps the minimum width Panel computed from its children's
+        # widths at some earlier size, which held a panel wider than the stage gave it)
         return pn.Column(view, css_classes=["llrlab-panel", f"llrlab-{name}"],
-                         sizing_mode="stretch_width", name=f"panel_{name}")
+                         sizing_mode="stretch_width", name=f"panel_{name}",
+                         stylesheets=[_ITEM_CSS])
 
     def _stage_views(self, shown):
         """Make the stage-only views (:data:`~llrlab.dashboard.state.presenter.STAGE_ONLY`:
@@ -339,15 +430,75 @@ class MainArea(pn.viewable.Viewer):
         self._sized = None
         self._relayout()
 
+    # ------------------------------------------------------------------ keys, lecture
+
     def _key(self, event):
-        """Arrow keys in the page: steps through the lesson, or the saved views in presenter
-        mode (nothing on the ordinary page, where the arrows scroll), one per press in the
-        order pressed (the presses since the last call are the end of ``keys``)."""
-        n = max(0, min(event.new - (event.old or 0), len(self.page.keys)))
-        if not self.state.staged or n == 0:
+        """The lecturer's keys in the page (see :mod:`.page_control`): through the lesson,
+        or the saved views in presenter mode, one move per press in the order pressed."""
+        if not self.state.staged:
             return
-        for d in self.page.keys[-n:]:
-            self.state.navigate(1 if d == "f" else -1)
+        for token in self.page.moves(event):
+            self._move(token)
+
+    def _move(self, token):
+        st = self.state
+        lesson = st.lesson.current()
+        n = len(lesson) if lesson is not None else len(st.presenter.views)
+        if token == "f":
+            st.navigate(1)
+        elif token == "b":
+            st.navigate(-1)
+        elif n and (token in ("h", "e") or (token[:1] == "g" and token[1:].isdigit())):
+            k = 1 if token == "h" else n if token == "e" else int(token[1:])
+            k = max(1, min(n, k))
+            if lesson is not None:
+                st.lesson.open(st.lesson.lesson, k)
+            else:
+                st.show_view(k - 1)
+
+    def _at_end(self, *_):
+        """Tell the page whether the last step is shown (its end signal), on the next tick:
+        a change of the page's script made while Panel applies that script's own event (a
+        key press) is not sent back to the browser."""
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            def later():
+                with set_curdoc(doc):
+                    self._set_at_end()
+
+            doc.add_next_tick_callback(later)
+        else:
+            self._set_at_end()
+
+    def _set_at_end(self):
+        st = self.state
+        lesson = st.lesson.current()
+        if lesson is not None:
+            end, text = st.lesson.step >= len(lesson), "End of the lesson"
+        else:
+            views = st.presenter.views
+            end, text = bool(views) and st.presenter.current >= len(views) - 1, \
+                "Last saved view"
+        self.page.param.update(staged=st.staged, at_end=end, end_text=text)
+
+    def _publish(self, *_):
+        """The page's step, for the speaker view (and the pages that follow it)."""
+        lesson = self.state.lesson
+        self.channel.publish(lesson.lesson, lesson.step, origin=self._member)
+
+    def _blackout(self, *_):
+        self.channel.set_blackout(self.page.blackout, origin=self._member)
+
+    def _follow_channel(self, position):
+        """The speaker view moved: show its step (and its black screen)."""
+        lesson = self.state.lesson
+        if position.lesson and position.lesson in lesson.library and (
+                position.lesson, position.step) != (lesson.lesson, lesson.step):
+            lesson.open(position.lesson, position.step)
+        if self.page.blackout != position.blackout:
+            self.page.blackout = position.blackout
+
+    # ------------------------------------------------------------------ layout
 
     def _measured(self, *_):
         """The browser reported the main area's size: lay out on the next tick (model changes
@@ -357,6 +508,14 @@ class MainArea(pn.viewable.Viewer):
             doc.add_next_tick_callback(self._relayout)
         else:
             self._relayout()
+
+    def _text_drawn(self, *_):
+        """The browser drew the lesson's text: lay out again if it needs another height
+        than the layout gave it (the estimate was off)."""
+        w, h = [*self.page.text_need, 0, 0][:2]
+        if w > 0 and h > 0 and self.state.lesson.lesson and self.lesson_text.record(w, h):
+            self._sized = None
+            self._measured()
 
     def _collapse(self, *_):
         """The sidebar folds in presentation style and on a stage (presenter mode, an open
@@ -368,26 +527,25 @@ class MainArea(pn.viewable.Viewer):
         w, h = self.page.main_width, self.page.main_height
         return (w, h) if w > 0 and h > 0 else FALLBACK
 
-    def stage_sizes(self):
-        """The stage's geometry in the current main area: ``({panel: (width, height)},
-        (text width, text height) or None, text above the panels)``."""
+    def stage_plan(self):
+        """The stage's arrangement in the current main area (a
+        :class:`~.stage_geometry.StagePlan`) and its scale."""
         st = self.state
         shown = st.presenter.shown_panels()
         width, height = self._size()
-        n, gap, room = len(shown), 12, width - 36
-        h = height - NAV_HEIGHT - _BOTTOM - 16
-        text, above = None, False
-        if st.lesson.lesson:
-            tw = int(min(TEXT_MAX, max(TEXT_MIN, TEXT_FRACTION * width)))
-            if (room - tw - gap * n) // n >= BESIDE_MIN:
-                text = (tw, h)
-            else:  # too narrow for the text beside the plots: above them, full width
-                band = TEXT_BAND[bool(st.display.presentation)]
-                text, above = (room, band), True
-                h -= band + gap
-        w = (room - (0 if text is None or above else text[0]) - gap * n) // n
-        size = (max(220, int(w)), max(240, int(h)))
-        return {name: size for name in shown}, text, above
+        scale = stage_scale(width, height) if st.display.presentation else 1.0
+        gap = round(_GAP * scale)
+        room_w = width - 2 * _SIDE
+        room_h = (height - max(0, self.page.stage_top) - round(NAV_HEIGHT * scale) - gap
+                  - _BOTTOM)
+        mins = {}
+        for name in shown:
+            need = getattr(self.views[name], "stage_min", None)
+            if need is not None:
+                mins[name] = need(scale)
+        text = self.lesson_text.box_height if st.lesson.lesson else None
+        return plan_stage(room_w, room_h, shown, mins=mins, scale=scale,
+                          text_height_at=text), scale
 
     def _relayout(self, *_):
         st = self.state
@@ -397,22 +555,27 @@ class MainArea(pn.viewable.Viewer):
         # dropped (the browser kept the fallback height while the server had the new one)
         with contextlib.nullcontext():
             if staged:
-                sizes, text, above = self.stage_sizes()
-                self._stage_views(sizes)
-                key = ("stage", tuple(sorted(sizes.items())), text)
-                self.row.css_classes = ["llrlab-stage"] + (["llrlab-text-above"] if above
-                                                           else [])
+                self._stage_views(st.presenter.shown_panels())
+                plan, scale = self.stage_plan()
+                if st.display.scale != scale:
+                    st.display.scale = scale
+                key = ("stage", tuple(sorted(plan.panels.items())), plan.text, scale)
+                self.row.css_classes = ["llrlab-stage"] + (["llrlab-text-above"]
+                                                           if plan.above else [])
+                self.row.styles = {"gap": f"{round(_GAP * scale)}px"}
                 if self.tabs is not None:
                     self.tabs.css_classes = ["llrlab-stage"]
                     self.tabs.active = 0
                 for name, item in self.items.items():
-                    item.visible = name in sizes
+                    item.visible = name in plan.panels
                 if key != self._sized:
-                    for name, (w, hh) in sizes.items():
+                    for name, (w, hh) in plan.panels.items():
                         self.views[name].resize(w, hh)
-                if text is not None:
-                    self.lesson_text.resize(*text)
+                if plan.text is not None:
+                    self.lesson_text.resize(*plan.text)
             else:
+                if st.display.scale != 1.0:
+                    st.display.scale = 1.0
                 width = self._size()[0] - 36
                 pair = width >= (PAIR_MIN_WIDTH_PRESENTATION if st.display.presentation
                                  else PAIR_MIN_WIDTH)
@@ -421,6 +584,7 @@ class MainArea(pn.viewable.Viewer):
                           "calibration": narrow, "histogram": width}
                 key = ("page", width, pair)
                 self.row.css_classes = ["llrlab-big"] if st.display.presentation else []
+                self.row.styles = {}
                 if self.tabs is not None:
                     self.tabs.css_classes = []
                 self._stage_views(())

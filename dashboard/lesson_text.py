@@ -36,8 +36,34 @@ import unicodedata
 from html.parser import HTMLParser
 from xml.etree import ElementTree
 
-__all__ = ["ALLOWED_COMMANDS", "ALLOWED_ENVIRONMENTS", "FORBIDDEN_COMMANDS", "MAX_FORMULA",
-           "TextProblem", "check_plain", "check_text", "formulas", "gate", "render_html"]
+__all__ = ["ALLOWED_COMMANDS", "ALLOWED_ENVIRONMENTS", "FORBIDDEN_COMMANDS", "MATH_CSS",
+           "MAX_FORMULA", "TextProblem", "check_plain", "check_text", "formulas", "gate",
+           "render_html", "text_css"]
+
+#: The style of the rendered formulas (a maths font, the text's size; a displayed formula
+#: with room above and below for an integral's limits): the served lesson's text and the
+#: lecture file's.
+MATH_CSS = """
+math { font-family: math, "STIX Two Math", "Cambria Math", "Latin Modern Math",
+                     "DejaVu Math TeX Gyre", serif; font-size: inherit; }
+math[display="block"] { overflow: visible; max-width: 100%; padding: 0.3em 0; }
+"""
+
+
+
+def text_css(px, head, scope=None):
+    """The type of a lesson step's rendered text: ``px`` pixels, the step's title ``head``,
+    formulas' scripts and fractions no smaller than the text (MathML shrinks each level by
+    0.71-0.8: a subscript of 18 px text was 14.4 px).  ``scope``: the CSS selector of the
+    text's box (None: the box is the shadow host of the served lesson's pane)."""
+    host, inner = (":host", "") if scope is None else (scope, scope + " ")
+    return (f"{host} {{ font-size: {px:g}px; line-height: 1.45; }}"
+            f" {inner}p, {inner}li {{ font-size: {px:g}px; margin: 0 0 {0.5 * px:g}px 0; }}"
+            f" {inner}h3 {{ font-size: {head:g}px; line-height: 1.25; font-weight: 700;"
+            f" margin: {0.2 * px:g}px 0 {0.5 * px:g}px 0; }}"
+            f" {inner}code, {inner}em {{ font-size: 1em; }}"
+            f" {inner}math * {{ font-size: max({px:g}px, 0.8em) !important; }}")
+
 
 #: Longest formula (characters between its delimiters) and deepest nesting of braces.
 MAX_FORMULA = 1000

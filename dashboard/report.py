@@ -58,6 +58,9 @@ from llrlab.core import (
     LLR_UNITS,
     Analysis,
     DataError,
+    ece_curves,
+    fmr_label,
+    fnmr_at_fmr,
     llr_label,
     llr_to_unit,
     operating_point_grid,
@@ -66,15 +69,19 @@ from llrlab.core import (
     reliability,
     tippett,
 )
+from llrlab.core.det import det_axis_start
 from llrlab.core.op_grid import GRID_LIMIT, GRID_STEP, grid_plo
+from llrlab.core.palette import FILLS
 
-from .compute import DET_POINTS, HIST_BINS, hist_range, histogram
+from .compute import APE_PLO, DET_POINTS, HIST_BINS, hist_range, histogram
+from .compute.results import DET_FMR
 from .report_page import CSS, SCRIPT, TEMPLATE
 from .views._common import COLORS, finite, new_figure
-from .views.det import P_TICKS, choose_ticks, probit_axes
+from .views.det import choose_ticks, probit_axes
 
-__all__ = ["CURVE_POINTS", "MAX_SETS", "RELIABILITY_POINTS", "ReportSet", "report_document",
-           "report_from_results", "report_html", "write_report"]
+__all__ = ["CURVE_POINTS", "MAX_SETS", "RELIABILITY_POINTS", "REPORT_PANELS", "ReportParts",
+           "ReportSet", "report_document", "report_from_results", "report_html",
+           "report_parts", "write_report"]
 
 #: Score sets a report can hold (each adds about 0.35 MB of exact look-up data).
 MAX_SETS = 4
@@ -87,6 +94,7 @@ NBER_STRIDE = 4
 _DASHES = ("solid", "dashed", "dotted", "dotdash")
 _ALPHAS = (1.0, 0.6, 0.6, 0.6)
 _Y_MAX = 2.0
+_LN2 = math.log(2.0)
 #: Bokeh level of everything a drag moves: the overlay layer alone is repainted on a move
 #: (the curves, on the primary layer, are not redrawn).  What moves is drawn with glyphs
 #: (a span is ``vspan``, a label ``text``), not annotations: Bokeh reads an annotation's
@@ -195,15 +203,15 @@ _ROWS = (
 )
 
 
-def _table_html(sets, rows):
-    out = ['<table class="llrlab-metrics" id="llrlab-table"><thead><tr><th>measure</th>']
+def _table_html(sets, rows, prefix="llrlab"):
+    out = [f'<table class="llrlab-metrics" id="{prefix}-table"><thead><tr><th>measure</th>']
     out += [f"<th>{_esc(s.label)}</th>" for s in sets]
     out.append("</tr></thead><tbody>")
     for key, label, fmt, live in _ROWS:
-        out.append(f"<tr><td>{_esc(label)}</td>")
+        out.append(f'<tr data-key="{key}"><td>{_esc(label)}</td>')
         for j, row in enumerate(rows):
             cls = ' class="llrlab-bad"' if key == "dr30_safe" and not row[key] else ""
-            ident = f' id="llrlab-v-{key}-{j}"' if live else ""
+            ident = f' id="{prefix}-v-{key}-{j}"' if live else ""
             out.append(f'<td{ident}{cls} data-key="{key}" data-set="{j}">'
                        f"{_esc(fmt(row[key]))}</td>")
         out.append("</tr>")
@@ -271,14 +279,14 @@ def _nber_figure(sets, grids, plo0):
                                name=f"report_nber_{j}")
         dash, alpha = _DASHES[j], _ALPHAS[j]
         ra = fig.line("plo", "act", source=src, line_color=COLORS["act"], line_width=2,
-                      line_dash=dash, line_alpha=alpha)
+                      line_dash=dash, line_alpha=alpha, tags=["nber.act", f"set{j}"])
         rm = fig.line("plo", "min", source=src, line_color=COLORS["min"], line_width=2.5,
-                      line_dash=dash, line_alpha=alpha)
+                      line_dash=dash, line_alpha=alpha, tags=["nber.min", f"set{j}"])
         d = s.llr.dr30
         tri = fig.scatter(finite([d.plo_fa, d.plo_miss]), finite([d.dcf_fa, d.dcf_miss]),
                           marker="triangle", size=12, line_color="black",
                           fill_color=[COLORS["dr30_fa"], COLORS["dr30_miss"]],
-                          fill_alpha=alpha)
+                          fill_alpha=alpha, tags=["nber.dr30", f"set{j}"])
         items += [LegendItem(label=f"{s.label}: act DCF", renderers=[ra]),
                   LegendItem(label=f"{s.label}: min DCF", renderers=[rm, tri])]
         vals = np.concatenate([act[inside], mn[inside]])
@@ -287,7 +295,7 @@ def _nber_figure(sets, grids, plo0):
             ymax = max(ymax, min(_Y_MAX, 1.08 * float(vals.max())))
     fig.y_range.end = ymax
     d = sets[0].llr.dr30
-    style = dict(fill_color=COLORS["unreliable"], fill_alpha=0.15, line_alpha=0,
+    style = dict(fill_color=FILLS["unreliable"], fill_alpha=0.15, line_alpha=0,
                  level="underlay")
     if np.isfinite(d.plo_fa):
         fig.add_layout(BoxAnnotation(right=float(d.plo_fa), **style))
@@ -297,7 +305,7 @@ def _nber_figure(sets, grids, plo0):
     op = ColumnDataSource({"x": [plo0], "y": [0.975 * ymax], "text": [f"plo = {plo0:.2f}"],
                            "align": ["left"], "xoff": [4]}, name="report_nber_op")
     fig.vspan(x="x", source=op, line_color=COLORS["op"], line_dash="dashed", line_width=2.5,
-              level=_MOVING)
+              level=_MOVING, tags=["nber.op"])
     fig.text(x="x", y="y", text="text", source=op, text_align="align", x_offset="xoff",
              text_baseline="top", text_color=COLORS["op"], text_font_size="10pt",
              text_font_style="bold", level=_MOVING)
@@ -308,13 +316,9 @@ def _nber_figure(sets, grids, plo0):
 
 
 def _det_figure(sets):
-    lo_p = min(max(1.0 / max(sets[0].llr.n_non, 1), 1e-4), 0.01)
-    lo_m = min(max(1.0 / max(sets[0].llr.n_tar, 1), 1e-4), 0.01)
-    below = [t for t in P_TICKS if t <= lo_p] or [P_TICKS[0]]
-    below_m = [t for t in P_TICKS if t <= lo_m] or [P_TICKS[0]]
     hi = float(probit(0.6))
-    fig = new_figure("det", x_range=Range1d(float(probit(below[-1])), hi),
-                     y_range=Range1d(float(probit(below_m[-1])), hi),
+    x0, y0 = (float(probit(det_axis_start(n))) for n in (sets[0].llr.n_non, sets[0].llr.n_tar))
+    fig = new_figure("det", x_range=Range1d(x0, hi), y_range=Range1d(y0, hi),
                      title="DET (drag to the ROCCH point of an operating point)",
                      x_axis_label="false-alarm probability (%)",
                      y_axis_label="miss probability (%)", height=440)
@@ -329,21 +333,36 @@ def _det_figure(sets):
             c = s.llr.det(kind, max_points=DET_POINTS)
             r = fig.line(_f32(c.x), _f32(c.y), line_color=COLORS[kind],
                          line_width=2 if kind == "rocch" else 1.5, line_dash=dash,
-                         line_alpha=alpha)
+                         line_alpha=alpha, tags=[f"det.{kind}", f"set{j}"])
             items.append(LegendItem(label=f"{s.label}: {'ROCCH' if kind == 'rocch' else kind}",
                                     renderers=[r]))
         e = float(probit(s.llr.eer))
         fig.scatter([e], [e], marker="diamond", size=11, line_color="black",
-                    fill_color="black" if j == 0 else "white")
+                    fill_color="black" if j == 0 else "white", tags=["det.eer", f"set{j}"])
         fa, miss = s.llr.det_dr30("rocch")
         fig.scatter(finite(probit([fa[0], miss[0]])), finite(probit([fa[1], miss[1]])),
                     marker="triangle", size=11, line_color="black",
-                    fill_color=[COLORS["dr30_fa"], COLORS["dr30_miss"]], fill_alpha=alpha)
+                    fill_color=[COLORS["dr30_fa"], COLORS["dr30_miss"]], fill_alpha=alpha,
+                    tags=["det.dr30", f"set{j}"])
+        # FMR100, FMR1000 on the steppy curve (binary searches in the analysis' sort)
+        f = fnmr_at_fmr(s.llr, fmr=DET_FMR)
+        src = ColumnDataSource({"x": finite(probit(f.p_fa)), "y": finite(probit(f.p_miss)),
+                                "text": [fmr_label(x) for x in DET_FMR]},
+                               name=f"report_det_fmr_{j}")
+        fmr = fig.scatter("x", "y", source=src, marker="star", size=12, line_color="black",
+                          fill_color="black" if j == 0 else "white", fill_alpha=alpha,
+                          tags=["det.fmr", f"set{j}"])
+        fig.text(x="x", y="y", text="text", source=src, x_offset=7, y_offset=2,
+                 text_font_size="9pt", text_color="#222222", text_alpha=alpha,
+                 text_baseline="bottom")
+        if j == 0:
+            items.append(LegendItem(label="FMR100, FMR1000",
+                                    renderers=[fmr]))
     op = ColumnDataSource({"x": [], "y": [], "marker": [], "color": [], "alpha": []},
                           name="report_det_op")
     r = fig.scatter("x", "y", source=op, marker="marker", size=11, fill_color="color",
                     line_color="color", fill_alpha="alpha", line_width=2, level=_MOVING,
-                    name="report_det_op_markers")
+                    name="report_det_op_markers", tags=["det.op"])
     items += [LegendItem(label="actual op. point (circle), min-DCF point (square)",
                          renderers=[_legend_proxy(fig, r, "scatter", marker="circle", size=11,
                                                   fill_color=COLORS["op"],
@@ -356,10 +375,14 @@ def _det_figure(sets):
     return fig, op
 
 
-def _histogram_figure(sets, score_label):
+def _histogram_figure(sets, score_label, edges=None):
     doms = [s.scores for s in sets[:2]]
-    lo, hi = hist_range(doms)
-    edges = np.linspace(lo, hi, HIST_BINS + 1)
+    if edges is None:
+        lo, hi = hist_range(doms)
+        edges = np.linspace(lo, hi, HIST_BINS + 1)
+    else:
+        edges = np.asarray(edges, dtype=np.float64)
+        lo, hi = float(edges[0]), float(edges[-1])
     fig = new_figure("histogram", x_range=Range1d(lo, hi), y_range=Range1d(0, 1),
                      title="Score distributions (drag to move the threshold)",
                      x_axis_label=score_label,
@@ -387,7 +410,7 @@ def _histogram_figure(sets, score_label):
     fig.y_range.end = 1.08 * (ymax or 1.0)
     span = ColumnDataSource({"x": [0.0]}, name="report_hist_threshold")
     fig.vspan(x="x", source=span, line_color=COLORS["op"], line_dash="dashed",
-              line_width=2.5, level=_MOVING)
+              line_width=2.5, level=_MOVING, tags=["histogram.threshold"])
     fig.add_layout(Legend(items=items, location="top_right", background_fill_alpha=0.75,
                           label_text_font_size="9pt", spacing=0, padding=6,
                           click_policy="hide"))
@@ -412,13 +435,14 @@ def _calibration_figure(calibration, score_range, unit):
     fig = new_figure("calibration", x_range=Range1d(lo, hi),
                      y_range=Range1d(ylo - pad, yhi + pad), title=title,
                      x_axis_label="score", y_axis_label=llr_label(unit), height=300)
-    fig.line(np.asarray(s, dtype=np.float64), y, line_color=COLORS["map"], line_width=2.5)
+    fig.line(np.asarray(s, dtype=np.float64), y, line_color=COLORS["map"], line_width=2.5,
+             tags=["calibration.map"])
     h = ColumnDataSource({"y": [0.0]}, name="report_cal_llr")
     v = ColumnDataSource({"x": [0.0]}, name="report_cal_score")
     fig.hspan(y="y", source=h, line_color=COLORS["op"], line_dash="dashed", line_width=2,
-              level=_MOVING)
+              level=_MOVING, tags=["calibration.threshold"])
     fig.vspan(x="x", source=v, line_color=COLORS["op"], line_dash="dotted", line_width=2,
-              level=_MOVING)
+              level=_MOVING, tags=["calibration.threshold"])
     return fig, h, v, (np.asarray(s, dtype=np.float64), np.asarray(llr, dtype=np.float64))
 
 
@@ -491,6 +515,40 @@ def _reliability_figure(sets, plo0):
     return fig, sources, bins
 
 
+def _ece_figure(sets, plo0, unit):
+    """The ECE plot (Ramos & González-Rodríguez 2013): per set, the empirical cross-entropy
+    of the LLRs and after PAV against the prior log-odds (x in ``unit``), the neutral
+    reference, and the operating point's line (it moves with the drag)."""
+    x = llr_to_unit(APE_PLO, unit)
+    fig = new_figure("ece", x_range=Range1d(float(x[0]), float(x[-1])),
+                     y_range=Range1d(0, 1.05), title="ECE: empirical cross-entropy",
+                     x_axis_label=llr_label(unit, "prior odds"),
+                     y_axis_label="empirical cross-entropy (bits)", height=400)
+    items, top = [], 1.0
+    for j, s in enumerate(sets):
+        c = ece_curves(s.llr, plo=APE_PLO)
+        if j == 0:
+            items.append(LegendItem(label="neutral (LR = 1)", renderers=[fig.line(
+                x, c.default / _LN2, line_color=COLORS["default"], line_width=2,
+                line_dash="dotted")]))
+        for y, color, what, tag in ((c.ce, COLORS["act"], "LRs", "ece.ce"),
+                                    (c.min_ce, COLORS["map"], "after PAV", "ece.min")):
+            y = y / _LN2
+            r = fig.line(_f32(x), _f32(y), line_color=color, line_width=2.5,
+                         line_dash=_DASHES[j], line_alpha=_ALPHAS[j], tags=[tag, f"set{j}"])
+            items.append(LegendItem(label=f"{s.label}: {what}", renderers=[r]))
+            fy = y[np.isfinite(y)]
+            top = max(top, float(fy.max(initial=0.0)))
+    fig.y_range.end = min(1.05 * top, 3.0)
+    op = ColumnDataSource({"x": [float(llr_to_unit(plo0, unit))]}, name="report_ece_op")
+    fig.vspan(x="x", source=op, line_color=COLORS["op"], line_dash="dashed", line_width=2.5,
+              level=_MOVING, tags=["ece.op"])
+    fig.add_layout(Legend(items=items, location="top_right", background_fill_alpha=0.75,
+                          label_text_font_size="9pt", spacing=0, padding=6,
+                          click_policy="hide"))
+    return fig, op
+
+
 # -------------------------------------------------------------------------------- build
 
 
@@ -536,13 +594,56 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
                     llr_unit="ln", subtitle="", notes=(), score_label=None):
     """The report's Bokeh document and the page's template variables (see
     :func:`report_html`, which renders them): the models are named ``report_*``."""
-    sets = _check(sets, llr_unit)
-    plo0 = float(np.clip(plo_from_costs(p_target, c_miss, c_fa), -GRID_LIMIT, GRID_LIMIT))
+    parts = report_parts(sets, calibration=calibration, p_target=p_target, c_miss=c_miss,
+                         c_fa=c_fa, llr_unit=llr_unit, score_label=score_label)
+    doc = Document()
+    for name in REPORT_PANELS:
+        doc.add_root(parts.figures[name])
+    doc.js_on_event(DocumentReady, parts.init)
+    notes_html = "".join(f'<p class="llrlab-note">{_esc(n_)}</p>' for n_ in notes)
+    return doc, dict(css=CSS, script=SCRIPT, subtitle=subtitle, table_html=parts.table_html,
+                     notes_html=notes_html, calibration_html=parts.calibration_html,
+                     about_html=_esc(parts.about))
+
+
+@dataclass(frozen=True, eq=False)
+class ReportParts:
+    """The pieces of a report's page for one set of score sets and starting point.
+
+    Attributes
+    ----------
+    figures : dict of str to bokeh.plotting.figure
+        The figures asked for, by panel name (``nber``, ``det``, ``histogram``,
+        ``calibration``, ``tippett``, ``reliability``, ``ece``); each reacts to a drag.
+    init : bokeh.models.CustomJS
+        Sets the starting operating point in the page (the document's ``DocumentReady``
+        callback in a report; a lecture file runs it whenever a step is shown).
+    table_html, calibration_html : str
+        The metrics table (its cells' ids start with ``prefix``) and the calibration's
+        parameters, escaped HTML.
+    about : str
+        How the page computes what it shows (plain text).
+    plo0 : float
+        The starting prior log-odds.
+    """
+
+    figures: dict
+    init: CustomJS
+    table_html: str
+    calibration_html: str
+    about: str
+    plo0: float
+
+
+def _grid_models(sets, plo0, cache):
+    """The exact look-up data of the drag (grid, vertices) and the table's starting rows,
+    shared through ``cache`` by every caller with the same analyses and starting point."""
+    key = (tuple(id(s.llr) for s in sets), plo0)
+    if cache is not None and key in cache:
+        return cache[key][1]
     g = grid_plo(step=GRID_STEP, include=[plo0])
     grids = [operating_point_grid(s.llr, g) for s in sets]
     i0 = int(np.flatnonzero(g == plo0)[0])
-    unit = float(llr_to_unit(1.0, llr_unit))
-
     grid_data = {"plo": g}
     verts, rows, weighted, tips = [], [], [], []
     for j, (s, grid) in enumerate(zip(sets, grids, strict=True)):
@@ -568,23 +669,68 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
                    min_cllr=s.llr.min_cllr, eer=s.llr.eer, rme_tar=tip.rme_tar,
                    rme_non=tip.rme_non)
         rows.append(row)
-    grid_src = ColumnDataSource(grid_data, name="report_grid")
-    op_keys = ("plo", "effective_prior", "act_dcf", "min_dcf", "p_miss", "p_fa", "misses",
-               "false_alarms", "min_p_miss", "min_p_fa", "min_misses", "min_false_alarms",
-               "dr30_safe")
+    out = dict(grids=grids, i0=i0, grid_src=ColumnDataSource(grid_data, name="report_grid"),
+               verts=verts, rows=rows, weighted=weighted, tips=tips)
+    if cache is not None:
+        cache[key] = (sets, out)  # (the analyses are kept: their ids stay theirs)
+    return out
+
+
+#: The panels of a report (in its page's order); :func:`report_parts` also draws ``ece``.
+REPORT_PANELS = ("nber", "det", "histogram", "calibration", "tippett", "reliability")
+_OP_KEYS = ("plo", "effective_prior", "act_dcf", "min_dcf", "p_miss", "p_fa", "misses",
+            "false_alarms", "min_p_miss", "min_p_fa", "min_misses", "min_false_alarms",
+            "dr30_safe")
+
+
+def report_parts(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1.0,
+                 llr_unit="ln", score_label=None, panels=REPORT_PANELS, prefix="llrlab",
+                 cache=None, hist_edges=None) -> ReportParts:
+    """The figures, starting-point callback and tables of a report (see
+    :func:`report_html`), for the panels asked for.
+
+    ``prefix`` starts the ids of the table's cells and of the operating-point line (several
+    parts can share one page); ``cache`` (a dict) shares the look-up data between parts of
+    the same analyses and starting point (a lecture file's steps); ``hist_edges`` are the
+    histogram's bins (default: :data:`~.compute.HIST_BINS` over the scores' range).
+    """
+    sets = _check(sets, llr_unit)
+    unknown = [p for p in panels if p not in (*REPORT_PANELS, "ece")]
+    if unknown:
+        raise ValueError(f"unknown report panel {unknown[0]!r}")
+    plo0 = float(np.clip(plo_from_costs(p_target, c_miss, c_fa), -GRID_LIMIT, GRID_LIMIT))
+    gm = _grid_models(sets, plo0, cache)
+    grids, i0, rows, tips = gm["grids"], gm["i0"], gm["rows"], gm["tips"]
+    unit = float(llr_to_unit(1.0, llr_unit))
     op = ColumnDataSource({"label": [s.label for s in sets],
-                           **{k: [r[k] for r in rows] for k in op_keys},
+                           **{k: [r[k] for r in rows] for k in _OP_KEYS},
                            "index": [i0] * len(sets)}, name="report_op")
 
-    nber, nber_op = _nber_figure(sets, grids, plo0)
-    det, det_op = _det_figure(sets)
+    figs, moving = {}, dict(nber_op=None, nber_x=None, det_op=None, hist_span=None,
+                            cal_h=None, cal_v=None, tip_span=None, tip_pts=None, rel=[],
+                            rel_bins=None, ece_op=None)
+    if "nber" in panels:
+        figs["nber"], moving["nber_op"] = _nber_figure(sets, grids, plo0)
+        moving["nber_x"] = figs["nber"].x_range
+    if "det" in panels:
+        figs["det"], moving["det_op"] = _det_figure(sets)
     if score_label is None:
         score_label = "score" if _has_map(calibration) else "score (read as LLR, natural log)"
-    hist, hist_span, score_range = _histogram_figure(sets, score_label)
+    hist, hist_span, score_range = _histogram_figure(sets, score_label, hist_edges)
+    if "histogram" in panels:
+        figs["histogram"], moving["hist_span"] = hist, hist_span
     cal, cal_h, cal_v, (map_s, map_llr) = _calibration_figure(calibration, score_range,
                                                               llr_unit)
-    tipp, tip_span, tip_pts = _tippett_figure(sets, tips, llr_unit)
-    rel, rel_sources, rel_bins = _reliability_figure(sets, plo0)
+    if "calibration" in panels:
+        figs["calibration"], moving["cal_h"], moving["cal_v"] = cal, cal_h, cal_v
+    if "tippett" in panels:
+        figs["tippett"], moving["tip_span"], moving["tip_pts"] = _tippett_figure(
+            sets, tips, llr_unit)
+    if "reliability" in panels:
+        figs["reliability"], moving["rel"], moving["rel_bins"] = _reliability_figure(
+            sets, plo0)
+    if "ece" in panels:
+        figs["ece"], moving["ece_op"] = _ece_figure(sets, plo0, llr_unit)
 
     if not _has_map(calibration):  # the histogram's scores are the LLRs
         m_s = m_llr = np.empty(0)
@@ -593,14 +739,12 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
     inc = m_llr[::-1] if m_llr.size > 1 and m_llr[-1] < m_llr[0] else m_llr
     inc_s = m_s[::-1] if inc is not m_llr else m_s
     models = dict(
-        grid=grid_src, verts=verts, op=op, T=[float(gr.n_tar) for gr in grids],
-        N=[float(gr.n_non) for gr in grids], weighted=weighted,
+        grid=gm["grid_src"], verts=gm["verts"], op=op, T=[float(gr.n_tar) for gr in grids],
+        N=[float(gr.n_non) for gr in grids], weighted=gm["weighted"],
         labels=[s.label for s in sets], alphas=list(_ALPHAS[:len(sets)]), init=i0,
-        nber_op=nber_op, nber_x=nber.x_range, det_op=det_op,
-        hist_span=hist_span, cal_h=cal_h, cal_v=cal_v, map_s=m_s, map_llr=m_llr,
-        map_llr_inc=inc, map_s_inc=inc_s, tip_span=tip_span, tip_pts=tip_pts, unit=unit,
-        unit_label=llr_label(llr_unit), rel=rel_sources, rel_bins=rel_bins, bins_plo=plo0,
-        c_log=math.log(c_miss / c_fa), c_miss=f"{c_miss:g}", c_fa=f"{c_fa:g}")
+        map_s=m_s, map_llr=m_llr, map_llr_inc=inc, map_s_inc=inc_s, unit=unit,
+        unit_label=llr_label(llr_unit), bins_plo=plo0, c_log=math.log(c_miss / c_fa),
+        c_miss=f"{c_miss:g}", c_fa=f"{c_fa:g}", prefix=prefix, **moving)
     names = sorted(models)
 
     def callback(mode, fig=None):
@@ -608,15 +752,12 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
         return CustomJS(args=dict(models, mode=mode, zoom=zoom), code=(
             "llrlabReport.move(mode, cb_obj, {" + ", ".join([*names, "zoom"]) + "});"))
 
-    for fig, mode in ((nber, "nber"), (det, "det"), (hist, "hist"), (tipp, "tippett")):
-        cb = callback(mode, fig)
-        for ev in (Tap, PanStart, Pan):
-            fig.js_on_event(ev, cb)
-
-    doc = Document()
-    for root in (nber, det, hist, cal, tipp, rel):
-        doc.add_root(root)
-    doc.js_on_event(DocumentReady, callback("init"))
+    for name, mode in (("nber", "nber"), ("det", "det"), ("histogram", "hist"),
+                       ("tippett", "tippett"), ("ece", "ece")):
+        if name in figs:
+            cb = callback(mode, figs[name])
+            for ev in (Tap, PanStart, Pan):
+                figs[name].js_on_event(ev, cb)
 
     n = sets[0].llr.n_tar + sets[0].llr.n_non
     about = (
@@ -631,10 +772,8 @@ def report_document(sets, *, calibration=None, p_target=0.01, c_miss=1.0, c_fa=1
         "(Brümmer & de Villiers 2011 for the NBER plot, DR30 and ROCCH; Meuwly, Ramos & "
         "Haraksim 2017 for Tippett plots and log10 LRs; Dimitriadis, Gneiting & Jordan "
         "2021 for the PAV reliability diagram).")
-    notes_html = "".join(f'<p class="llrlab-note">{_esc(n_)}</p>' for n_ in notes)
-    return doc, dict(css=CSS, script=SCRIPT, subtitle=subtitle,
-                     table_html=_table_html(sets, rows), notes_html=notes_html,
-                     calibration_html=_calibration_html(calibration), about_html=_esc(about))
+    return ReportParts(figs, callback("init"), _table_html(sets, rows, prefix),
+                       _calibration_html(calibration), about, plo0)
 
 
 def report_from_results(results, *, p_target=0.01, c_miss=1.0, c_fa=1.0, llr_unit="ln",

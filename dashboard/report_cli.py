@@ -6,6 +6,11 @@ the page of :func:`llrlab.dashboard.report.report_html`: the metrics table, the 
 histogram, calibration, Tippett and reliability plots, with a draggable operating point that
 works offline, without a server.
 
+``llrlab report --lesson LESSON -o lecture.html`` writes a lesson (a file, or a built-in
+lesson's id) as one offline page for the class: every step's text, plots, table and
+highlights, stepped with the served lesson's keys (:mod:`llrlab.dashboard.lecture`).  The
+lesson is checked before anything heavy is imported.
+
 This module imports only ``argparse`` when the parser is built (``llrlab -h`` stays fast);
 the handler imports numpy, the core and Bokeh.
 """
@@ -27,9 +32,17 @@ SCORES KEY is a BOSARIS score file (text or HDF5) and its key, or SCORES alone i
 file (score label, or model segment score label).  Without --calibrate the scores are read
 as natural-log LLRs.
 
+--lesson LESSON writes a guided lesson instead (a lesson file, see docs/lessons.md, or a
+built-in lesson's id: calibration, forensic) as one offline page for the class: every step's
+text, plots, metrics table and highlights, on the demo data as llrlab serve shows them,
+stepped with the served lesson's keys (Page Down / Page Up, arrows, Space, Home / End, a
+number then Enter, B for a black screen); the operating point can be dragged in every step.
+
 examples:
   llrlab report eval.h5 eval_key.h5 -o report.html
   llrlab report eval.txt eval.key --dev dev.txt dev.key --calibrate affine -o report.html
+  llrlab report --lesson calibration -o lecture.html
+  llrlab report --lesson my_lesson.md -o lecture.html
 """
 
 
@@ -39,7 +52,8 @@ def add_report_parser(subparsers):
 
     p = subparsers.add_parser(
         "report", help="write a self-contained interactive HTML report (works offline)",
-        usage="llrlab report [options] SCORES [KEY] -o REPORT.html",
+        usage="llrlab report [options] SCORES [KEY] -o REPORT.html\n"
+              "       llrlab report --lesson LESSON -o LECTURE.html",
         description=REPORT_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("scores", nargs="?", metavar="SCORES",
                    help="score file (text or HDF5), or a labelled file")
@@ -58,6 +72,9 @@ def add_report_parser(subparsers):
     p.add_argument("--unit", choices=("ln", "log10", "bits"), default="ln",
                    help="unit of the LLR axes: natural log (default), log10 (the forensic "
                         "convention) or bits")
+    p.add_argument("--lesson", metavar="LESSON",
+                   help="write this lesson (a lesson file, or a built-in lesson's id) as one "
+                        "offline page with every step, instead of a report of SCORES")
     p.add_argument("--title", help="page title (default: llrlab report: SCORES)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(handler=_cmd_report)
@@ -68,7 +85,14 @@ def _check_args(args):
     from llrlab.core import LlrlabError
     from llrlab.core.cli._common import requires
 
-    if args.scores is None:
+    if args.lesson is not None:
+        given = [name for name, v in (("SCORES", args.scores), ("--dev", args.dev),
+                                      ("--calibrate", args.calibrate),
+                                      ("--prior", args.prior)) if v is not None]
+        if given:
+            raise LlrlabError(f"--lesson writes a lesson on its own data; leave out "
+                              f"{', '.join(given)}")
+    elif args.scores is None:
         raise LlrlabError("give the scores to report on: llrlab report SCORES KEY -o "
                           "REPORT.html (see llrlab report -h)")
     if not args.out:
@@ -98,7 +122,33 @@ def _calibrated(raw, trials, cal):
     return analyze(cal(trials))
 
 
+def _cmd_lesson(args, out):
+    """``llrlab report --lesson``: the lesson is checked first (one line, exit 2), then
+    the dashboard is imported and every step computed."""
+    from llrlab.core.cli._common import refuse_overwriting_inputs
+    from llrlab.core.cli._progress import Progress
+
+    from .lessons import find_lesson
+
+    lesson = find_lesson(args.lesson)
+    if os.path.exists(args.lesson):
+        refuse_overwriting_inputs([args.out], [args.lesson])
+    with Progress(getattr(args, "err", None), quiet=args.quiet) as progress:
+        with progress.step("loading the dashboard"):
+            from .lecture import lecture_html
+            from .report import write_report
+        text = lecture_html(lesson, progress=progress, title=args.title)
+        with progress.step(f"writing {args.out}"):
+            write_report(args.out, text)
+    out.write(f"llrlab report: wrote {args.out} ({len(text.encode('utf-8')) / 1e6:.2f} MB, "
+              f"lesson {lesson.title!r}, {len(lesson)} steps); open it in a browser\n")
+    return 0
+
+
 def _cmd_report(args, out):
+    if args.lesson is not None:
+        _check_args(args)
+        return _cmd_lesson(args, out)
     from llrlab.core import analyze, miscalibration_warning
     from llrlab.core.calibration import fit_calibrator
     from llrlab.core.cli._common import load_trials_arg, refuse_overwriting_inputs

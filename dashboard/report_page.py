@@ -6,7 +6,8 @@ which
 
 1. turns the pointer position into a prior log-odds (NBER: ``x``; Tippett: ``-x`` converted
    from the display unit; histogram: ``-llr(score)`` through the calibration map; DET: the
-   ROCCH vertex nearest to the pointer, at the middle of the grid points where it is optimal);
+   ROCCH vertex nearest to the pointer, at the middle of the grid points where it is optimal;
+   ECE: ``x`` converted from the display unit);
 2. snaps it to the nearest point of the precomputed grid (binary search in ``grid.plo``, the
    lower point on a tie: ``llrlab.core.OperatingPointGrid.index``);
 3. reads the counts of that grid point and computes exactly what
@@ -16,7 +17,8 @@ which
    ``(exp(plo), 1)`` otherwise (a zero rate counts 0), the optimal ROCCH vertex's rates for
    the minimum DCF, and the DR30 flag;
 4. writes them into the ``report_op`` data source, the metrics table, and the markers of
-   every plot.
+   every plot (a plot that is not in the page, as in a lecture file's step, is ``null``; the
+   ids of the table's cells start with ``models.prefix``).
 
 The only numbers computed with a transcendental function are ``exp(|plo|)`` in the DCF and
 the effective prior ``1 / (1 + exp(-plo))``; JavaScript's ``Math.exp`` may differ from
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 from .table_css import METRICS_TABLE_CSS
 
-__all__ = ["CSS", "SCRIPT", "TEMPLATE"]
+__all__ = ["CSS", "PAGE_HEAD", "SCRIPT", "TEMPLATE"]
 
 SCRIPT = r"""
 var llrlabReport = (function () {
@@ -122,6 +124,7 @@ var llrlabReport = (function () {
     var plo;
     if (mode === "nber") { plo = x; }
     else if (mode === "tippett") { plo = -x / M.unit; }
+    else if (mode === "ece") { plo = x / M.unit; }
     else if (mode === "hist") { plo = -interp(x, M.map_s, M.map_llr); }
     else { return undefined; }
     return nearest(P, plo);
@@ -169,15 +172,18 @@ var llrlabReport = (function () {
       tip.color.push("#ff7f0e", "#1f77b4");
     }
     M.op.data = col;
-    M.det_op.data = det;
-    M.tip_pts.data = tip;
-    M.tip_span.data = {x: [thr]};
-    var xr = M.nber_x;
-    var right = plo > 0.5 * (xr.start + xr.end);
-    M.nber_op.data = {x: [plo], y: M.nber_op.data.y, text: ["plo = " + fixed(plo, 2)],
-                      align: [right ? "right" : "left"], xoff: [right ? -4 : 4]};
+    // (a lecture file's step draws some of the plots: the others are null)
+    if (M.det_op != null) { M.det_op.data = det; }
+    if (M.tip_pts != null) { M.tip_pts.data = tip; M.tip_span.data = {x: [thr]}; }
+    if (M.nber_op != null) {
+      var xr = M.nber_x;
+      var right = plo > 0.5 * (xr.start + xr.end);
+      M.nber_op.data = {x: [plo], y: M.nber_op.data.y, text: ["plo = " + fixed(plo, 2)],
+                        align: [right ? "right" : "left"], xoff: [right ? -4 : 4]};
+    }
+    if (M.ece_op != null) { M.ece_op.data = {x: [plo * M.unit]}; }
     var score = interp(-plo, M.map_llr_inc, M.map_s_inc);
-    M.hist_span.data = {x: [score]};
+    if (M.hist_span != null) { M.hist_span.data = {x: [score]}; }
     if (M.cal_h != null) { M.cal_h.data = {y: [thr]}; M.cal_v.data = {x: [score]}; }
     for (var r = 0; r < M.rel.length; r++) {
       var R = M.rel[r].data, n = R.llr.length, xs = new Float64Array(n),
@@ -191,25 +197,27 @@ var llrlabReport = (function () {
     table(col, plo, M);
   }
 
-  function set(id, text, bad) {
-    var el = document.getElementById(id);
+  function set(id, text, bad) {  // id: without the page's prefix
+    var el = document.getElementById(prefix + "-" + id);
     if (el == null) { return; }
     el.textContent = text;
     if (bad !== undefined) { el.className = bad ? "llrlab-bad" : ""; }
   }
 
+  var prefix = "llrlab";
   function table(col, plo, M) {
+    prefix = M.prefix;
     for (var j = 0; j < col.plo.length; j++) {
-      set("llrlab-v-act_dcf-" + j, fixed(col.act_dcf[j], 4));
-      set("llrlab-v-min_dcf-" + j, fixed(col.min_dcf[j], 4));
-      set("llrlab-v-misses-" + j, count(col.misses[j]));
-      set("llrlab-v-false_alarms-" + j, count(col.false_alarms[j]));
-      set("llrlab-v-p_miss-" + j, fixed(100 * col.p_miss[j], 3));
-      set("llrlab-v-p_fa-" + j, fixed(100 * col.p_fa[j], 3));
-      set("llrlab-v-dr30_safe-" + j, col.dr30_safe[j] ? "yes" : "NO", !col.dr30_safe[j]);
+      set("v-act_dcf-" + j, fixed(col.act_dcf[j], 4));
+      set("v-min_dcf-" + j, fixed(col.min_dcf[j], 4));
+      set("v-misses-" + j, count(col.misses[j]));
+      set("v-false_alarms-" + j, count(col.false_alarms[j]));
+      set("v-p_miss-" + j, fixed(100 * col.p_miss[j], 3));
+      set("v-p_fa-" + j, fixed(100 * col.p_fa[j], 3));
+      set("v-dr30_safe-" + j, col.dr30_safe[j] ? "yes" : "NO", !col.dr30_safe[j]);
     }
     var pt = expit(plo - M.c_log);
-    set("llrlab-op-header",
+    set("op-header",
         "P(target) = " + g4(pt) + ", C(miss) = " + M.c_miss + ", C(fa) = " + M.c_fa +
         " \u2192 effective prior " + g4(expit(plo)) + ", prior log-odds " + fixed(plo, 3) +
         ", Bayes threshold on LLRs " + fixed(-plo, 3) + " (" + M.unit_label + ": " +
@@ -243,7 +251,9 @@ table.llrlab-params td:last-child { text-align: left; }
 
 #: Jinja2 template for ``bokeh.embed.file_html`` (Bokeh supplies ``base``, ``embed`` and
 #: ``roots``); every text it shows is escaped before it gets here or with ``| e``.
-TEMPLATE = """
+#: The head of a page of ours for ``bokeh.embed.file_html``: its title (escaped), style and
+#: script; the page's body follows, then ``{% endblock %}``.
+PAGE_HEAD = """
 {% extends base %}
 {% block title %}{{ title | e }}{% endblock %}
 {% block postamble %}
@@ -251,6 +261,9 @@ TEMPLATE = """
 <script>{{ script }}</script>
 {% endblock %}
 {% block contents %}
+"""
+
+TEMPLATE = PAGE_HEAD + """\
 <header class="llrlab"><h1>{{ title | e }}</h1><p>{{ subtitle | e }}</p></header>
 <main class="llrlab">
 <div class="llrlab-grid">

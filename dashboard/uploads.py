@@ -45,6 +45,7 @@ __all__ = [
     "SpoolingFileDropper",
     "UploadPanel",
     "UploadRefused",
+    "upload_limits",
     "upload_memory_limit",
 ]
 
@@ -62,6 +63,12 @@ WAIT_SECONDS = 120.0
 #: the memory available): what an HDF5 file declares or a text file grows to is checked
 #: against it before it is allocated.
 UPLOAD_MEMORY_FACTOR = 8
+#: What a gzip-compressed upload may inflate to, in multiples of the upload limit (2 GB for
+#: the default 500 MB): beyond it, or when its compression ratio announces more than twice
+#: that, the load stops with a message.
+UPLOAD_GUNZIP_FACTOR = 4
+#: The most wall time one load of uploaded text files may take, in seconds.
+UPLOAD_SECONDS = 300
 _EXTENSION = re.compile(r"^\.[A-Za-z0-9]{1,12}$")
 
 
@@ -416,10 +423,10 @@ class UploadPanel:
             self.state.status.error = f"{name}: could not store the upload ({exc.strerror or exc})"
             return
         system = self.system.value.strip() or "uploaded"
-        limit = upload_memory_limit(self.max_bytes)
+        limits = upload_limits(self.max_bytes)
 
         def loader(scores, key, progress):
-            return load_with_notes(scores, key, progress, max_bytes=limit)
+            return load_with_notes(scores, key, progress, limits=limits)
 
         self.state.data.load_files([(system, self.role.value, scores_path, key_path)],
                                    display=display, cleanup=tmp, loader=loader)
@@ -437,6 +444,36 @@ def upload_memory_limit(max_upload_bytes):
     from llrlab.core.io._source import available_memory
 
     return int(min(UPLOAD_MEMORY_FACTOR * max_upload_bytes, available_memory()))
+
+
+def upload_limits(max_upload_bytes):
+    """The limits of one load of uploaded files (``llrlab.core.io.Limits``), so that one
+    upload costs the server at most a known amount of memory and of a worker's time:
+
+    * memory: :func:`upload_memory_limit` (8 times the upload limit, at most the memory
+      available), checked before anything is allocated;
+    * a gzip file inflates to at most ``UPLOAD_GUNZIP_FACTOR`` (4) times the upload limit
+      (2 GB at the default 500 MB), and is refused at once when its compression ratio
+      announces more than twice that (a gzip bomb);
+    * a text load stops after ``UPLOAD_SECONDS`` (300 s) of wall time.
+
+    Examples
+    --------
+    >>> lim = upload_limits(5_000_000)
+    >>> lim.max_gunzip_bytes, lim.max_seconds
+    (20000000, 300)
+    """
+    from llrlab.core.io import Limits
+
+    mb = max_upload_bytes / 1e6
+    raise_with = (("max_gunzip_bytes", f"upload it decompressed (this server's budget is "
+                                       f"{UPLOAD_GUNZIP_FACTOR} times its upload limit of "
+                                       f"{mb:g} MB)"),
+                  ("max_seconds", "upload a smaller file, or give it to llrlab on the "
+                                  "command line"))
+    return Limits(max_bytes=upload_memory_limit(max_upload_bytes),
+                  max_gunzip_bytes=int(UPLOAD_GUNZIP_FACTOR * max_upload_bytes),
+                  max_seconds=UPLOAD_SECONDS, raise_with=raise_with)
 
 
 def _held(value):

@@ -11,12 +11,16 @@ import os
 import subprocess
 import sys
 
+from ._time_scale import scaled
 
-def python_prints(code, env=None):
+
+def python_prints(code, env=None, timeout=120):
     """What ``python -c code`` prints (stripped), in a fresh interpreter with the environment
-    updated by ``env``; a failing ``code`` raises ``CalledProcessError``."""
+    updated by ``env``; a failing ``code`` raises ``CalledProcessError``, one that runs
+    longer than ``timeout`` seconds on an idle machine (scaled) ``TimeoutExpired``."""
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, env={**os.environ, **(env or {})}).stdout.strip()
+                          check=True, env={**os.environ, **(env or {})},
+                          timeout=scaled(timeout)).stdout.strip()
 
 
 def loaded_by(code, modules):

@@ -26,6 +26,11 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+try:
+    from ._time_scale import scaled
+except ImportError:  # run as a script: python tests/readme_examples.py --update
+    from _time_scale import scaled
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 BIN = Path(sys.executable).parent
@@ -144,7 +149,9 @@ def _free_port():
 
 def run(example, cwd, timeout=600):
     """Run one example; return its output lines (for ``llrlab serve``: the server's first
-    line, once the page was served, with the port written as 5006)."""
+    line, once the page was served, with the port written as 5006).  ``timeout``: seconds
+    on an idle machine (scaled by ``LLRLAB_TEST_TIME_SCALE``, see tests/_time_scale.py)."""
+    timeout = scaled(timeout)
     if example.command.startswith("llrlab serve"):
         return _run_serve(example.command, cwd, timeout)
     r = subprocess.run(["bash", "-c", example.command], cwd=cwd, env=_env(), text=True,
@@ -162,7 +169,8 @@ def _run_serve(command, cwd, timeout):
         deadline = time.monotonic() + timeout
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=60) as r:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/",
+                                            timeout=scaled(60)) as r:
                     page = r.read().decode("utf-8", "replace")
                 break
             except OSError:
@@ -178,7 +186,7 @@ def _run_serve(command, cwd, timeout):
         with contextlib.suppress(ProcessLookupError):  # (it may have exited already)
             os.killpg(proc.pid, signal.SIGINT)
         try:
-            proc.wait(timeout=30)
+            proc.wait(timeout=scaled(30))
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

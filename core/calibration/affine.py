@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._repr import summary_repr
-from ..cllr import min_cllr
+from ..cllr import _LN2, min_cllr, softplus_sum
 from ..errors import DataError
 from ..trials import Trials
-from ._logreg import fit_linear
+from ._logreg import class_weights, fit_sorted
 from .base import (
     Calibrator,
     TrainingReport,
@@ -106,16 +106,29 @@ class AffineCalibrator(Calibrator):
             raise DataError(f"affine calibration is trained on labelled Trials, got "
                             f"{type(dev).__name__}")
         what = f"the dev trials of {dev.source}" if dev.source else "the dev trials"
+        class_weights(dev.labels, prior, dev.weights, what=what)  # both classes, a prior
         notes = []
+        # one sort of the dev scores (cached in the Trials) serves the fit, the raw and the
+        # calibrated Cllr, and the minimum Cllr of the training report
+        s = dev.sorted()
         with noting_warnings(notes):
-            fit = fit_linear(dev.scores, dev.labels, prior, weights=dev.weights, what=what)
+            fit = fit_sorted(s.tar, s.non, prior, tar_weights=s.tar_w, non_weights=s.non_w,
+                             what=what)
         a, b = float(fit.weights[0]), float(fit.offset)
-        llr = a * dev.scores + b
+
+        def bits(scale, shift):
+            ct = softplus_sum(s.tar, sign=-1.0, shift=shift, weights=s.tar_w, scale=scale)
+            cn = softplus_sum(s.non, sign=1.0, shift=shift, weights=s.non_w, scale=scale)
+            return (ct / s.n_tar + cn / s.n_non) / (2 * _LN2)
+
         # an increasing map keeps the order, so the minimum Cllr is that of the raw scores
-        # (computed from the dev set's cached sort)
         min_after = min_cllr(dev) if a > 0 else None
-        return cls(a, b, float(prior), fit.objective, fit.separable,
-                   training_report([dev], llr, notes, min_cllr_after=min_after))
+        llr = None if min_after is not None else a * dev.scores + b
+        report = training_report(
+            [dev], llr, notes, cllr_after=bits(a, b), min_cllr_after=min_after,
+            cllr_raw=[bits(1.0, 0.0)],
+            score_range=[(min(s.tar[0], s.non[0]), max(s.tar[-1], s.non[-1]))])
+        return cls(a, b, float(prior), fit.objective, fit.separable, report)
 
     def apply(self, scores):
         """``scale * scores + offset`` (NaN refused; infinite scores give infinite LLRs).

@@ -464,12 +464,13 @@ def noting_warnings(notes):
 
 
 def training_report(systems, llr=None, notes=(), *, cllr_after=None, min_cllr_after=None,
-                    source=None):
+                    source=None, cllr_raw=None, score_range=None):
     """The :class:`TrainingReport` of a calibrator trained on the aligned dev ``systems``.
 
     ``llr`` are the calibrated dev LLRs; a calibrator that knows their Cllr or minimum Cllr
     more cheaply (PAV from its blocks, an increasing affine map from the raw scores' cached
-    sort) passes ``cllr_after`` / ``min_cllr_after`` instead.
+    sort) passes ``cllr_after`` / ``min_cllr_after`` instead, and likewise the systems' raw
+    Cllr (``cllr_raw``, one per system) and score ranges (``score_range``).
     """
     from ..cllr import cllr, min_cllr
 
@@ -481,10 +482,14 @@ def training_report(systems, llr=None, notes=(), *, cllr_after=None, min_cllr_af
             cllr_after = cllr(lt, ln, tar_weights=tw, non_weights=nw)
         if min_cllr_after is None:
             min_cllr_after = min_cllr(lt, ln, tar_weights=tw, non_weights=nw)
+    if cllr_raw is None:
+        cllr_raw = [cllr(s) for s in systems]
+    if score_range is None:
+        score_range = [(float(s.scores.min()), float(s.scores.max())) for s in systems]
     return TrainingReport(
         source=source if source is not None else " + ".join(s.source or "dev" for s in systems),
         n_tar=t0.n_tar, n_non=t0.n_non, weighted=t0.weights is not None,
-        cllr_raw=tuple(cllr(s) for s in systems),
+        cllr_raw=tuple(float(c) for c in cllr_raw),
         cllr=float(cllr_after), min_cllr=float(min_cllr_after),
-        score_range=tuple((float(s.scores.min()), float(s.scores.max())) for s in systems),
+        score_range=tuple((float(lo), float(hi)) for lo, hi in score_range),
         notes=tuple(notes))

@@ -202,6 +202,50 @@ class PAVCalibrator(Calibrator):
         out += v
         np.minimum(out, nv, out=out)
 
+    def inverse(self, llr):
+        """The smallest score whose LLR is at least ``llr``: the score threshold of the
+        decision ``LLR >= llr`` (accept when ``score >= inverse(llr)``).
+
+        ``-inf`` when every score is accepted (``llr`` at or below the lowest block's LLR:
+        scores below the dev range saturate there), ``+inf`` when none is (above the highest
+        block's).  Otherwise the map crosses ``llr`` in the gap before the first block whose
+        LLR reaches it, where it is linear; the crossing is computed there and moved by a
+        bisection over the floating-point numbers of that gap, so that it is exactly the
+        smallest score that :meth:`apply` maps to ``llr`` or above.
+
+        Examples
+        --------
+        >>> from llrlab.core import Trials
+        >>> from llrlab.core.calibration import PAVCalibrator
+        >>> cal = PAVCalibrator.fit(Trials.from_tar_non([2.0, 3.0, 3.0, 5.0],
+        ...                                             [0.0, 1.0, 3.0, 4.0]))
+        >>> float(cal.inverse(0.0)), float(cal.inverse(-5.0)), float(cal.inverse(5.0))
+        (1.7988, -inf, inf)
+        >>> bool(cal([cal.inverse(0.0)])[0] >= 0.0)
+        True
+        """
+        shape = np.shape(llr)
+        eta = np.ravel(np.asarray(llr, dtype=np.float64))
+        v = self.llr
+        i = np.searchsorted(v, eta, side="left")  # first block whose LLR reaches eta
+        k = np.clip(i, 1, v.size - 1) if v.size > 1 else np.zeros_like(i)
+        lo, hi = self.upper[k - 1], self.lower[k]
+        # bisection over the floats between the block ends (as ordered integers): the map
+        # is monotone, apply(lo) < eta <= apply(hi); at most 64 steps
+        lo_k, hi_k = _ordered_key(lo), _ordered_key(hi)
+        for _ in range(66):
+            gap = hi_k - lo_k
+            if not np.any(gap > 1):
+                break
+            mid_k = lo_k + gap // 2
+            ok = self.apply(_from_key(mid_k)) >= eta
+            step = gap > 1
+            hi_k = np.where(step & ok, mid_k, hi_k)
+            lo_k = np.where(step & ~ok, mid_k, lo_k)
+        s = _from_key(hi_k)
+        s = np.where(i == 0, -np.inf, np.where(i >= v.size, np.inf, s))
+        return s.reshape(shape)
+
     def _check_usable(self):
         """DataError unless every block end and every gap midpoint maps to a finite LLR
         (the map is linear in between, so then it is finite everywhere)."""
@@ -265,3 +309,18 @@ class PAVCalibrator(Calibrator):
         return [f"PAV calibration: {self.n_blocks} blocks over dev scores "
                 f"[{param_text(lo)}, {param_text(hi)}], "
                 f"LLRs from {self.llr[0]:.6g} to {self.llr[-1]:.6g}" + sat]
+
+
+_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+def _ordered_key(x):
+    """Integers in the order of the floats ``x`` (adjacent floats: adjacent integers)."""
+    b = np.ascontiguousarray(x, dtype=np.float64).view(np.int64)
+    return np.where(b < 0, -(b & _SIGN), b)
+
+
+def _from_key(k):
+    """The floats of :func:`_ordered_key` integers."""
+    b = np.where(k < 0, (-k) | ~_SIGN, k)
+    return np.ascontiguousarray(b, dtype=np.int64).view(np.float64)

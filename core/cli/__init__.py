@@ -1,7 +1,8 @@
 """The ``llrlab`` command line (numeric subcommands; ``serve`` is added by the dashboard).
 
 Subcommands: ``eval`` (:mod:`.evaluate`), ``calibrate``, ``fuse`` and ``apply``
-(:mod:`.calibrate`), ``curves`` (:mod:`.curves`), ``compare`` (:mod:`.compare`).  Bad
+(:mod:`.calibrate`), ``curves`` (:mod:`.curves`), ``compare`` (:mod:`.compare`), ``plot``
+(:mod:`.plot`).  Bad
 input exits with code 2 and one line on stderr naming the file, the line and the problem;
 llrlab's warnings are printed as ``llrlab CMD: warning: ...``.
 :func:`build_parser` is reused by ``llrlab.dashboard.cli``, which adds ``serve``, so that
@@ -15,12 +16,14 @@ import sys
 import warnings
 
 from ..errors import LlrlabError, LlrlabWarning
+from ._common import add_input_limit_args, input_limits
 from ._progress import Progress
 from ._signals import TERMINATED_EXIT, Terminated, terminate_as_interrupt
 from .calibrate import add_apply_parser, add_calibrate_parser, add_fuse_parser
 from .compare import add_compare_parser
 from .curves import add_curves_parser
 from .evaluate import add_eval_parser
+from .plot import add_plot_parser
 
 __all__ = ["Progress", "build_parser", "main", "run"]
 
@@ -54,6 +57,9 @@ def build_parser():
     add_apply_parser(sub)
     add_compare_parser(sub)
     add_curves_parser(sub)
+    add_plot_parser(sub)
+    for p in sub.choices.values():
+        add_input_limit_args(p)
     return parser
 
 
@@ -69,7 +75,7 @@ def run(argv=None, *, parser=None, out=None, err=None):
         warnings.simplefilter("always", LlrlabWarning)
         try:
             with terminate_as_interrupt():
-                code = args.handler(args, out)
+                code = _handle(args, out)
         except LlrlabError as exc:
             err.write(f"llrlab {args.command}: error: {exc}\n")
             code = 2
@@ -96,6 +102,18 @@ def run(argv=None, *, parser=None, out=None, err=None):
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return code
+
+
+def _handle(args, out):
+    """Run the subcommand, its input limits (``--max-stdin-mb``...) applying to every file
+    it reads."""
+    limits = input_limits(args)
+    if limits is None:
+        return args.handler(args, out)
+    from ..io import default_limits
+
+    with default_limits(limits):
+        return args.handler(args, out)
 
 
 def _silence(out):

@@ -8,9 +8,14 @@ import os
 from ..errors import LlrlabError
 from ._writing import write_all_atomically, write_atomically
 
-__all__ = ["fmt_number", "load_trials_arg", "operating_point_args", "percent",
-           "refuse_overwriting_inputs", "requires", "write_all_atomically",
-           "write_atomically"]
+__all__ = ["add_input_limit_args", "fmt_number", "input_limits", "load_trials_arg",
+           "operating_point_args", "percent", "refuse_overwriting_inputs", "requires",
+           "write_all_atomically", "write_atomically"]
+
+#: Defaults of ``--max-stdin-mb`` and ``--max-gunzip-mb`` (MB = 10^6 bytes); the same as the
+#: library's (``llrlab.core.io.Limits``), repeated here so that ``llrlab -h`` imports no numpy.
+STDIN_MB = 1000
+GUNZIP_MB = 4000
 
 
 def requires(given, present, option, needed, why):
@@ -29,6 +34,46 @@ def operating_point_args(p):
     p.add_argument("--p-target", type=float, default=0.01, help="target prior (default 0.01)")
     p.add_argument("--c-miss", type=float, default=1.0, help="cost of a miss (default 1)")
     p.add_argument("--c-fa", type=float, default=1.0, help="cost of a false alarm (default 1)")
+
+
+def _megabytes(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not v > 0 or v == float("inf"):
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"expected a positive number of MB, got {text!r}")
+    return v
+
+
+def add_input_limit_args(p):
+    """``--max-stdin-mb`` and ``--max-gunzip-mb``: how much hostile input a command reads."""
+    g = p.add_argument_group("input limits")
+    g.add_argument("--max-stdin-mb", type=_megabytes, default=STDIN_MB, metavar="MB",
+                   help=f"read at most this much from standard input ('-'), which is held in "
+                        f"memory; more stops the command with a message (default {STDIN_MB})")
+    g.add_argument("--max-gunzip-mb", type=_megabytes, default=GUNZIP_MB, metavar="MB",
+                   help=f"a gzip-compressed input may inflate to at most this much; more "
+                        f"stops the command with a message, so that a small file that "
+                        f"inflates to gigabytes cannot run for minutes (default {GUNZIP_MB})")
+
+
+def input_limits(args):
+    """The ``Limits`` of every file the command reads, from its options (see
+    :func:`add_input_limit_args`); None when the parser has no such options."""
+    if getattr(args, "max_stdin_mb", None) is None:
+        return None
+    from ..io import Limits
+
+    return Limits(max_stdin_bytes=int(args.max_stdin_mb * 1e6),
+                  max_gunzip_bytes=int(args.max_gunzip_mb * 1e6),
+                  raise_with=(("max_stdin_bytes", f"raise the limit with --max-stdin-mb (now "
+                                                  f"{args.max_stdin_mb:g})"),
+                              ("max_gunzip_bytes", f"raise it with --max-gunzip-mb (now "
+                                                   f"{args.max_gunzip_mb:g}), or decompress "
+                                                   f"the file first")))
 
 
 def load_trials_arg(files, option, progress=None):

@@ -1,4 +1,4 @@
-"""``llrlab curves {epc,ape,ece}``: the data of other views of the same scores, as CSV.
+"""``llrlab curves {epc,ape,ece,roc,det}``: the data of other views of the same scores, as CSV.
 
 * ``llrlab curves epc --dev SCORES [KEY] --eval SCORES [KEY] [--dev ... --eval ...]``:
   expected performance curves (Bengio, Mariéthoz & Keller 2005), one block of rows per system.
@@ -6,6 +6,10 @@
   default Bayes error rates against prior log-odds (Brümmer 2010, sec. 7.7.4).
 * ``llrlab curves ece SCORES [KEY] ...``: cross-entropy of the LLRs, of the PAV LLRs and of
   the prior (nats) against prior log-odds.
+* ``llrlab curves roc SCORES [KEY] [--points N | --all]`` and ``llrlab curves det ...``: the
+  ROC as a table of thresholds (:func:`llrlab.core.roc_curve`): FMR and FNMR when accepting
+  ``score >= threshold``, at each distinct score; ``det`` adds their probits and thins the
+  table in DET coordinates.
 
 The CSV (a header line, then full-precision numbers: Python's shortest round-trip ``repr``)
 goes to ``--out`` (written atomically, never over an input) or to stdout.  ``ape`` and ``ece``
@@ -35,6 +39,11 @@ EPC_COLUMNS = ["system", "alpha", "threshold", "dev_p_miss", "dev_p_fa", "dev_we
                "eval_p_miss", "eval_p_fa", "eval_wer", "eval_hter"]
 APE_COLUMNS = ["plo", "effective_prior", "bayes_error", "min_bayes_error", "default"]
 ECE_COLUMNS = ["plo", "effective_prior", "ce_nats", "min_ce_nats", "default_nats"]
+ROC_COLUMNS = ["threshold", "p_fa", "p_miss", "tpr", "false_alarms", "misses"]
+DET_COLUMNS = ["threshold", "p_fa", "p_miss", "probit_p_fa", "probit_p_miss", "false_alarms",
+               "misses"]
+#: Rows of ``curves roc|det`` by default (``--points``, ``--all``).
+CURVE_POINTS = 10_000
 
 
 def _output_args(p):
@@ -45,10 +54,11 @@ def _output_args(p):
 def add_curves_parser(sub):
     """Add ``curves`` (with its kinds ``epc``, ``ape``, ``ece``) to an argparse subparsers."""
     p = sub.add_parser(
-        "curves", help="write EPC, APE or ECE curve data as CSV",
+        "curves", help="write EPC, APE, ECE, ROC or DET curve data as CSV",
         description="Write the data of an expected performance curve (epc), an applied "
-                    "probability of error plot (ape) or an empirical cross-entropy plot "
-                    "(ece) as CSV with full-precision numbers.")
+                    "probability of error plot (ape), an empirical cross-entropy plot "
+                    "(ece), or the ROC or DET curve with its thresholds (roc, det) as CSV "
+                    "with full-precision numbers.")
     kinds = p.add_subparsers(dest="kind", metavar="KIND")
     kinds.required = True
 
@@ -85,6 +95,29 @@ def add_curves_parser(sub):
                        help="number of prior log-odds (default 201)")
         _output_args(k)
         k.set_defaults(handler=_cmd_ape if kind == "ape" else _cmd_ece)
+
+    for kind, what, extra in (
+            ("roc", "false-alarm (FMR) and miss (FNMR) rates", ", tpr = 1 - p_miss"),
+            ("det", "false-alarm and miss rates and their probits",
+             "; probits of 0 and 1 are written as -8 and 8")):
+        k = kinds.add_parser(
+            kind, help=f"{kind.upper()} curve with thresholds: {what} at each score "
+                       f"threshold",
+            description=f"The {kind.upper()} curve as a table of thresholds: {what} when "
+                        f"accepting score >= threshold, at each distinct score (then inf, "
+                        f"every trial rejected); rates are fractions, false_alarms and "
+                        f"misses trial counts{extra}.  At most --points rows keep the curve's "
+                        f"shape (in {'probit' if kind == 'det' else 'ROC'} coordinates); "
+                        f"--all writes every threshold.  Also reports the threshold-sweep "
+                        f"EER and the AUC.")
+        k.add_argument("scores", help="score file (text or HDF5), or a labelled file")
+        k.add_argument("key", nargs="?", help="key file; omit for a labelled file")
+        size = k.add_mutually_exclusive_group()
+        size.add_argument("--points", type=int, default=CURVE_POINTS,
+                          help=f"at most this many rows (default {CURVE_POINTS:,}; at least 3)")
+        size.add_argument("--all", action="store_true", help="every threshold (no thinning)")
+        _output_args(k)
+        k.set_defaults(handler=_cmd_roc)
     return p
 
 
@@ -191,3 +224,31 @@ def _cmd_ece(args, out):
     rows = list(zip(*cols, strict=True))
     return _emit(args, out, _csv_text(ECE_COLUMNS, rows), len(rows), files,
                  [_decomposition(c)])
+
+
+def _cmd_roc(args, out):
+    from ..det import probit
+    from ..threshold import roc_curve, threshold_summary
+
+    if args.points < 3:
+        raise LlrlabError(f"--points must be at least 3, got {args.points}")
+    trials, files = _load_one(args)
+    full = roc_curve(trials)
+    det = args.kind == "det"
+    c = full if args.all else full.decimated(args.points, det=det)
+    if det:
+        cols = (c.threshold, c.p_fa, c.p_miss, probit(c.p_fa), probit(c.p_miss),
+                c.false_alarms, c.misses)
+    else:  # the hit rate from the counts when unweighted (exact, no 1 - x rounding)
+        tpr = (1.0 - c.p_miss if trials.tar_weights is not None
+               else (c.n_tar - c.misses) / c.n_tar)
+        cols = (c.threshold, c.p_fa, c.p_miss, tpr, c.false_alarms, c.misses)
+    rows = [[*vals[:-2], str(int(vals[-2])), str(int(vals[-1]))]
+            for vals in zip(*cols, strict=True)]
+    s = threshold_summary(trials, fmr=[])
+    notes = [f"{len(full):,} thresholds" + ("" if c.complete else
+                                             f", thinned to {len(c):,} rows (--all for all)"),
+             f"EER (threshold sweep) {fmt_number(percent(s.eer.eer))}% at threshold "
+             f"{fmt_number(s.eer.threshold)}; AUC {fmt_number(s.auc.auc)}"]
+    return _emit(args, out, _csv_text(DET_COLUMNS if det else ROC_COLUMNS, rows), len(rows),
+                 files, notes)

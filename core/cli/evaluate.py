@@ -6,7 +6,8 @@ or ``--model MODEL.json`` (a saved calibration) adds a column of the same metric
 calibration.  ``--json`` prints one object.  ``--conditions``, ``--condition-weights``,
 ``--select-conditions`` and ``--by-condition`` pool conditions with weights (van Leeuwen
 2008; see :mod:`._conditions`).  ``--ci [LEVEL]``, ``--bootstrap N`` and ``--by-speaker`` add
-confidence intervals (:mod:`._intervals`).
+confidence intervals (:mod:`._intervals`).  ``--biometric``, ``--dev DEV [KEY]`` and
+``--threshold T`` add the threshold measures of biometrics (:mod:`._biometric`).
 
 Units: the text table shows EER and error rates in percent (labelled ``[%]``); ``--json``
 gives them as fractions, like the Python API.  Cllr is in bits.
@@ -18,6 +19,14 @@ import json
 import os
 
 from ..errors import LlrlabError
+from ._biometric import (
+    add_biometric_args,
+    biometric_lines,
+    biometric_summary,
+    check_biometric_args,
+    split_dev,
+    wants_biometric,
+)
 from ._common import fmt_number, load_trials_arg, operating_point_args, percent, requires
 from ._conditions import (
     add_condition_args,
@@ -64,6 +73,7 @@ def add_eval_parser(sub):
                          "SCHEDULER is 'local' (default) or a dask.distributed address")
     add_condition_args(ev)
     add_interval_args(ev)
+    add_biometric_args(ev)
     ev.set_defaults(handler=_cmd_eval)
     return ev
 
@@ -125,6 +135,7 @@ def _check_args(args):
                 if args.scores is None else ""
             raise LlrlabError(f"--calibrate-on takes DEV [KEY], got {len(cal)} files{placed}; "
                               f"write: llrlab eval SCORES [KEY] --calibrate-on DEV [KEY]")
+    split_dev(args)
     if args.scores is None:
         raise LlrlabError("give the scores to evaluate: llrlab eval SCORES KEY, or llrlab "
                           "eval LABELLED_FILE (see llrlab eval -h)")
@@ -138,6 +149,7 @@ def _check_args(args):
         raise LlrlabError("--prior has no effect with --method pav: PAV calibration does "
                           "not depend on a training prior; leave --prior out")
     check_interval_args(args)
+    check_biometric_args(args)
 
 
 def _calibration(args, progress):
@@ -222,6 +234,11 @@ def _cmd_eval(args, out):
         with progress.step(f"analysing {len(trials):,} trials"):
             a, summary, op = _evaluate(weighted_for_eval(trials, args), args)
             tables = condition_report(trials, args, summary)
+        biometric = {}
+        if wants_biometric(args) or args.threshold:
+            with progress.step("computing the threshold measures"):
+                biometric = biometric_summary(weighted_for_eval(trials, args), args, progress)
+            summary.update(biometric)
         after = None
         if cal is not None:
             with progress.step(f"calibrating and analysing {len(trials):,} trials"):
@@ -234,6 +251,8 @@ def _cmd_eval(args, out):
                     after=after, op_after=op_after if after else None):
         return 0
     out.write("".join(f"{line}\n" for line in ci_lines))
+    out.write("".join(f"{line}\n" for line in biometric_lines(args, biometric, a.n_tar,
+                                                               a.n_non)))
     out.write("".join(f"{line}\n" for line in tables))
     if after and tables:
         out.write(f"after {what}, " + "".join(f"{line}\n" for line in tables_after))

@@ -17,9 +17,11 @@ Formats (all read and written):
   :func:`write_score_file` writes new scores in that same format.  See
   :mod:`llrlab.core.io.scorefile`.
 
-The format of a file being read is detected from its content: HDF5 by its signature bytes,
-gzip by its magic bytes (text files may be gzip-compressed, with or without a ``.gz`` name),
-anything else is text.  ``-`` names standard input wherever one file is read.  The format of
+The format of a file being read is detected from its content, in one place: the registry of
+formats (:mod:`llrlab.core.io._formats`), which reads the start of each file once and picks
+the reader for what the caller needs.  HDF5 is told by its signature bytes, gzip by its magic
+bytes (text files may be gzip-compressed, with or without a ``.gz`` name), anything else is
+text.  ``-`` names standard input wherever one file is read.  The format of
 a file being written follows its extension (``.h5``, ``.hdf5``, ``.hdf``: HDF5) unless
 ``format`` is given.
 
@@ -28,8 +30,10 @@ the result, llrlab's line-by-line reader otherwise and for every error message),
 takes about the memory of its result; HDF5 matrices are read by blocks of rows.  The loaded
 trials keep their ids as integer codes (:class:`~llrlab.core.trials.IdCodes`); the string
 arrays are built only when asked for.  ``max_trials`` and ``max_bytes`` bound what a file may
-make a loader allocate (default: the memory available); an HDF5 file that would read
-anything outside itself is refused (see :mod:`llrlab.core.io.hdf5`).
+make a loader allocate (default: the memory available), and ``limits`` (a :class:`Limits`)
+what it may read from standard input (default 1 GB), what a gzip file may inflate to
+(default 4 GB) and how long a load may take; an HDF5 file that would read anything outside
+itself is refused (see :mod:`llrlab.core.io.hdf5`).
 
 Every problem with a file raises :class:`~llrlab.core.errors.FileFormatError` (file name,
 1-based line number and the offending text where they apply, echoed values shortened) or
@@ -56,16 +60,14 @@ import os
 
 from ..errors import DataError, FileFormatError
 from ..trials import Scores, Trials
-from ._source import STDIN, Limits, make_limits, path_name
+from ._formats import read_as
+from ._source import STDIN, Limits, default_limits, make_limits, path_name
 from .bosaris_text import (
     JoinReport,
     Key,
     Ndx,
     as_source,
     joined_trials,
-    read_key_text,
-    read_ndx_text,
-    read_score_text,
     write_key_text,
     write_ndx_text,
     write_score_text,
@@ -74,12 +76,11 @@ from .conditions import attach_conditions_with_report
 from .frame import as_labels, trials_from_frame
 from .hdf5 import (
     is_hdf5,
-    read_hdf5_table,
     write_key_hdf5,
     write_ndx_hdf5,
     write_scores_hdf5,
 )
-from .labelled import read_labelled, write_labelled
+from .labelled import write_labelled
 from .scorefile import (
     HDF5_EXTENSIONS,
     ScoreFormat,
@@ -99,6 +100,7 @@ __all__ = [
     "attach_conditions",
     "attach_conditions_with_report",
     "check_extension",
+    "default_limits",
     "is_hdf5",
     "load_scores",
     "load_trials",
@@ -131,16 +133,10 @@ def _stage(progress, lo, hi):
     return None if progress is None else _Stage(progress, lo, hi)
 
 
-def _score_table(src, progress, limits):
-    if src.is_hdf5:
-        return read_hdf5_table(src, "scores", progress=progress, limits=limits)
-    return read_score_text(src, progress=progress, limits=limits)
-
-
-def _key_table(src, progress=None, limits=None):
-    if src.is_hdf5:
-        return read_hdf5_table(src, "key", progress=progress, limits=limits)
-    return read_key_text(src, progress=progress, limits=limits)
+def _read(src, role, progress=None, limits=None):
+    """``src`` read for ``role`` by the format the registry picks (see
+    :mod:`llrlab.core.io._formats`)."""
+    return read_as(src, role, progress=progress, limits=limits)[0]
 
 
 def _guard_memory(name, call):
@@ -153,7 +149,7 @@ def _guard_memory(name, call):
 
 
 def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_trials=None,
-                            max_bytes=None):
+                            max_bytes=None, limits=None):
     """Labelled trials from a score file and a key, and a report of the join.
 
     Parameters
@@ -176,6 +172,11 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
         shapes) or as it grows while a text file is read; checked before the memory is
         allocated.  Default: the memory available when the load starts.  A server that
         accepts uploads passes its own caps here.
+    limits : Limits, optional
+        Every limit of the load (:class:`Limits`: also the bytes read from standard input,
+        what a gzip file may inflate to, the wall time); ``max_trials`` and ``max_bytes``,
+        when given, replace its own.  Default: the :func:`default_limits` in force, else
+        ``Limits()`` (standard input up to 1 GB, gzip files inflating to at most 4 GB).
 
     Returns
     -------
@@ -205,7 +206,7 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
         a trial is repeated with an identical value.
     """
     name = path_name(scores_path)
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     if key_path is None:
         src = as_source(name, limits)
         if src.is_hdf5:
@@ -214,8 +215,8 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
         from ._hints import labelled_hint
 
         try:
-            trials, n_dup = _guard_memory(src.name, lambda: read_labelled(
-                src, progress=progress, limits=limits))
+            trials, n_dup = _guard_memory(src.name, lambda: _read(
+                src, "labelled", progress, limits))
         except FileFormatError as exc:
             raise labelled_hint(src, exc) from None
         return trials, JoinReport(src.name, "", len(trials), 0, 0, None, None, n_dup, 0)
@@ -227,13 +228,13 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
     from ._hints import key_hint, score_hint
 
     try:
-        scores = _guard_memory(src.name, lambda: _score_table(
-            src, _stage(progress, 0.0, 0.55), limits))
+        scores = _guard_memory(src.name, lambda: _read(
+            src, "scores", _stage(progress, 0.0, 0.55), limits))
     except FileFormatError as exc:
         raise score_hint(src, key_src, exc) from None
     try:
-        key = _guard_memory(key_src.name, lambda: _key_table(
-            key_src, _stage(progress, 0.55, 0.9), limits))
+        key = _guard_memory(key_src.name, lambda: _read(
+            key_src, "key", _stage(progress, 0.55, 0.9), limits))
     except FileFormatError as exc:
         raise key_hint(src, key_src, exc) from None
     if progress:
@@ -245,7 +246,7 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
 
 
 def load_trials(scores_path, key_path=None, *, progress=None, max_trials=None,
-                max_bytes=None):
+                max_bytes=None, limits=None):
     """Labelled trials from a score file and a key file, or from one labelled file.
 
     Same as :func:`load_trials_with_report` without the report (mismatches between the two
@@ -264,10 +265,11 @@ def load_trials(scores_path, key_path=None, *, progress=None, max_trials=None,
     (array([1.5]), array([-0.5 ,  0.25]))
     """
     return load_trials_with_report(scores_path, key_path, progress=progress,
-                                   max_trials=max_trials, max_bytes=max_bytes)[0]
+                                   max_trials=max_trials, max_bytes=max_bytes,
+                                   limits=limits)[0]
 
 
-def load_scores(path, *, progress=None, max_trials=None, max_bytes=None):
+def load_scores(path, *, progress=None, max_trials=None, max_bytes=None, limits=None):
     """Unlabelled scores (e.g. evaluation scores to calibrate), with their ids.
 
     Parameters
@@ -279,6 +281,7 @@ def load_scores(path, *, progress=None, max_trials=None, max_bytes=None):
     progress : callable, optional
         ``progress(fraction, message)``.
     max_trials, max_bytes : int, optional
+    limits : Limits, optional
         Limits of the load (see :func:`load_trials_with_report`).
 
     Returns
@@ -287,25 +290,23 @@ def load_scores(path, *, progress=None, max_trials=None, max_bytes=None):
         In file order (model-major for HDF5).  A trial listed twice with the same score is
         kept once (with a LlrlabWarning); with two different scores it is an error.
     """
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
 
     def load():
-        if src.is_hdf5:
-            table = read_hdf5_table(src, "scores", progress=progress, limits=limits)
-        else:
-            table = read_score_text(src, allow_bare=True, progress=progress, limits=limits)
-            if isinstance(table, Scores):
-                return table
+        table = _read(src, "unlabelled", progress, limits)
+        if isinstance(table, Scores):
+            return table
         return _scores_from_table(src.name, table)
 
     return _guard_memory(src.name, load)
 
 
-def read_key(path, *, max_trials=None, max_bytes=None):
+def read_key(path, *, max_trials=None, max_bytes=None, limits=None):
     """A key file (BOSARIS text or HDF5, current or old layout, or SIDEKIT) as a :class:`Key`.
 
-    ``max_trials``, ``max_bytes``: limits of the load (see :func:`load_trials_with_report`).
+    ``max_trials``, ``max_bytes``, ``limits``: limits of the load (see
+    :func:`load_trials_with_report`).
 
     Examples
     --------
@@ -318,9 +319,9 @@ def read_key(path, *, max_trials=None, max_bytes=None):
     """
     from .bosaris_text import deduplicate
 
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
-    table = _guard_memory(src.name, lambda: _key_table(src, limits=limits))
+    table = _guard_memory(src.name, lambda: _read(src, "key", limits=limits))
     keep, _ = deduplicate(table, ("labels",), "labels")
     if keep is not None:
         table = table.subset(keep)
@@ -328,19 +329,17 @@ def read_key(path, *, max_trials=None, max_bytes=None):
                source=src.name)
 
 
-def read_ndx(path, *, max_trials=None, max_bytes=None):
+def read_ndx(path, *, max_trials=None, max_bytes=None, limits=None):
     """An index file (BOSARIS text ``model segment`` or HDF5 ``/trial_mask``) as an :class:`Ndx`.
 
     A key file is accepted too (its trials, without the labels).  ``max_trials``,
-    ``max_bytes``: limits of the load (see :func:`load_trials_with_report`).
+    ``max_bytes``, ``limits``: limits of the load (see :func:`load_trials_with_report`).
     """
     from .bosaris_text import deduplicate
 
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
-    table = _guard_memory(src.name, lambda: (
-        read_hdf5_table(src, "ndx", limits=limits) if src.is_hdf5
-        else read_ndx_text(src, limits=limits)))
+    table = _guard_memory(src.name, lambda: _read(src, "ndx", limits=limits))
     keep, _ = deduplicate(table, (), "ids")
     if keep is not None:
         table = table.subset(keep)
@@ -421,7 +420,8 @@ def write_ndx(path, ndx, *, format=None):
         write_ndx_text(name, ndx)
 
 
-def attach_conditions(trials, path, *, progress=None, max_trials=None, max_bytes=None):
+def attach_conditions(trials, path, *, progress=None, max_trials=None, max_bytes=None,
+                      limits=None):
     """The trials with a condition per trial from a ``model segment condition`` file.
 
     Parameters
@@ -432,6 +432,7 @@ def attach_conditions(trials, path, *, progress=None, max_trials=None, max_bytes
         Condition file: whitespace- or comma-separated ``model segment condition`` lines.
     progress : callable, optional
     max_trials, max_bytes : int, optional
+    limits : Limits, optional
         Limits of the load (see :func:`load_trials_with_report`).
 
     Returns
@@ -442,4 +443,5 @@ def attach_conditions(trials, path, *, progress=None, max_trials=None, max_bytes
         a LlrlabWarning (use :func:`attach_conditions_with_report` to get the counts).
     """
     return attach_conditions_with_report(trials, path, progress=progress,
-                                         max_trials=max_trials, max_bytes=max_bytes)[0]
+                                         max_trials=max_trials, max_bytes=max_bytes,
+                                         limits=limits)[0]

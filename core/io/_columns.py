@@ -87,24 +87,32 @@ def first_row(src, choose_delimiter, field_counts):
     """The first non-blank line of ``src`` (checked like every line), or an 'empty' error.
 
     ``choose_delimiter(name, data, field_counts)`` decides the delimiter from the first block.
+    The start of the file is read once per source, whatever the number of questions asked
+    about it (see :class:`~llrlab.core.io._formats.Head`).
     """
-    with src.open() as f:
-        for block, line0 in iter_blocks(f):
-            block = blank_bom(block, line0)
-            delim = choose_delimiter(src.name, block, field_counts)
-            work = block if delim is None else block.translate(CSV_TABLE)
-            i = 0
-            while i < len(work) and work[i] in b" \t\n\r\x0b\x0c":
-                i += 1
-            if i == len(work):
-                continue
-            line = line0 + block.count(b"\n", 0, i)
-            start = block.rfind(b"\n", 0, i) + 1
-            end = block.find(b"\n", i)
-            end = len(block) if end < 0 else end + 1
-            tt = split_table(src.name, block[start:end], delimiter=delim, first_line=line)
-            return FirstRow(src.name, tt.tokens, line, delim, tt.line_text(0))
-    raise FileFormatError(src.name, "is empty: it contains no trials")
+    from ._formats import head_of
+
+    return head_of(src).first_row(field_counts)
+
+
+def first_row_in(name, blocks, choose_delimiter, field_counts):
+    """:func:`first_row` from the blocks ``(bytes, first line)`` of a file named ``name``."""
+    for block, line0 in blocks:
+        block = blank_bom(block, line0)
+        delim = choose_delimiter(name, block, field_counts)
+        work = block if delim is None else block.translate(CSV_TABLE)
+        i = 0
+        while i < len(work) and work[i] in b" \t\n\r\x0b\x0c":
+            i += 1
+        if i == len(work):
+            continue
+        line = line0 + block.count(b"\n", 0, i)
+        start = block.rfind(b"\n", 0, i) + 1
+        end = block.find(b"\n", i)
+        end = len(block) if end < 0 else end + 1
+        tt = split_table(name, block[start:end], delimiter=delim, first_line=line)
+        return FirstRow(name, tt.tokens, line, delim, tt.line_text(0))
+    raise FileFormatError(name, "is empty: it contains no trials")
 
 
 def drop_through(block, line0, skip_line):
@@ -154,12 +162,6 @@ class IdEncoder:
         self.codes.append(np.fromiter((d.setdefault(t, len(d)) for t in tokens),
                                       dtype=np.int64, count=len(tokens)))
 
-    def remap(self, names):
-        """The codes of ``names`` (distinct values), new ones added to the numbering."""
-        d = self.index
-        return np.fromiter((d.setdefault(s, len(d)) for s in names), dtype=np.int32,
-                           count=len(names))
-
     def result(self):
         vocab = np.empty(len(self.index), dtype=object)
         vocab[:] = [k.decode("utf-8") if isinstance(k, bytes) else k for k in self.index]
@@ -187,13 +189,14 @@ class Columns:
 
 
 class Builders:
-    """The growing output arrays of the columns, with the limits checked as they grow."""
+    """The growing output arrays of the columns, with the limits checked as they grow
+    (``ids``: the builder of an id column, default :class:`IdEncoder`)."""
 
-    def __init__(self, src, cols, capacity, limits):
+    def __init__(self, src, cols, capacity, limits, *, ids=None):
         self.src, self.cols, self.limits = src, cols, limits
         self.row_bytes = sum(_ITEMSIZE[c.kind] for c in cols)
         self.n = 0
-        self.out = [IdEncoder(capacity) if c.kind == ID else
+        self.out = [(ids or IdEncoder)(capacity) if c.kind == ID else
                     Grow(np.float64 if c.kind == NUMBER else bool, capacity) for c in cols]
 
     def grow(self, rows):

@@ -7,14 +7,19 @@ certainly the one the exact reader would give, and otherwise gives up (returns N
 the exact reader runs and reports the first problem with its line:
 
 * each block is checked before pandas sees it: no NUL byte (the C parser would cut a field
-  there), no carriage return other than in ``\\r\\n`` (pandas ends a line there, llrlab does
-  not), valid UTF-8; comma-separated text is translated exactly as the exact reader does;
+  there), no carriage return other than in ``\\r\\n`` (pandas ends a line there, llrlab
+  does not), valid UTF-8; comma-separated text is translated exactly as the exact reader
+  does;
 * quotes are ordinary characters (``QUOTE_NONE``), no value is read as missing
   (``na_filter=False``), and the first line's field count fixes the columns: a line with
   more fields is a parser error, one with fewer leaves an empty last field, which no column
   accepts;
-* ids may not be empty or hold a control character (vertical tab and form feed separate
-  fields for llrlab, not for pandas);
+* labels are read as categories, or as strings when one looks like a number in the head of
+  the file (a category would let pandas 3.1 and later read ``+1`` or ``00`` as numbers; a
+  chunk whose categories come back as numbers gives up); ids likewise when they repeat, as
+  strings otherwise; ids are numbered by llrlab, hash-based (see :class:`_ChunkIds`), and
+  may not be empty or hold a control character (vertical tab and form feed separate fields
+  for llrlab, not for pandas);
 * numbers must be finite (pandas reads ``nan`` as an error, ``inf`` as infinite), and a
   chunk of numbers that are all 0 or 1 is re-read exactly (pandas reads a column of only
   ``True``/``False`` words as 1/0);
@@ -34,10 +39,12 @@ import sys
 import numpy as np
 
 from ..errors import LlrlabError
+from ..trials import IdCodes
 from ._columns import (
     ID,
     NUMBER,
     Builders,
+    Grow,
     blank_bom,
     drop_through,
     expected_rows,
@@ -47,8 +54,12 @@ from ._text import CSV_TABLE, label_value
 
 __all__ = ["read_fast"]
 
-#: Rows per chunk handed back by pandas (bounds the temporaries).
-CHUNK_ROWS = 1 << 18
+#: Rows per chunk handed back by pandas (bounds the temporaries: the parser's buffers of a
+#: chunk are a good part of the peak memory of a load of 10^6 lines; the time is the same).
+CHUNK_ROWS = 1 << 16
+#: Control characters in an id: vertical tab and form feed separate fields for llrlab, not
+#: for pandas; the others are errors for the exact reader (numbers and labels holding one
+#: are not read by pandas either).
 _BAD_ID = re.compile(r"[\x00-\x1f]")
 
 
@@ -94,7 +105,7 @@ class _Feed(ReadOnlyRaw):
             if not block:
                 continue
             if b"\x00" in block:
-                raise _GiveUp("NUL")
+                raise _GiveUp("NUL")  # the C parser would cut a field there
             if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
                 raise _GiveUp("CR")
             if not block.isascii():
@@ -120,10 +131,97 @@ class _Feed(ReadOnlyRaw):
             super().close()
 
 
-def _check_new_ids(names):
-    for s in names:
-        if not s or _BAD_ID.search(s):
-            raise _GiveUp("id")
+class _ChunkIds:
+    """One id column read chunk by chunk, numbered once at the end.
+
+    A chunk hands in either its column of str objects (``dtype=object``: the parser makes one
+    object per distinct string of a chunk) or its categories and codes (``category``: the
+    parser hashes the bytes in C and makes objects only for the distinct ids).  The row keeps
+    its position in the concatenation of what the chunks handed in, and :meth:`result`
+    numbers that concatenation with one hash-based ``pandas.factorize``: no Python operation
+    per row or per id.  Consecutive chunks with the same categories (a model's trials against
+    the same segments) share one copy, so with repeating ids the concatenation is small;
+    with unique ids the objects are numbered once, not once per chunk and again at the end.
+    Memory: the positions (4 bytes a row) until the end, besides the ids themselves.
+    """
+
+    def __init__(self, capacity):
+        self.parts = []
+        self.codes = Grow(np.int32, capacity)
+        self.size = 0  # entries in the concatenation
+        self._last = None  # (categories, offset) of the previous chunk
+
+    def _offset(self, k):
+        if self.size + k >= 2**31:
+            raise _GiveUp("more than 2^31 ids")  # pragma: no cover - 2^31 rows
+        offset = self.size
+        self.size += k
+        return offset
+
+    def add(self, ids):
+        """A chunk's ids as str objects."""
+        offset = self._offset(ids.size)
+        self.parts.append(ids)
+        self._last = None
+        self.codes.append(np.arange(offset, offset + ids.size, dtype=np.int32))
+
+    def add_categories(self, cats, codes):
+        """A chunk's categories (an Index of str) and each row's code into them."""
+        last = self._last
+        if last is not None and last[0].equals(cats):
+            offset = last[1]
+        else:
+            offset = self._offset(len(cats))
+            self.parts.append(cats.to_numpy(dtype=object))
+            self._last = (cats, offset)
+        self.codes.append(codes.astype(np.int32, copy=False) + np.int32(offset))
+
+    def result(self):
+        """IdCodes of the column; gives up on an empty id (a line with a missing field) or
+        one holding a control character (the exact reader then reports or splits it)."""
+        import pandas as pd
+
+        allu = np.concatenate(self.parts) if len(self.parts) != 1 else self.parts[0]
+        self.parts = []
+        gcodes, vocab = pd.factorize(allu, sort=False)
+        del allu
+        vocab = np.asarray(vocab, dtype=object)
+        if (vocab == "").any() or _BAD_ID.search("".join(vocab.tolist())):
+            raise _GiveUp("empty id, or a control character")
+        dt = np.int32 if vocab.size < 2**31 else np.int64
+        return IdCodes.trusted(gcodes.astype(dt, copy=False)[self.codes.result()], vocab)
+
+
+#: Below this share of distinct values in the head of a file, an id column is read as a
+#: category (the parser hashes the bytes, and makes a str object only per distinct id);
+#: above it, as str objects (a category would sort every chunk's many distinct ids).
+CATEGORY_BELOW = 0.5
+#: Bytes of the head looked at to choose.
+SAMPLE_BYTES = 1 << 20
+
+
+def _text_dtypes(src, cols, delimiter, skip_line):
+    """``"category"`` or ``object`` for each column of ids or labels, from the head of the
+    file (read already): categories for labels and for ids that repeat, unless a value looks
+    like a number (pandas 3.1 and later read categories that are all numbers as numbers)."""
+    from ._formats import head_of, is_number
+
+    blocks = head_of(src)._blocks
+    data = blocks[0][0][:SAMPLE_BYTES] if blocks else b""
+    data = data[:data.rfind(b"\n") + 1]
+    if delimiter is not None:
+        data = data.translate(CSV_TABLE)
+    rows = [r for r in (line.split() for line in data.split(b"\n")[1 if skip_line else 0:])
+            if len(r) == len(cols)]
+    out = {}
+    for j, c in enumerate(cols):
+        if c.kind == NUMBER:
+            continue
+        values = [r[j] for r in rows]
+        distinct = set(values)
+        repeating = c.kind != ID or (bool(values) and len(distinct) < CATEGORY_BELOW * len(values))
+        out[j] = "category" if repeating and not any(map(is_number, distinct)) else object
+    return out
 
 
 def read_fast(src, cols, delimiter, skip_line, progress, limits):
@@ -133,14 +231,17 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
     if pd is None:
         return None
     names = [f"c{j}" for j in range(len(cols))]
-    dtype = {nm: (np.float64 if c.kind == NUMBER else "category")
-             for nm, c in zip(names, cols, strict=True)}
+    # ids as categories or str objects (see _id_dtypes), labels as str objects, numbered
+    # here: a category dtype would let pandas (3.1 and later) read '+1' or '007' as a number
+    text = _text_dtypes(src, cols, delimiter, skip_line)
+    dtype = {nm: (np.float64 if c.kind == NUMBER else text[j])
+             for j, (nm, c) in enumerate(zip(names, cols, strict=True))}
     state = {}
     seen = {}
 
     def first(block):
-        rows = block.count(b"\n") or 1
-        state["b"] = Builders(src, cols, expected_rows(src, rows, len(block)), limits)
+        rows = expected_rows(src, block.count(b"\n") or 1, len(block))
+        state["b"] = Builders(src, cols, rows, limits, ids=_ChunkIds)
 
     feed = _Feed(src, delimiter, skip_line, progress, first)
     try:
@@ -152,7 +253,7 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
                              encoding="utf-8", chunksize=CHUNK_ROWS, low_memory=False, **extra)
         with reader:
             for chunk in reader:
-                _add_chunk(state["b"], cols, names, chunk, seen)
+                _add_chunk(pd, state["b"], cols, names, chunk, seen)
     except LlrlabError:
         raise
     except MemoryError:
@@ -164,12 +265,15 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
     b = state.get("b")
     if b is None or b.n == 0:
         return None
-    return b.n, b.values()
+    try:
+        return b.n, b.values()
+    except _GiveUp:
+        return None
 
 
-def _add_chunk(b, cols, names, chunk, seen):
-    """Append a chunk's columns; ``seen`` maps a column to its last categories and their
-    codes in the global numbering (consecutive chunks mostly share their categories)."""
+def _add_chunk(pd, b, cols, names, chunk, seen):
+    """Append a chunk's columns; ``seen`` maps a label column to its last categories and
+    their values (consecutive chunks mostly share their categories)."""
     rows = len(chunk)
     b.grow(rows)
     for j, (c, nm, out) in enumerate(zip(cols, names, b.out, strict=True)):
@@ -182,24 +286,30 @@ def _add_chunk(b, cols, names, chunk, seen):
                 raise _GiveUp("0/1")  # perhaps True/False words
             out.append(x)
             continue
-        cat = s.cat
-        cats = cat.categories.tolist()
-        codes = np.asarray(cat.codes.to_numpy())
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            cats = s.cat.categories
+            if not (cats.dtype == object or isinstance(cats.dtype, pd.StringDtype)):
+                raise _GiveUp("read as numbers")  # a chunk of only numeric-looking values
+            codes = np.asarray(s.cat.codes.to_numpy())
+            if c.kind == ID:
+                if codes.size and int(codes.min()) < 0:
+                    raise _GiveUp("missing")
+                out.add_categories(cats, codes)
+                continue
+            uniques = cats.to_numpy(dtype=object)
+        else:
+            values = s.to_numpy(dtype=object)
+            if c.kind == ID:
+                out.add(values)
+                continue
+            codes, uniques = pd.factorize(values, sort=False)
         if codes.size and int(codes.min()) < 0:
             raise _GiveUp("missing")
+        words = uniques.tolist()
         last = seen.get(j)
-        if c.kind == ID:
-            if last is not None and last[0] == cats:
-                out.codes.append(last[1][codes])
-                continue
-            _check_new_ids([x for x in cats if x not in out.index])
-            remap = out.remap(cats)
-            seen[j] = (cats, remap)
-            out.codes.append(remap[codes])
-        else:
-            if last is None or last[0] != cats:
-                lut = [label_value(w) for w in cats]
-                if any(v is None for v in lut):
-                    raise _GiveUp("label")
-                last = seen[j] = (cats, np.array(lut, dtype=bool))
-            out.append(last[1][codes] if codes.size else np.zeros(0, bool))
+        if last is None or last[0] != words:
+            lut = [label_value(w) if isinstance(w, str) else None for w in words]
+            if any(v is None for v in lut):
+                raise _GiveUp("label")
+            last = seen[j] = (words, np.array(lut, dtype=bool))
+        out.append(last[1][codes] if codes.size else np.zeros(0, bool))

@@ -14,10 +14,11 @@ Each message keeps the file, line and text of the original error.
 
 from __future__ import annotations
 
-from ..errors import FileFormatError, LlrlabError
-from ._columns import first_row
-from ._text import choose_delimiter, label_value, show
-from .labelled import COLUMN_NAMES, header_roles
+from ..errors import FileFormatError
+from ._formats import _headerless_shape as _shape
+from ._formats import head_of, is_number, labelled_header
+from ._text import show
+from .labelled import COLUMN_NAMES
 
 __all__ = ["key_hint", "labelled_hint", "score_hint"]
 
@@ -28,41 +29,21 @@ _HEADER_WORDS = set(COLUMN_NAMES) | {"modelid", "model_id", "segmentid", "segmen
 
 
 def _peek(src):
-    """The first non-blank line of a text source, or None (HDF5, or unreadable)."""
-    if src.is_hdf5:
-        return None
-    try:
-        return first_row(src, choose_delimiter, (2, 3, 4, 5, 6))
-    except LlrlabError:
-        return None
+    """The first non-blank line of a text source, or None (HDF5, or unreadable): from the
+    head the load has read already (see :class:`~llrlab.core.io._formats.Head`)."""
+    return head_of(src).peek()
 
 
 def _text(tok):
     return tok.decode("utf-8", "replace")
 
 
-def _is_number(tok):
-    try:
-        float(tok)
-    except ValueError:
-        return False
-    return b"_" not in tok
-
-
-def _is_label(tok):
-    return label_value(tok) is not None and not _is_number(tok)
-
-
 def _looks_like_header(fr):
     words = [_text(t).lower() for t in fr.tokens]
-    return not any(_is_number(t) for t in fr.tokens) and any(w in _HEADER_WORDS for w in words)
+    return not any(is_number(t) for t in fr.tokens) and any(w in _HEADER_WORDS for w in words)
 
 
-def _labelled_roles(fr):
-    try:
-        return header_roles(fr)
-    except LlrlabError:
-        return None
+_labelled_roles = labelled_header
 
 
 _GENERIC = "; with other columns, start the file with a header line"
@@ -73,20 +54,6 @@ def _error(src, fr, exc, hint):
     line, text = (exc.line, exc.text) if exc.line is not None else (fr.line, fr.text)
     reason = exc.reason.split(_GENERIC)[0]
     return FileFormatError(src.name, f"{reason}: {hint}", line=line, text=text)
-
-
-def _shape(fr):
-    """'score', 'key', 'labelled' or None: what a headerless first line looks like."""
-    t = fr.tokens
-    if len(t) == 3 and _is_number(t[2]) and not _is_number(t[0]):
-        return "score"
-    if len(t) == 3 and _is_label(t[2]):
-        return "key"
-    if len(t) == 4 and _is_number(t[2]) and label_value(t[3]) is not None:
-        return "labelled"
-    if len(t) == 2 and _is_number(t[0]) and label_value(t[1]) is not None:
-        return "labelled"
-    return None
 
 
 def _header_hint(src, fr, exc, what):
@@ -173,11 +140,4 @@ def key_hint(src, key_src, exc):
 
 def _hdf5_kind(src):
     """The layout kind of an HDF5 source ("scores", "key"...), or None if unreadable."""
-    from . import hdf5
-
-    try:
-        with hdf5._open(src) as f:
-            tree = hdf5._Tree(f, src.name)
-            return hdf5._layout(set(tree.datasets), src.name)[0]
-    except (LlrlabError, OSError, KeyError, RuntimeError, TypeError, ValueError):
-        return None
+    return head_of(src).hdf5_kind()

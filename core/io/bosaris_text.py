@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DataError, FileFormatError, LlrlabWarning
-from ..trials import IdCodes, Scores, Trials
+from ..trials import IdCodes, Scores, Trials, extend_vocab
 from ._columns import ID, LABEL, NUMBER, Col, first_row, read_columns
 from ._source import Source, open_source
 from ._text import (
@@ -312,13 +312,9 @@ class JoinReport:
 
 
 def _vocab_map(left_vocab, right_vocab):
-    if right_vocab is left_vocab or (right_vocab.size == left_vocab.size
-                                     and np.array_equal(right_vocab, left_vocab)):
-        return np.arange(left_vocab.size, dtype=np.int64), left_vocab.size
-    d = {s: i for i, s in enumerate(left_vocab.tolist())}
-    rmap = np.fromiter((d.setdefault(s, len(d)) for s in right_vocab.tolist()),
-                       dtype=np.int64, count=right_vocab.size)
-    return rmap, len(d)
+    """The right ids' codes in the left numbering (extended), and its size."""
+    rmap, merged = extend_vocab(left_vocab, right_vocab)
+    return rmap, merged.size
 
 
 def _pair_codes(left, right):

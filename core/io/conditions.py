@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..errors import DataError
 from ..trials import Trials
 from ._columns import ID, Col
+from ._formats import read_as
 from ._source import Source, make_limits, path_name
 from .bosaris_text import (
     as_source,
@@ -38,7 +39,7 @@ def read_condition_table(path, data=None, *, limits=None, fast=True):
 
 
 def attach_conditions_with_report(trials, path, *, progress=None, max_trials=None,
-                                  max_bytes=None):
+                                  max_bytes=None, limits=None):
     """Trials with the conditions of a condition file, and the JoinReport.
 
     See :func:`llrlab.core.io.attach_conditions`.
@@ -48,11 +49,11 @@ def attach_conditions_with_report(trials, path, *, progress=None, max_trials=Non
     if not trials.has_ids:
         raise DataError(f"{trials.source or 'the trials'} have no (model, segment) ids, so "
                         f"conditions cannot be joined to them")
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
     if progress:
         progress(0.0, f"reading {src.name}")
-    cond = read_condition_table(src, limits=limits)
+    cond = read_as(src, "conditions", limits=limits)[0]
     if progress:
         progress(0.5, f"joining {src.name}")
     left = table_of(trials, trials.source or "the trials")

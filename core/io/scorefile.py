@@ -18,7 +18,8 @@ kind           content
                ``model segment score label``, or named columns under a header line
 =============  ==============================================================================
 
-Detection: a file with the HDF5 signature is ``hdf5``.  Otherwise the first non-blank line
+Detection (by the registry of :mod:`llrlab.core.io._formats`, from the head of the file read
+once): a file with the HDF5 signature is ``hdf5``.  Otherwise the first non-blank line
 decides: a labelled header line, or 2 or 4 fields, mean ``labelled``; 3 fields ``bosaris``;
 1 field ``bare``.  The delimiter is found as the readers find it (a ``.csv`` name or an
 evidently comma-separated first line mean commas); a whitespace-separated file whose first
@@ -58,19 +59,16 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from ..trials import Scores, Trials
-from ._columns import first_row
+from ._formats import ANY_COUNT, format_for, format_named, head_of, labelled_header
 from ._source import make_limits, path_name
-from ._text import choose_delimiter
 from .bosaris_text import (
     as_source,
     deduplicate,
     format_rows,
-    read_score_text,
     write_chunks,
     write_ids_text,
 )
-from .hdf5 import read_hdf5_table, write_scores_hdf5
-from .labelled import HEADERLESS_ROLES, ROLES, header_roles, labelled_chunks, read_labelled
+from .labelled import HEADERLESS_ROLES, ROLES, labelled_chunks
 
 __all__ = [
     "HDF5_EXTENSIONS",
@@ -194,10 +192,12 @@ def _scores_from_table(name, table):
                   source=name)
 
 
-def _detect(src):
-    """The ScoreFormat of a text file, from its first non-blank line."""
-    fr = first_row(src, choose_delimiter, (2, 3, 4, 5, 6))
-    roles = header_roles(fr)
+def _score_format(head, fmt):
+    """The ScoreFormat of a file read as ``fmt`` (a registry Format), from its head."""
+    if fmt.name == "hdf5":
+        return ScoreFormat("hdf5")
+    fr = head.first_row(ANY_COUNT)
+    roles = labelled_header(fr)
     delim = fr.delimiter
     if delim is None:
         delim = "\t" if "\t" in fr.text.strip() else " "
@@ -205,18 +205,14 @@ def _detect(src):
         names = tuple(t.decode("utf-8") for t in fr.tokens)
         columns = tuple(sorted(roles, key=roles.get))
         return ScoreFormat("labelled", delim, header=True, columns=columns, names=names)
-    if fr.ncols in HEADERLESS_ROLES:
+    if fmt.name == "labelled":
         return ScoreFormat("labelled", delim, columns=HEADERLESS_ROLES[fr.ncols])
-    if fr.ncols == 3:
+    if fmt.name == "bosaris-scores":
         return ScoreFormat("bosaris", delim)
-    if fr.ncols == 1:
-        return ScoreFormat("bare")
-    raise fr.error(0, f"expected 1 field (score), 3 (model segment score), 2 (score label) or "
-                      f"4 (model segment score label) per line, found {fr.ncols}; with other "
-                      f"columns, start the file with a header line naming them")
+    return ScoreFormat("bare")
 
 
-def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None):
+def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None, limits=None):
     """Read a score file of any supported format and tell which format it is.
 
     Parameters
@@ -229,7 +225,8 @@ def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None):
     progress : callable, optional
         ``progress(fraction, message)``.
     max_trials, max_bytes : int, optional
-        Limits of the load (see :func:`~llrlab.core.io.load_trials`).
+    limits : Limits, optional
+        Limits of the load (see :func:`~llrlab.core.io.load_trials_with_report`).
 
     Returns
     -------
@@ -261,19 +258,17 @@ def read_score_file(path, *, progress=None, max_trials=None, max_bytes=None):
     >>> scores.segment_ids.tolist(), scores.scores
     (['s1', 's2'], array([ 1.5, -0.5]))
     """
-    limits = make_limits(max_trials, max_bytes)
+    limits = make_limits(max_trials, max_bytes, limits)
     src = as_source(path, limits)
-    if src.is_hdf5:
-        table = read_hdf5_table(src, "scores", progress=progress, limits=limits)
-        return _scores_from_table(src.name, table), ScoreFormat("hdf5")
-    fmt = _detect(src)
-    if fmt.kind == "labelled":
-        trials, _ = read_labelled(src, progress=progress, require_both=False, limits=limits)
-        return trials, fmt
-    if fmt.kind == "bare":
-        return read_score_text(src, allow_bare=True, progress=progress, limits=limits), fmt
-    return _scores_from_table(src.name, read_score_text(src, progress=progress,
-                                                        limits=limits)), fmt
+    head = head_of(src)
+    fmt = format_for(head, "score-file")
+    data = fmt.read(src, "score-file", progress, limits)
+    layout = _score_format(head, fmt)
+    if layout.kind == "labelled":
+        return data[0], layout
+    if isinstance(data, Scores):
+        return data, layout
+    return _scores_from_table(src.name, data), layout
 
 
 def check_extension(path, fmt):
@@ -374,9 +369,17 @@ def write_score_file(path, data, fmt):
     """
     name = path_name(path)
     _check_data(data, fmt)
-    if fmt.kind == "hdf5":
-        write_scores_hdf5(name, data)
-    elif fmt.kind == "bare":
+    format_named(_FORMAT_OF_KIND[fmt.kind]).write(name, data, fmt)
+
+
+#: The registry Format that writes each ScoreFormat kind.
+_FORMAT_OF_KIND = {"hdf5": "hdf5", "bosaris": "bosaris-scores", "bare": "bare-scores",
+                   "labelled": "labelled"}
+
+
+def write_text_score_file(name, data, fmt):
+    """Write checked data in a text ScoreFormat (the registry's text writer)."""
+    if fmt.kind == "bare":
         write_chunks(name, format_rows([data.scores], " "))
     elif fmt.kind == "bosaris":
         write_ids_text(name, data, data.scores, sep=fmt.delimiter)

@@ -24,6 +24,11 @@ Why this is exact
   not a valid threshold when a run of tied scores continues across it: the merge joins such
   runs into one block before the final PAV.  Inside a partition PAV runs on elementary blocks
   (see ``llrlab.core._sorting``), whose pooling is forced.
+* Trials of weight 0 take no part in PAV (as in memory): the blocks are built from the
+  trials of positive weight, and the trials of weight 0 are only counted, in the block whose
+  score range ``[lower, next lower)`` holds them, or in a block without weight of their own
+  before a partition's first block.  So the number of trials below each pooled block's
+  ``lower`` (a ROCCH vertex's threshold) is the sum of the counts of the blocks before it.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtri
 
-from .._sorting import PooledBlocks, _elementary_bounds, _pool, _segment_sums
+from .._sorting import PooledBlocks, _elementary_bounds, _pool, _positive, _segment_sums
 
 __all__ = ["N_ERRORS", "PartitionSummary", "Queries", "SortedPart", "merge_blocks",
            "merge_counts", "summarize", "summarize_part"]
@@ -74,7 +79,8 @@ class PartitionSummary:
         Smallest and largest score (NaN for an empty partition).
     blocks : dict of str to ndarray
         ``lower, upper, tar_w, non_w, tar_c, non_c`` per block, in score order: the first run
-        of tied scores, the locally pooled blocks between, and the last run of tied scores.
+        of tied scores, the locally pooled blocks between (after a block without weight when
+        trials of weight 0 lie below the first of them), and the last run of tied scores.
     table : Queries
         Local counts at the table thresholds that fall in ``(lo, hi]`` (``index`` into the
         table).
@@ -200,8 +206,9 @@ def pool_blocks(g):
     """PAV of consecutive blocks ``g`` (dict of arrays): the pooled blocks.
 
     Blocks without weight (every trial weighted 0) take no part in the pooling; their counts
-    join the pooled block before them (or the first one), so that cumulative counts stay
-    those of all trials.
+    join the pooled block before them, and those before the first pooled block form one
+    block without weight of their own, so that every pooled block's ``lower`` (a score of
+    positive weight) has below it exactly the trials of the blocks before it.
     """
     n = g["lower"].size
     if n == 0:
@@ -212,25 +219,53 @@ def pool_blocks(g):
     starts_k = _pool(g["tar_w"][kept], g["non_w"][kept])
     first = kept[starts_k]
     last = kept[np.concatenate([starts_k[1:], [kept.size]]) - 1]
-    starts = first.copy()
-    starts[0] = 0  # leading weightless blocks join the first pooled block (counts only)
-    out = _reduce(g, starts, last)
-    out["lower"] = g["lower"][first]
-    return out
+    if first[0] > 0:  # leading weightless blocks: one block of their own
+        first = np.concatenate([[0], first])
+        last = np.concatenate([[first[1] - 1], last])
+    return _reduce(g, first, last)
 
 
 def _elementary(tar: _Sorted, non: _Sorted):
     """Elementary blocks of sorted scores (see ``llrlab.core._sorting``), empty ones
-    dropped: O(min(T, N)) blocks found by binary search."""
-    tb, nb, lower, upper = _elementary_bounds(tar.x, non.x)
+    dropped: O(min(T, N)) blocks found by binary search.
+
+    As in memory, the blocks are those of the trials of positive weight.  Trials of weight
+    0 are counted (``tar_c``, ``non_c``) in the block whose range ``[lower, next lower)``
+    holds their score; those below the first block form a block without weight of their
+    own (as do all of them when no trial has positive weight).
+    """
+    tar_x, tar_w = _positive(tar.x, tar.w)
+    non_x, non_w = _positive(non.x, non.w)
+    if tar_x.size + non_x.size == 0:
+        return _weightless_block(tar.x, non.x)
+    tb, nb, lower, upper = _elementary_bounds(tar_x, non_x)
     tar_c, non_c = np.diff(tb), np.diff(nb)
     if tar.w is None:
         tar_w, non_w = tar_c.astype(np.float64), non_c.astype(np.float64)
     else:
-        tar_w, non_w = _segment_sums(tar.w, tb), _segment_sums(non.w, nb)
+        tar_w, non_w = _segment_sums(tar_w, tb), _segment_sums(non_w, nb)
     keep = (tar_c + non_c) > 0
-    return {"lower": lower[keep], "upper": upper[keep], "tar_w": tar_w[keep],
-            "non_w": non_w[keep], "tar_c": tar_c[keep], "non_c": non_c[keep]}
+    out = {"lower": lower[keep], "upper": upper[keep], "tar_w": tar_w[keep],
+           "non_w": non_w[keep], "tar_c": tar_c[keep], "non_c": non_c[keep]}
+    if tar_x is tar.x and non_x is non.x:  # no trial of weight 0
+        return out
+    # every trial counts in the block whose [lower, next lower) holds its score
+    lo = out["lower"]
+    tb = np.concatenate([np.searchsorted(tar.x, lo, side="left"), [tar.x.size]])
+    nb = np.concatenate([np.searchsorted(non.x, lo, side="left"), [non.x.size]])
+    out["tar_c"], out["non_c"] = np.diff(tb), np.diff(nb)
+    if tb[0] + nb[0] == 0:
+        return out
+    return _concat([_weightless_block(tar.x[:tb[0]], non.x[:nb[0]]), out])
+
+
+def _weightless_block(tar_x, non_x):
+    """One block without weight holding the (non-empty) sorted scores of trials of
+    weight 0."""
+    return {"lower": np.array([min(x[0] for x in (tar_x, non_x) if x.size)]),
+            "upper": np.array([max(x[-1] for x in (tar_x, non_x) if x.size)]),
+            "tar_w": np.zeros(1), "non_w": np.zeros(1),
+            "tar_c": np.array([tar_x.size]), "non_c": np.array([non_x.size])}
 
 
 def _run(tar: _Sorted, non: _Sorted, v, tie_range):
@@ -370,18 +405,23 @@ def merge_blocks(summaries, n_tar, n_non):
     tar_c_below, non_c_below : ndarray of int64, shape (B,)
         Numbers of targets / non-targets below each block's smallest score.
     tar_c, non_c : ndarray of int64, shape (B,)
-        Numbers of trials of each class in each block.
+        Numbers of trials of each class from each block's smallest score up to the next
+        block's (trials of weight 0 included).
     """
     joined = _join_tied(_concat([s.blocks for s in summaries if s.count_tar + s.count_non]))
     pooled = pool_blocks(joined)
+    tc, nc = pooled["tar_c"].astype(np.int64), pooled["non_c"].astype(np.int64)
+    below_t = np.concatenate([[0], np.cumsum(tc)[:-1]])
+    below_n = np.concatenate([[0], np.cumsum(nc)[:-1]])
+    live = (pooled["tar_w"] + pooled["non_w"]) > 0  # not the leading trials of weight 0
+    if not live.all():
+        pooled = {k: v[live] for k, v in pooled.items()}
+        below_t, below_n, tc, nc = below_t[live], below_n[live], tc[live], nc[live]
     bt, bn = pooled["tar_w"], pooled["non_w"]
     with np.errstate(divide="ignore"):
         llr = (np.log(bt) - np.log(bn)) - (np.log(n_tar) - np.log(n_non))
-    tc, nc = pooled["tar_c"], pooled["non_c"]
     blocks = PooledBlocks(pooled["lower"], pooled["upper"], bt, bn, llr, n_tar, n_non)
-    below_t = np.concatenate([[0], np.cumsum(tc)[:-1]]).astype(np.int64)
-    below_n = np.concatenate([[0], np.cumsum(nc)[:-1]]).astype(np.int64)
-    return blocks, below_t, below_n, tc.astype(np.int64), nc.astype(np.int64)
+    return blocks, below_t, below_n, tc, nc
 
 
 def merge_counts(summaries, thresholds, local):

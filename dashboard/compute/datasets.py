@@ -1,8 +1,8 @@
 """Pieces of every dataset's results: analyses (cached, reused under calibration), histogram
 bins, display ranges and the DET pick points.
 
-Numbers come from ``llrlab.core``; this module only bins the sorted scores for histograms,
-picks display ranges and assembles :class:`~.results.DatasetResult` records.
+Numbers come from ``llrlab.core`` (the histograms from :mod:`llrlab.core.histogram`); this
+module assembles :class:`~.results.DatasetResult` records.
 """
 
 from __future__ import annotations
@@ -12,70 +12,29 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from llrlab.core import Analysis, analyze, analyze_transformed, probit
+from llrlab.core.histogram import HIST_BINS, histogram_edges
+from llrlab.core.histogram import histogram_range as hist_range
+from llrlab.core.histogram import score_histogram as histogram
 
-from .results import DatasetResult, Histogram
+from .results import DatasetResult
 
 __all__ = ["HIST_BINS", "TEACHING_TAIL", "bin_edges", "hist_range", "histogram", "make_dataset",
            "parallel", "raw_analysis", "transformed"]
 
-#: Number of histogram bins.
-HIST_BINS = 80
 #: Prior log-odds grid used to map a click on the DET plot to an operating point.
 _PICK_PLO = np.linspace(-20.0, 20.0, 4001)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="llrlab-compute")
 
 
-def _quantile_sorted(a, q):
-    return float(a[min(int(q * (a.size - 1)), a.size - 1)])
-
-
-#: Tail of each class left out of the histogram's range (teaching mode: the true LLR of
+#: Tail of each class left out of the histogram's range in teaching mode (the true LLR of
 #: Gaussian scores with unequal variances is quadratic in the score, and its target class has
 #: a tail that made the 0.1 % range span -5 to 80, where the classes could not be read).
-TAIL = 0.001
 TEACHING_TAIL = 0.02
-
-
-def hist_range(analyses, tail=TAIL):
-    """Display range of the scores: the ``tail`` to ``1 - tail`` quantiles of each class
-    (0.1 % to 99.9 % by default), over every analysis, padded by 4 %."""
-    lo, hi = np.inf, -np.inf
-    for a in analyses:
-        for x in (a.sorted.tar, a.sorted.non):
-            if x.size:
-                lo = min(lo, _quantile_sorted(x, tail))
-                hi = max(hi, _quantile_sorted(x, 1.0 - tail))
-    if not np.isfinite(lo) or not np.isfinite(hi):
-        return -1.0, 1.0
-    if hi <= lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    pad = 0.04 * (hi - lo)
-    return lo - pad, hi + pad
 
 
 def bin_edges(lo, hi):
     """The :data:`HIST_BINS` histogram bins on ``[lo, hi]``."""
-    return np.linspace(lo, hi, HIST_BINS + 1)
-
-
-def histogram(a: Analysis, edges) -> Histogram:
-    """Class densities on ``edges`` from the sorted scores of an analysis (binary searches);
-    with trial weights (a condition-weighted pool) each trial counts by its weight."""
-    s = a.sorted
-    width = np.diff(edges)
-
-    def dens(below, total):
-        if not total > 0:
-            return np.zeros(edges.size - 1)
-        return np.diff(below(edges)) / (total * width)
-
-    def outside(below):  # below the first edge, and above the last one
-        lo = below(edges[:1])[0]
-        hi, every = below(np.array([edges[-1], np.inf]), side="right")
-        return float(lo + (every - hi))
-
-    return Histogram(edges, dens(s.tar_below, s.n_tar), dens(s.non_below, s.n_non),
-                     (outside(s.tar_below), outside(s.non_below)))
+    return histogram_edges(lo, hi, HIST_BINS)
 
 
 def _pick_points(a: Analysis):

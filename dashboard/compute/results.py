@@ -13,17 +13,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from llrlab.core import Analysis, Trials
+from llrlab.core import Analysis, Trials, fnmr_at_fmr
 from llrlab.core.calibration import Calibrator
+from llrlab.core.histogram import Histogram
 
 if TYPE_CHECKING:  # annotations only (conditions.py imports this module)
     from .conditions import ConditionSpec
 
-__all__ = ["DET_POINTS", "ConditionCurve", "DatasetResult", "Histogram", "Results",
+__all__ = ["DET_FMR", "DET_POINTS", "ConditionCurve", "DatasetResult", "Histogram", "Results",
            "SystemData"]
 
 #: Largest number of points sent to the browser per DET curve.
 DET_POINTS = 4000
+
+#: FMR targets marked on the DET curves: FMR100 and FMR1000 (FNMR at FMR <= 1 %, 0.1 %).
+DET_FMR = (0.01, 0.001)
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,22 +53,6 @@ class ConditionCurve:
 
     def det(self, kind):
         return self.llr.det(kind, max_points=DET_POINTS)
-
-
-@dataclass(frozen=True, eq=False)
-class Histogram:
-    """Per-class densities of scores on common bins.
-
-    ``edges`` has shape (B + 1,); ``tar`` and ``non`` shape (B,): the fraction of the class's
-    trials in each bin divided by the bin width (so each class integrates to at most 1; trials
-    outside the edges are not drawn).  ``outside`` is ``(targets, non-targets)`` outside the
-    edges: counts (trial weights, for a weighted pool), for a note under the plot.
-    """
-
-    edges: np.ndarray
-    tar: np.ndarray
-    non: np.ndarray
-    outside: tuple = (0.0, 0.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,6 +96,7 @@ class DatasetResult:
     conditions: tuple = ()
     trials: Trials | None = None
     transform: object = None
+    _cache: dict = field(default_factory=dict, repr=False)
 
     def llr_trials(self) -> Trials | None:
         """The evaluated trials with their LLRs as scores (and the pool's weights), for the
@@ -130,11 +119,23 @@ class DatasetResult:
     def det_dr30(self, kind):
         return self._ordered.det_dr30(kind)
 
+    def fmr_points(self):
+        """FMR100 and FMR1000 (:data:`DET_FMR`) on the steppy DET curve:
+        :class:`~llrlab.core.ThresholdCounts` of shape (2,), from the sort already made
+        (binary searches; cached); None for an analysis without sorted scores in memory
+        (out of core, on Dask)."""
+        if "fmr_points" not in self._cache:
+            a = self._ordered
+            in_memory = isinstance(a, Analysis) and a.in_memory
+            self._cache["fmr_points"] = fnmr_at_fmr(a, fmr=DET_FMR) if in_memory else None
+        return self._cache["fmr_points"]
+
     def warm(self):
         """Compute the (cached) DET curves now, in the worker thread, not while drawing."""
         for kind in ("steppy", "rocch"):
             self.det(kind)
             self.det_dr30(kind)
+        self.fmr_points()
         for c in self.conditions:
             c.det("rocch")
         return self
@@ -203,6 +204,27 @@ class Results:
         if llr[-1] < llr[0]:  # a decreasing map (negative affine scale)
             s, llr = s[::-1], llr[::-1]
         return float(np.interp(-float(plo), llr, s))
+
+    def score_threshold(self, plo):
+        """The threshold on the scores of the histogram domain that the decision at ``plo``
+        uses: a trial is accepted when its score is at least this (``-inf``: every score,
+        ``+inf``: none), or None when no single threshold says it (a calibration with a
+        negative scale).
+
+        Uncalibrated scores are read as LLRs, so it is the Bayes threshold ``-plo``; fused
+        scores are LLRs too.  With a calibration it is the smallest raw score whose LLR
+        reaches ``-plo`` (the calibration's exact inverse, not clipped to any range).
+        """
+        eta = -float(plo)
+        cal = self.calibration
+        if cal is None or self.mapping is None:
+            return eta
+        if not cal.strictly_increasing:
+            if not cal.monotone:
+                return None
+            if getattr(cal, "scale", None) == 0:  # a constant map: all or nothing
+                return -np.inf if cal.offset >= eta else np.inf
+        return float(cal.inverse(eta))
 
     def plo_of_score(self, score):
         """Prior log-odds whose Bayes threshold falls at ``score`` (histogram domain)."""

@@ -24,10 +24,12 @@ Settings are ``PART.NAME: VALUE`` for the dashboard's choices (teaching, calibra
 conditions, point, uncertainty, display; e.g. ``teaching.scale: 2``, ``calibration.method:
 affine``, ``point.plo: -2.2``); values are JSON (numbers, ``true``, lists) or bare text.
 ``show`` lists the panels shown (1 to 3 of :data:`~llrlab.dashboard.state.presenter.PANELS`)
-and ``highlight`` what is highlighted.  Every step is set from the same starting point -- the
-dashboard's defaults (with :data:`LESSON_DEFAULTS` on top), then the lesson's settings, then
-the step's -- so a step looks the same whichever way it is reached (forward, back, or a link).
-A step's text is Markdown with TeX formulas (:mod:`llrlab.dashboard.lesson_text`).
+and ``highlight`` what is highlighted; ``notes`` (a step's, optional) are the speaker's notes,
+shown in the speaker view only, never to the audience.  Every step is set from the same
+starting point -- the dashboard's defaults (with :data:`LESSON_DEFAULTS` on top), then the
+lesson's settings, then the step's -- so a step looks the same whichever way it is reached
+(forward, back, or a link).  A step's text is Markdown with TeX formulas
+(:mod:`llrlab.dashboard.lesson_text`).
 
 Files are checked strictly: an unknown key, a bad value, a missing title or text, a formula
 or link that is not allowed gives one complete line naming the file, the line of the key (or
@@ -53,7 +55,8 @@ from importlib import resources
 from llrlab.core import DataError
 
 __all__ = ["HEADER_KEYS", "LESSON_DEFAULTS", "LESSON_PARTS", "STEP_KEYS", "Lesson",
-           "LessonError", "Step", "builtin_lessons", "load_lesson", "parse_lesson"]
+           "LessonError", "Step", "builtin_lessons", "find_lesson", "load_lesson",
+           "parse_lesson"]
 
 #: The parts of the dashboard a lesson may set.
 LESSON_PARTS = ("teaching", "calibration", "conditions", "point", "uncertainty", "display")
@@ -78,9 +81,11 @@ _MAX_TITLE = 120
 _MAX_TEXT = 4000
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*:\s*(.*)$")
 #: The keys of a lesson's header and of a step besides ``PART.NAME`` settings (a new key is
-#: added here and read in ``_build``).
+#: added here and read in ``_build``); ``notes`` are the speaker's (at most _MAX_NOTES
+#: characters).
 HEADER_KEYS = ("title", "description", "show", "highlight")
-STEP_KEYS = ("show", "highlight")
+STEP_KEYS = ("show", "highlight", "notes")
+_MAX_NOTES = 4000
 _SHOWN = 60
 
 
@@ -141,7 +146,7 @@ class Step:
     ``state`` maps a part to its settings (plain JSON values, as in a dashboard snapshot):
     the lesson's and the step's own, on top of the defaults; ``show`` and ``highlight`` the
     panels shown and what is highlighted; ``line`` the step's line in a Markdown file (0 for
-    JSON).
+    JSON); ``notes`` the speaker's notes (Markdown; shown in the speaker view only).
     """
 
     title: str
@@ -150,6 +155,7 @@ class Step:
     highlight: tuple
     state: dict = field(hash=False)
     line: int = 0
+    notes: str = ""
 
     def snapshot(self):
         """The partial dashboard snapshot that sets this step (for ``restore``)."""
@@ -210,7 +216,7 @@ class _Checker:
         part, _, name = key.partition(".")
         if not name or part not in self.classes:
             raise LessonError(f"{where}: unknown key {_short(key)!r} (a step's keys are show, "
-                              f"highlight and settings PART.NAME with PART one of "
+                              f"highlight, notes and settings PART.NAME with PART one of "
                               f"{', '.join(LESSON_PARTS)})")
         known = self.settable(part)
         if name not in known:
@@ -298,6 +304,23 @@ def _text_problem(at, exc):
     return LessonError(f"{at(exc.line)}: {exc}")
 
 
+def _notes(notes, where):
+    """A step's speaker notes (text, or a list of lines) checked: Markdown of at most
+    _MAX_NOTES characters without images ('' when there are none)."""
+    if isinstance(notes, list) and all(isinstance(n, str) for n in notes):
+        notes = "\n".join(notes)
+    if notes is None:
+        return ""
+    if not isinstance(notes, str):
+        raise LessonError(f"{where}, key 'notes': text (the speaker's notes)")
+    if len(notes) > _MAX_NOTES:
+        raise LessonError(f"{where}, key 'notes': more than {_MAX_NOTES} characters")
+    if "![" in notes:
+        raise LessonError(f"{where}, key 'notes': an image ('![...](...)'); notes are "
+                          f"Markdown without images")
+    return notes.strip()
+
+
 def _build(source, lesson_id, header, steps):
     """A Lesson from parsed (unchecked) content.
 
@@ -360,6 +383,7 @@ def _build(source, lesson_id, header, steps):
             check_text(text)
         except TextProblem as exc:
             raise _text_problem(s["text_at"], exc) from None
+        notes = _notes(s.get("notes"), where)
         own = {}
         wheres = dict(common_at)
         for key, value, kwhere in s["settings"]:
@@ -372,7 +396,8 @@ def _build(source, lesson_id, header, steps):
             else show0
         high = chk.highlight(s["highlight"], sw.get("highlight", where)) \
             if s.get("highlight") is not None else high0
-        out.append(Step(" ".join(st.split()), text, show, high, state, s.get("line", 0)))
+        out.append(Step(" ".join(st.split()), text, show, high, state, s.get("line", 0),
+                        notes))
     return Lesson(lesson_id, " ".join(title.split()), description.strip(), source,
                   tuple(out))
 
@@ -438,6 +463,9 @@ def _parse_markdown(text, source, lesson_id):
             if not line.strip():
                 current["in_settings"] = False
                 continue
+            if line[:1] in " \t" and current.get("_last") == "notes":
+                current["notes"] += "\n" + line.strip()  # the notes go on
+                continue
             m = _KEY.match(line.strip())
             if m:
                 key, raw = m.group(1), m.group(2)
@@ -445,7 +473,7 @@ def _parse_markdown(text, source, lesson_id):
                 if key in STEP_KEYS:
                     if key in current:
                         raise LessonError(f"{where}: key {key!r} given twice")
-                    current[key] = _value(raw)
+                    current[key] = raw.strip() if key == "notes" else _value(raw)
                     current["wheres"][key] = where
                 elif "." in key:
                     if any(k == key for k, _, _ in current["settings"]):
@@ -454,6 +482,7 @@ def _parse_markdown(text, source, lesson_id):
                 else:
                     raise LessonError(f"{where}: unknown key {_short(key)!r} (a step's keys "
                                       f"are {', '.join(STEP_KEYS)} and settings PART.NAME)")
+                current["_last"] = key
                 continue
             current["in_settings"] = False
         if current["text_from"] is None and line.strip():
@@ -593,3 +622,23 @@ def _builtin():
 def builtin_lessons():
     """``{id: Lesson}`` of the lessons shipped with llrlab."""
     return dict(_builtin())
+
+
+def find_lesson(name):
+    """The lesson a command line names (``llrlab serve --lesson``, ``llrlab report
+    --lesson``): a lesson file (Markdown or JSON), or the id of a built-in lesson
+    (``calibration``, ``forensic``) when no file has that name.
+
+    Raises
+    ------
+    LessonError
+        One line: the file is not a valid lesson (see :func:`load_lesson`), or there is
+        neither a file nor a built-in lesson of that name.
+    """
+    if os.path.exists(name) or os.sep in name or "." in name:
+        return load_lesson(name)  # a file: checked first, the built-in ones are not read
+    lessons = _builtin()
+    if name in lessons:
+        return lessons[name]
+    raise LessonError(f"{_short(name)}: no such lesson file, nor a built-in lesson "
+                      f"(built-in: {', '.join(lessons)})")

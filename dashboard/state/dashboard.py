@@ -174,6 +174,7 @@ class DashboardState(param.Parameterized):
     def __init__(self, runner=None, *, snapshot=None, lessons=None, **params):
         self._holding = 0
         self._style_before = False
+        self._was_staged = False
         self._applied = 0
         self._pending = None
         self._gen = 0
@@ -295,11 +296,16 @@ class DashboardState(param.Parameterized):
             self.status.error = (f"lesson {lesson.source}, step {self.lesson.step}: "
                                  f"{_short(str(exc))}")
 
-    @param.depends("presenter.enabled", watch=True)
-    def _presenter_toggled(self):
-        """Presenter mode shows the plots in presentation style; leaving it restores the
-        style chosen before."""
-        if self.presenter.enabled:
+    @param.depends("presenter.enabled", "lesson.lesson", watch=True)
+    def _stage_toggled(self):
+        """A stage (presenter mode, an open lesson) shows the plots in presentation style;
+        leaving it restores the style chosen before.  The style can be turned off on the
+        stage (the "Presentation style" switch): it stays off until the stage is left."""
+        staged = self.staged
+        if staged == self._was_staged:
+            return
+        self._was_staged = staged
+        if staged:
             self._style_before = self.display.presentation
             self.display.presentation = True
         else:

@@ -52,6 +52,7 @@ class ExportState(param.Parameterized):
             return []
         plo = st.point.plo
         system, calibration = self.system_name(), self.calibration_name()
+        threshold = res.score_threshold(plo)
         rows = []
         for role, d in res.datasets.items():
             a, o = d.llr, op.get(role)
@@ -74,6 +75,8 @@ class ExportState(param.Parameterized):
                 "dr30_safe": bool(o.dr30_safe),
                 "p_miss": float(o.act.p_miss),
                 "p_fa": float(o.act.p_fa),
+                # the true LLR of teaching mode is judged at the Bayes threshold itself
+                "threshold": -float(plo) if role == "true" else threshold,
             }
             if res.condition_spec is not None:
                 row["weighting"] = self.weighting_text()
@@ -165,8 +168,9 @@ class ExportState(param.Parameterized):
                  "dr30_safe": bool(o.dr30_safe)}
                 for c, o in zip(d.conditions, ops, strict=True)]
 
-    def dr30_warning(self):
-        """Text explaining which datasets are outside the DR30-safe region, or ''."""
+    def dr30_warning(self, short=False):
+        """Text explaining which datasets are outside the DR30-safe region, or ''
+        (``short``: one line, for a stage)."""
         st = self.state
         res, op = st.results, st.op or {}
         if res is None:
@@ -181,6 +185,8 @@ class ExportState(param.Parameterized):
             parts.append(f"{res.datasets[role].label} ({why})")
         if not parts:
             return ""
+        if short:
+            return f"Outside DR30 here: {', '.join(parts)}."
         return (f"The operating point (prior log-odds {st.point.plo:.2f}) is outside the "
                 f"DR30-safe region for {', '.join(parts)}: error rates there rest on too few "
                 f"errors.")

@@ -32,10 +32,10 @@ HIGHLIGHTS = (
     *PANELS,
     "nber.act", "nber.min", "nber.op", "nber.dr30", "nber.unreliable", "nber.true",
     "nber.references", "nber.contributions",
-    "det.steppy", "det.rocch", "det.eer", "det.dr30", "det.op",
+    "det.steppy", "det.rocch", "det.eer", "det.dr30", "det.fmr", "det.op",
     "histogram.threshold", "calibration.map", "calibration.threshold",
     "metrics.cllr", "metrics.min_cllr", "metrics.eer", "metrics.act_dcf", "metrics.min_dcf",
-    "metrics.dr30_safe", "metrics.p_miss", "metrics.p_fa",
+    "metrics.dr30_safe", "metrics.p_miss", "metrics.p_fa", "metrics.threshold",
 )
 #: The ``format`` field of a saved-views file.
 VIEWS_FORMAT = "llrlab-views"

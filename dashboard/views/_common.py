@@ -1,16 +1,15 @@
-"""Shared look of the dashboard's Bokeh figures: colours, fonts, presentation style.
+"""Shared parts of the dashboard's Bokeh figures: the figure defaults, dragging the
+operating point, batched updates.
 
-The colours are those of Okabe & Ito's colour-blind-safe palette (Okabe & Ito 2008, "Color
-Universal Design"), one meaning per colour: every pair that must be told apart (actual vs
-minimum DCF, the two DR30 markers, steppy vs ROCCH, targets vs non-targets) stays distinct
-for the common forms of colour blindness, on a projector too.
+The colours and dash patterns are in :mod:`llrlab.core.palette` (shared with the figures of
+:mod:`llrlab.core.plot`), the two styles (screen, presentation) in :mod:`.styler`; both are
+re-exported here.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from typing import ClassVar
 
 import numpy as np
 from bokeh import events
@@ -18,18 +17,29 @@ from bokeh.models import (
     BoxZoomTool,
     ColumnDataSource,
     CustomJS,
-    GlyphRenderer,
     LegendItem,
     NoOverlap,
-    SaveTool,
-    Scatter,
 )
 from bokeh.plotting import figure
 
-__all__ = ["COLORS", "CONDITION_COLORS", "Styler", "add_condition_slots", "apply_held",
-           "connect_drag", "finite",
-           "fit_figure", "isolated", "new_figure", "resend", "save_name", "set_data",
-           "set_save_name"]
+from llrlab.core.palette import (
+    COLORS,
+    CONDITION_COLORS,
+    CONDITION_DASHES,
+    CURVE_DASHES,
+    DASH,
+    REF_COLORS,
+    REF_DASHES,
+    line_dash,
+)
+
+from .styler import Styler, save_name, set_save_name
+
+__all__ = ["COLORS", "CONDITION_COLORS", "CONDITION_DASHES", "CURVE_DASHES", "DASH",
+           "REF_COLORS", "REF_DASHES", "Styler", "add_condition_slots", "apply_held",
+           "condition_roles", "connect_drag", "dr30_data", "finite", "fit_figure", "isolated",
+           "line_dash", "new_figure", "resend", "save_name", "set_data", "set_save_name",
+           "stage_min"]
 
 log = logging.getLogger(__name__)
 
@@ -60,33 +70,6 @@ def isolated(method):
 
     return run
 
-#: One meaning per colour across the dashboard (Okabe-Ito palette, see the module docstring).
-COLORS = {
-    "act": "#D55E00",        # actual DCF (NBER): vermillion
-    "min": "#000000",        # minimum DCF (NBER): black
-    "miss": "#0072B2",       # misses' contribution: blue
-    "fa": "#E69F00",         # false alarms' contribution: orange
-    "true": "#009E73",       # teaching mode: true LLR, bluish green
-    "op": "#CC79A7",         # operating point: reddish purple (magenta in BOSARIS)
-    "dr30_fa": "#D55E00",    # DR30 marker where false alarms run out
-    "dr30_miss": "#56B4E9",  # DR30 marker where misses run out: sky blue
-    "steppy": "#0072B2",     # DET steppy curve
-    "rocch": "#D55E00",      # DET ROCCH curve
-    "tar": "#E69F00",        # histogram targets
-    "non": "#0072B2",        # histogram non-targets
-    "default": "#7f7f7f",
-    "unreliable": "#9e9e9e",
-    "map": "#0072B2",        # calibration map
-}
-#: Teaching mode's reference miscalibrations (dash-dotted, behind the main curves): none in
-#: the true LLR's green, each at least 4:1 against white (WCAG non-text contrast is 3:1).
-REF_COLORS = ("#4477AA", "#8C510A", "#6A3D9A", "#8A7B00")
-#: Muted colours of per-condition curves (distinct from the act/min/op colours above).
-CONDITION_COLORS = ("#4e79a7", "#59a14f", "#b07aa1", "#e6a23c", "#76b7b2", "#9c755f",
-                    "#ff9da7", "#8cd17d", "#a0cbe8", "#bab0ac")
-DASH = {"eval": "solid", "dev": "dashed", "true": "solid"}
-
-
 def finite(a):
     """Float array with +-inf replaced by NaN (Bokeh draws nothing there)."""
     a = np.asarray(a, dtype=np.float64)
@@ -109,40 +92,33 @@ def new_figure(name, **kw):
         ax.major_label_policy = NoOverlap()  # narrow plots and large fonts: no collisions
     fig.title.text_font_style = "bold"
     set_save_name(fig, svg=False)
+    # the save tool exports through the canvas the plot was first drawn on, made with the
+    # output backend of that moment; a later change (the "SVG output" option ticked in the
+    # page) must reach it, or the tool saves PNG data under the name ".svg"
+    fig.js_on_change("output_backend", CustomJS(code=_BACKEND_JS))
     return fig
 
 
-def save_name(fig, svg):
-    """The file name the save tool of ``fig`` gives its image: ``llrlab-<figure name>.png``
-    (or ``.svg`` with SVG output), so a save neither asks for a name nor offers
-    ``bokeh_plot``."""
-    return f"llrlab-{fig.name or 'plot'}.{'svg' if svg else 'png'}"
+_BACKEND_JS = """
+const views = Bokeh.index.find(cb_obj);
+for (const view of views) {
+  if (view.canvas_view != null) { view.canvas_view.model.output_backend = cb_obj.output_backend; }
+}
+"""
 
 
-def set_save_name(fig, svg):
-    """Set the save tool's file name of ``fig`` (see :func:`save_name`).  The tool is looked
-    for in the toolbar, not by ``fig.select``, which walks every model of the figure (its
-    data sources too): 10 ms per call, on every results and style change of every plot."""
-    name = save_name(fig, svg)
-    for tool in fig.toolbar.tools:
-        if isinstance(tool, SaveTool) and tool.filename != name:
-            tool.filename = name
-
-
-def _label_text(label):
-    """The text of a legend item's label (a string or a ``value(...)``)."""
-    if isinstance(label, str):
-        return label
-    if isinstance(label, dict):
-        return str(label.get("value", ""))
-    return str(getattr(label, "value", "") or "")
+#: The margins of a figure's pane (Panel's default: 5 px above and below, 10 px each side).
+PANE_MARGIN = (5, 10)
 
 
 def fit_figure(fig, styler, width=None, height=None, *, default_height):
-    """Give ``fig`` a fixed ``width`` x ``height`` (a stage), or let it stretch across the
-    page at its default height (``height`` None; ``width`` is then the layout's estimate,
-    used for the legend's columns)."""
+    """Give ``fig`` a fixed size within a stage's panel of ``width`` x ``height`` (less its
+    pane's margins), or let it stretch across the page at its default height (``height``
+    None; ``width`` is then the layout's estimate, used for the legend's columns)."""
+    if height is not None:
+        width, height = width - 2 * PANE_MARGIN[1], height - 2 * PANE_MARGIN[0]
     styler.width = width
+    styler.height = height
     if styler.min_width is None:
         styler.min_width = fig.min_width
     if height is None:
@@ -151,6 +127,25 @@ def fit_figure(fig, styler, width=None, height=None, *, default_height):
     else:
         fig.update(sizing_mode="fixed", width=max(int(width), 200),
                    height=max(int(height), 200), min_width=200)
+
+
+#: The least frame (the plotting area) of a figure on a stage, at scale 1 (width, height).
+FRAME_MIN = (220, 150)
+
+
+def stage_min(legend, scale=1.0, extra=0):
+    """The least ``(width, height)`` in pixels of a stage figure whose ``legend`` lists its
+    visible entries in one column below it (the layout moves it to the right side when
+    that leaves more room): a readable frame, the title (on two lines), the axes, the
+    legend's rows, and ``extra`` pixels below the figure (a caption)."""
+    from ..state.display import TYPE_SCALE
+
+    rows = sum(1 for i in legend.items if i.visible) if legend is not None else 0
+    px = TYPE_SCALE["legend"][1] * scale
+    height = (FRAME_MIN[1] + 2 * 1.3 * TYPE_SCALE["title"][1] + 2.6 * TYPE_SCALE["axis"][1]
+              + 1.6 * TYPE_SCALE["ticks"][1]) * scale + rows * max(26 * scale, 1.3 * px)
+    width = (FRAME_MIN[0] + 3 * TYPE_SCALE["ticks"][1] + 2 * TYPE_SCALE["axis"][1]) * scale
+    return int(width + 20), int(height + 30 * scale + extra)
 
 
 def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
@@ -262,8 +257,9 @@ def _same(a, b):
 def add_condition_slots(view, n, *, prefix, empty, glyphs):
     """Build ``view``'s condition slots until there are ``n`` (at most MAX_CONDITIONS):
     slot ``k`` has a hidden source per set (``f"{prefix}_condition_{role}_{k}"``, columns
-    ``empty()``), the renderers ``glyphs(src, role, color)`` gives (a dict), and a hidden
-    legend item "condition k+1"; the renderers follow the presentation style.  Returns True
+    ``empty()``), the renderers ``glyphs(src, role, color, dash)`` gives (a dict; ``dash``
+    is the slot's own dash pattern, :data:`llrlab.core.palette.CONDITION_DASHES`), and a
+    hidden legend item "condition k+1"; the renderers follow the presentation style.  Returns True
     when some were built (their curves then need data).
 
     ``view`` has ``figure``, ``legend``, ``styler`` and the lists ``condition_renderers``,
@@ -274,11 +270,12 @@ def add_condition_slots(view, n, *, prefix, empty, glyphs):
     built = len(view.condition_renderers)
     for k in range(built, n):
         color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
+        dash = CONDITION_DASHES[k % len(CONDITION_DASHES)]
         slot = {}
         for role in ("eval", "dev"):
             src = ColumnDataSource(empty(), name=f"{prefix}_condition_{role}_{k}")
             view.condition_sources[role].append(src)
-            slot.update(glyphs(src, role, color))
+            slot.update(glyphs(src, role, color, dash))
         view.condition_renderers.append(slot)
         item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
                           visible=False)
@@ -286,6 +283,26 @@ def add_condition_slots(view, n, *, prefix, empty, glyphs):
         view.legend.items.append(item)
         view.styler.add(slot.values())
     return n > built
+
+
+def condition_roles(res, display):
+    """The sets whose per-condition curves are drawn: eval (or the only set), and dev too
+    when it is shown -- except in presentation style, where the primary set's alone are
+    (every condition twice is more than a projected plot can show legibly)."""
+    if res is None or res.primary is None:
+        return set()
+    roles = {res.primary.role}
+    if display.show_dev and not display.presentation:
+        roles |= set(res.datasets)
+    return roles
+
+
+def dr30_data(x=(np.nan, np.nan), y=(np.nan, np.nan)):
+    """The columns of the two DR30 markers of a plot: where false alarms run out (a
+    triangle, the false-alarm colour) and where misses do (an inverted triangle, the miss
+    colour)."""
+    return {"x": list(x), "y": list(y), "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]],
+            "marker": ["triangle", "inverted_triangle"]}
 
 
 def set_data(source, data):
@@ -297,106 +314,3 @@ def set_data(source, data):
         return False
     source.data = data
     return True
-
-
-class Styler:
-    """Switches a figure between screen and presentation style, and canvas/SVG output.
-
-    Line widths and marker sizes are remembered when the figure is finished (call
-    :meth:`capture`) and scaled from there, so switching back and forth is exact.  In
-    presentation style fonts are larger, lines twice as thick and markers 1.6 times larger
-    (their outlines stay thin, so that a marker keeps its fill colour), legends have larger
-    samples and fewer columns.  Text annotations (labels) registered with :meth:`add_text`
-    follow the font sizes too.  Highlighted renderers (a lesson step's ``highlight``) are
-    drawn thicker still.
-    """
-
-    FONTS: ClassVar[dict] = {False: ("13pt", "11pt", "9pt", "9pt"),
-                             True: ("20pt", "17pt", "14pt", "14pt")}
-    #: Legend sample (glyph) width and height in pixels.
-    GLYPH: ClassVar[dict] = {False: (20, 20), True: (34, 28)}
-    #: Extra factor of highlighted lines and markers.
-    HIGHLIGHT = 1.8
-
-    #: Font size in pixels of legend labels, and a label character's width relative to it.
-    _LEGEND_PX: ClassVar[dict] = {False: 12.0, True: 18.7}
-    _CHAR = 0.56
-
-    def __init__(self, fig, *, legend_cols=None):
-        self.fig = fig
-        self.base = []
-        self.texts = []
-        #: Most columns of a legend placed below the plot (None: its ``ncols`` is left as is);
-        #: the columns actually used are as many as fit in :attr:`width`.
-        self.legend_cols = legend_cols
-        #: The figure's width in pixels when known (set by the layout), else None.
-        self.width = None
-        #: The figure's own minimum width (kept while it is on a stage).
-        self.min_width = None
-
-    def capture(self):
-        self.add(self.fig.renderers)
-
-    def add(self, renderers):
-        """Remember the widths and sizes of ``renderers`` added after :meth:`capture`."""
-        for r in renderers:
-            if not isinstance(r, GlyphRenderer):
-                continue
-            g = r.glyph
-            lw = getattr(g, "line_width", None)
-            size = getattr(g, "size", None)
-            self.base.append((r, g, lw if isinstance(lw, (int, float)) else None,
-                              size if isinstance(size, (int, float)) else None,
-                              isinstance(g, Scatter)))
-
-    def _columns(self, legend, big):
-        """As many legend columns as fit in the figure's width (at most ``legend_cols``),
-        from the longest shown label."""
-        labels = [_label_text(i.label) for i in legend.items if i.visible] or [""]
-        px = self._LEGEND_PX[big]
-        text = int(self._CHAR * px * max(len(t) for t in labels)) + 4
-        # every column as wide as the longest label (Bokeh sizes columns from measured
-        # text, which let long labels run into the next column)
-        legend.label_width = text
-        col = self.GLYPH[big][0] + legend.label_standoff + legend.spacing + 12 + text
-        width = self.width or 560  # the narrowest width the page gives a plot
-        avail = width - 2 * (legend.padding + legend.margin) - 16
-        return int(max(1, min(self.legend_cols, avail // col)))
-
-    def add_text(self, model, screen="9pt", presentation="14pt", prop="text_font_size"):
-        """Let ``model.<prop>`` (a label's font size) follow the style."""
-        self.texts.append((model, prop, screen, presentation))
-
-    def apply(self, presentation, svg, highlight=()):
-        fig = self.fig
-        big = bool(presentation)
-        title, label, ticks, legend = self.FONTS[big]
-        fig.title.text_font_size = title
-        for ax in fig.axis:
-            ax.axis_label_text_font_size = label
-            ax.major_label_text_font_size = ticks
-        gw, gh = self.GLYPH[big]
-        for leg in fig.legend:
-            leg.label_text_font_size = legend
-            leg.glyph_width, leg.glyph_height = gw, gh
-            leg.label_height = gh
-            if self.legend_cols is not None:
-                leg.ncols = self._columns(leg, big)
-        for model, prop, screen, large in self.texts:
-            setattr(model, prop, large if big else screen)
-        k = 2.0 if big else 1.0
-        lit = set(highlight)
-        for r, g, lw, size, marker in self.base:
-            h = self.HIGHLIGHT if r in lit else 1.0
-            if lw is not None:
-                # marker outlines stay thin (a thick outline hides a small marker's fill)
-                g.line_width = lw * (1.25 if big else 1.0) * min(h, 1.5) if marker \
-                    else lw * k * h
-            if size is not None:
-                g.size = size * (1.6 if big else 1.0) * h
-        fig.toolbar.autohide = False
-        # the save tool exports what the figure draws: an SVG file needs the SVG backend
-        backend = "svg" if svg else "canvas"
-        if fig.output_backend != backend:
-            fig.output_backend = backend
-        set_save_name(fig, svg)

@@ -6,9 +6,11 @@ import functools
 
 import panel as pn
 import param
+from bokeh.models import Legend
 
 from ..state import DashboardState
-from ._common import Styler, fit_figure, isolated
+from ._common import Styler, fit_figure, isolated, stage_min
+from .note import FigureNote
 
 __all__ = ["RoleCurvesView", "when_shown"]
 
@@ -35,8 +37,14 @@ class RoleCurvesView(pn.viewable.Viewer):
 
     Subclasses give ``_curve(llr)`` (the set's curve, kept in ``self._per_role``) and
     ``_redraw()`` (draw the kept curves); they build their figure in ``__init__``, with
-    ``renderers`` (``{(role, kind): renderer}``, for :meth:`_on_options`) and a ``legend``,
-    and call :meth:`_finish` last."""
+    ``renderers`` (``{(role, kind): renderer}``, for :meth:`_on_options`), and call
+    :meth:`_finish` last with its legend's items and its reference lines.  A view whose
+    :attr:`NOTE` names a note has one below its figure (``note``, a Markdown pane).
+
+    The look is that of the other plots: a :class:`Styler` in the display's style and
+    scale (presentation style: 18 px type, lines at least 2.5 px), the legend below the plot
+    (or on its right on a short, wide stage), and on a stage the room the figure, its legend
+    and its note need (:meth:`stage_min`, :meth:`resize`)."""
 
     state = param.ClassSelector(class_=DashboardState)
     active = param.Boolean(default=True, doc="""
@@ -44,9 +52,12 @@ class RoleCurvesView(pn.viewable.Viewer):
 
     #: The sets drawn, in this order.
     ROLES = ("eval", "dev")
-    #: Height of the plot on a page, and the room a view keeps below its figure (a note).
+    #: Height of the plot on a page.
     HEIGHT = 400
-    BELOW = 0
+    #: Most columns of the legend below the plot.
+    LEGEND_COLS = 2
+    #: Name of the note below the figure (None: no note).
+    NOTE = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -60,18 +71,29 @@ class RoleCurvesView(pn.viewable.Viewer):
         self._per_role = {}  # role -> the curve of the shown results' set
         self._shown = None   # the results whose curves are kept
         self._stale = False
+        self._size = (None, None)  # the stage's panel (width, height), or the page's width
+        self._note = None if self.NOTE is None else FigureNote(self.NOTE, self.state.display)
+        self.note = None if self._note is None else self._note.pane
 
-    def _finish(self, fig, *below):
-        """Complete the view: ``fig`` (kept as ``figure``) with its styler, the layout (the
-        figure, then the panes ``below`` it), the first drawing."""
+    def _finish(self, fig, items, lines=()):
+        """Complete the view: ``fig`` (kept as ``figure``) with the legend of ``items``
+        below it and its styler (``lines``: the ``(model, width, dash)`` of its reference
+        lines, see :meth:`Styler.add_line`), the layout (the figure, then the note), the
+        first drawing."""
         self.figure = fig
-        self.styler = Styler(fig)
+        self.legend = Legend(items=items, click_policy="hide", ncols=self.LEGEND_COLS,
+                             label_text_font_size="9pt", spacing=0, padding=4, margin=4,
+                             border_line_alpha=0, name=f"{fig.name}_legend")
+        fig.add_layout(self.legend, "below")
+        self.styler = Styler(fig, legend_cols=self.LEGEND_COLS, display=self.state.display)
         self.styler.capture()
+        for model, width, dash in lines:
+            self.styler.add_line(model, width, dash)
         plot = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         # (Panel keeps the minimum width of a column at its widest child's width when it was
         # drawn: a figure made narrower on a stage would leave the column wide)
-        self._layout = pn.Column(plot, *below, sizing_mode="stretch_width",
-                                 stylesheets=[_NO_MIN_WIDTH]) if below else plot
+        self._layout = pn.Column(plot, self.note, sizing_mode="stretch_width",
+                                 stylesheets=[_NO_MIN_WIDTH]) if self.note is not None else plot
         self._on_results()
 
     def __panel__(self):
@@ -92,24 +114,48 @@ class RoleCurvesView(pn.viewable.Viewer):
         with pn.io.hold():
             for (role, _), r in self.renderers.items():
                 r.visible = role in self._per_role and (role == "eval" or d.show_dev)
-            for item in self.legend.items:
-                item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(d.presentation, d.svg)
+            self._style()
+
+    def _style(self):
+        """The legend's entries of what is drawn, the display's style (the figure's, the
+        note's)."""
+        d = self.state.display
+        for item in self.legend.items:
+            item.visible = any(r.visible for r in item.renderers)
+        self.styler.apply(d.presentation, d.svg)
+        if self._note is not None:
+            self._note.style()
+
+    def stage_min(self, scale=1.0):
+        """The least room on a stage (see ``_common.stage_min``): the figure's, with its
+        note at that width."""
+        w, h = stage_min(self.legend, scale)
+        return w, h + (0 if self._note is None else self._note.stage_height(w, scale))
 
     def resize(self, width=None, height=None):
-        """A fixed size on a stage (what is below the figure included), or the page's
-        width (see ``fit_figure``)."""
+        """A fixed size on a stage (the figure and the note below it within ``width`` x
+        ``height``), or the page's width (see ``fit_figure``)."""
+        self._size = (width, height)
+        self._fit()
+        self._on_options()
+
+    def _fit(self):
+        """The figure and the note in the panel's size: on a stage, the note as high as its
+        text and the figure the rest."""
+        width, height = self._size
+        note_h = 0 if self._note is None or height is None else self._note.height(width)
         fit_figure(self.figure, self.styler, width,
-                   None if height is None else height - self.BELOW,
-                   default_height=self.HEIGHT)
-        note = getattr(self, "note", None)  # text below the figure: within the panel's box
-        if note is not None:
-            if height is None:
-                note.param.update(sizing_mode="stretch_width", width=None, height=None)
-            else:
-                note.param.update(sizing_mode="fixed", width=max(int(width), 200) - 20,
-                                  height=self.BELOW - 4, styles={**note.styles,
-                                                                 "overflow-y": "auto"})
+                   None if height is None else height - note_h, default_height=self.HEIGHT)
+        if self._note is not None:
+            self._note.fit(width, None if height is None else note_h)
+
+    def _set_note(self, text):
+        """Show ``text`` below the figure; on a stage, the figure makes room for it."""
+        if self._note is None or self.note.object == text:
+            return
+        self.note.object = text
+        if self._size[1] is not None:
+            self._fit()
 
     @param.depends("active", watch=True)
     @isolated

@@ -110,8 +110,10 @@ class CalibrationView(pn.viewable.Viewer):
                           line_dash="dotted", line_width=2, name="cal_score_threshold")
         fig.add_layout(self.hline)
         fig.add_layout(self.vline)
-        self.styler = Styler(fig)
+        self.styler = Styler(fig, display=self.state.display)
         self.styler.capture()
+        self.styler.add_line(self.hline, 2, "dashed")
+        self.styler.add_line(self.vline, 2, "dotted")
         self.params = pn.pane.Markdown("", name="calibration_params", margin=(0, 10))
         self.note = pn.pane.Markdown("", margin=(0, 10))
         self.download_params = pn.widgets.FileDownload(
@@ -225,11 +227,10 @@ class CalibrationView(pn.viewable.Viewer):
         st = self.state
         lit = st.presenter.highlight or ()
         self.styler.apply(st.display.presentation, st.display.svg,
-                          [self.map_renderer] if "calibration.map" in lit else [])
-        k = (2.0 if st.display.presentation else 1.0) * (
-            Styler.HIGHLIGHT if "calibration.threshold" in lit else 1.0)
-        self.hline.line_width = self.vline.line_width = 2 * k
-        size = "130%" if st.display.presentation else "100%"
+                          ([self.map_renderer] if "calibration.map" in lit else [])
+                          + ([self.hline, self.vline] if "calibration.threshold" in lit
+                             else []))
+        size = st.display.font("text") if st.display.presentation else "100%"
         for pane in (self.params, self.note, self.title):
             pane.styles = {"font-size": size}
 

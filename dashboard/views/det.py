@@ -4,8 +4,9 @@ Coordinates are ``probit(Pfa)``, ``probit(Pmiss)`` (Brümmer & de Villiers 2011,
 al. 1997).  Ticks are fixed probabilities (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 40 % ...) placed at
 their probits with ``FixedTicker`` and labelled with ``major_label_overrides``.  For each dataset
 the actual operating point (error rates at the Bayes threshold ``-plo``, circle) and the
-minimum-DCF point (square) are drawn; a click or drag on the plot moves the operating point to the
-plo whose minimum-DCF point is nearest (``DashboardState.pick_det``).
+minimum-DCF point (square) are drawn, and the FMR100 and FMR1000 points of the steppy curve
+(FNMR at FMR <= 1 %, 0.1 %; stars, labelled); a click or drag on the plot moves the operating
+point to the plo whose minimum-DCF point is nearest (``DashboardState.pick_det``).
 """
 
 from __future__ import annotations
@@ -26,33 +27,34 @@ from bokeh.models import (
     Whisker,
 )
 
-from llrlab.core import probit
+from llrlab.core import fmr_label, probit
+from llrlab.core.det import DET_TICKS, det_axis_start, det_ticks
 
+from ..compute.results import DET_FMR
 from ..state import DashboardState
 from ._common import (
     COLORS,
+    CURVE_DASHES,
     DASH,
     Styler,
     add_condition_slots,
+    condition_roles,
     connect_drag,
+    dr30_data,
     finite,
     fit_figure,
     isolated,
+    line_dash,
     new_figure,
     set_data,
+    stage_min,
 )
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
 
-#: Probabilities with a tick on the DET axes.
-P_TICKS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.5,
-           0.6, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999)
+#: Probabilities with a tick on the DET axes (:data:`llrlab.core.det.DET_TICKS`).
+P_TICKS = DET_TICKS
 _P_HI = 0.6
-
-
-#: Ticks kept first when labels would collide: decades and the middle, then the rest.
-_PRIORITY = (0.5, 0.1, 0.01, 0.001, 0.0001, 0.9, 0.99, 0.999, 0.2, 0.4, 0.02, 0.05, 0.002,
-             0.005, 0.0002, 0.0005, 0.6, 0.8, 0.95, 0.98, 0.995, 0.998)
 
 
 def tick_labels():
@@ -79,24 +81,9 @@ def probit_axes(fig):
     return ticker
 
 
-def choose_ticks(lo, hi, min_gap):
-    """Tick positions (probits) inside ``[lo, hi]`` at least ``min_gap`` apart.
-
-    Ticks are taken in the order of ``_PRIORITY`` (decades first) and dropped when they
-    would sit closer than ``min_gap`` probit units to a tick already kept, so labels never
-    overlap whatever the range and the font size.
-    """
-    kept = []
-    for p in _PRIORITY:
-        x = float(probit(p))
-        if lo - 1e-9 <= x <= hi + 1e-9 and all(abs(x - k) >= min_gap for k in kept):
-            kept.append(x)
-    return sorted(kept)
-
-
-def _snap_down(p):
-    below = [t for t in P_TICKS if t <= p]
-    return below[-1] if below else P_TICKS[0]
+#: Tick positions (probits) inside ``[lo, hi]`` at least ``min_gap`` apart, decades first
+#: (:func:`llrlab.core.det.det_ticks`): labels never overlap whatever the range and font.
+choose_ticks = det_ticks
 
 
 def _xy(p_fa, p_miss):
@@ -151,6 +138,16 @@ def _empty_xy():
     return {"x": np.empty(0), "y": np.empty(0)}
 
 
+def _fmr_data(points):
+    """Source data of the FMR100 / FMR1000 markers (:data:`DET_FMR`) from a
+    ``ThresholdCounts`` (NaN, not drawn, when None)."""
+    text = [fmr_label(x) for x in DET_FMR]
+    if points is None:
+        return {"x": [np.nan] * len(text), "y": [np.nan] * len(text), "text": text}
+    x, y = _xy(points.p_fa, points.p_miss)
+    return {"x": list(map(float, x)), "y": list(map(float, y)), "text": text}
+
+
 class DETView(pn.viewable.Viewer):
     """The DET plot of a :class:`DashboardState` (figure and sources built once)."""
 
@@ -168,12 +165,13 @@ class DETView(pn.viewable.Viewer):
         self.ticker = probit_axes(fig)
 
         items = []
-        fig.line([-9.0, 9.0], [-9.0, 9.0], line_color=COLORS["default"], line_width=1,
-                 line_dash="dotted")
+        fig.line([-9.0, 9.0], [-9.0, 9.0], line_color=COLORS["default"], line_width=1.25,
+                 line_dash=line_dash(CURVE_DASHES["default"]))
         self.curve_sources, self.renderers = {}, {}
         self.eer_sources, self.dr30_sources, self.op_sources = {}, {}, {}
+        self.fmr_sources = {}
         for role in ("eval", "dev"):
-            dash = DASH[role]
+            i = ("eval", "dev").index(role)
             r = {}
             self.curve_sources[role] = {}
             for kind in ("steppy", "rocch"):
@@ -181,7 +179,9 @@ class DETView(pn.viewable.Viewer):
                                        name=f"det_{kind}_{role}")
                 self.curve_sources[role][kind] = src
                 r[kind] = fig.line("x", "y", source=src, line_color=COLORS[kind],
-                                   line_width=2 if kind == "rocch" else 1.5, line_dash=dash)
+                                   line_width=2 if kind == "rocch" else 1.5,
+                                   line_dash=line_dash(CURVE_DASHES["rocch"][i]
+                                                       if kind == "rocch" else DASH[role]))
                 items.append(LegendItem(label=f"{role} {'ROCCH' if kind == 'rocch' else kind}",
                                         renderers=[r[kind]]))
             src = ColumnDataSource({"x": [np.nan], "y": [np.nan]}, name=f"det_eer_{role}")
@@ -189,13 +189,17 @@ class DETView(pn.viewable.Viewer):
             r["eer"] = fig.scatter("x", "y", source=src, marker="diamond", size=12,
                                    fill_color="white" if role == "dev" else "black",
                                    line_color="black")
-            src = ColumnDataSource({"x": [np.nan, np.nan], "y": [np.nan, np.nan],
-                                    "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]},
-                                   name=f"det_dr30_{role}")
+            src = ColumnDataSource(dr30_data(), name=f"det_dr30_{role}")
             self.dr30_sources[role] = src
-            r["dr30"] = fig.scatter("x", "y", source=src, marker="triangle", size=12,
+            r["dr30"] = fig.scatter("x", "y", source=src, marker="marker", size=12,
                                     fill_color="color", line_color="black",
                                     fill_alpha=1.0 if role == "eval" else 0.35)
+            # FMR100, FMR1000: the steppy curve's points at FMR <= 1 %, 0.1 %
+            src = ColumnDataSource(_fmr_data(None), name=f"det_fmr_{role}")
+            self.fmr_sources[role] = src
+            r["fmr"] = fig.scatter("x", "y", source=src, marker="star", size=13,
+                                   fill_color="black" if role == "eval" else "white",
+                                   line_color="black")
             src = ColumnDataSource(self._op_data(), name=f"det_op_{role}")
             self.op_sources[role] = src
             r["op"] = fig.scatter("x", "y", source=src, marker="marker", size=11,
@@ -207,6 +211,8 @@ class DETView(pn.viewable.Viewer):
                           LegendItem(label="DR30 false alarms", renderers=[r["dr30"]],
                                      index=0),
                           LegendItem(label="DR30 misses", renderers=[r["dr30"]], index=1),
+                          LegendItem(label="FMR100, FMR1000",
+                                     renderers=[r["fmr"]]),
                           LegendItem(label="actual op. point", renderers=[r["op"]],
                                      index=0),
                           LegendItem(label="min-DCF point", renderers=[r["op"]], index=1)]
@@ -243,12 +249,24 @@ class DETView(pn.viewable.Viewer):
                                background_fill_color="white", background_fill_alpha=0.85,
                                name="det_off_label")
         fig.add_layout(self.off_label)
+        # "FMR100", "FMR1000" beside the eval markers (the dev ones, white, sit near them):
+        # one Label each, placed by _place_fmr_labels
+        self.fmr_labels = [Label(x=lo, y=lo, x_offset=7, y_offset=2, text=fmr_label(x),
+                                 visible=False, text_font_size="9pt", text_color="#222222",
+                                 name=f"det_fmr_label_{j}")
+                           for j, x in enumerate(DET_FMR)]
+        for label in self.fmr_labels:
+            fig.add_layout(label)
 
         self.drag = connect_drag(fig, self._on_drag)
 
-        self.styler = Styler(fig, legend_cols=3)
+        self.styler = Styler(fig, legend_cols=3, display=self.state.display)
         self.styler.capture()
-        self.styler.add_text(self.off_label, "9pt", "13pt")
+        self.styler.add_text(self.off_label, "9pt")
+        for label in self.fmr_labels:
+            self.styler.add_text(label, "9pt")
+        for whisker in (self.ci_x, self.ci_y):
+            self.styler.add_line(whisker, 2)
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         self._on_results()
         self._on_op()
@@ -256,9 +274,13 @@ class DETView(pn.viewable.Viewer):
     @staticmethod
     def _op_data(x=(np.nan, np.nan), y=(np.nan, np.nan), angle=(0.0, 0.0), off=(False, False)):
         return {"x": list(x), "y": list(y),
-                "marker": ["triangle" if off[0] else "circle",
-                           "triangle" if off[1] else "square"],
+                "marker": ["triangle_dot" if off[0] else "circle",
+                           "triangle_dot" if off[1] else "square"],
                 "color": [COLORS["op"], COLORS["min"]], "angle": list(angle)}
+
+    def stage_min(self, scale=1.0):
+        """The least room of the figure on a stage (see ``_common.stage_min``)."""
+        return stage_min(self.legend, scale)
 
     def resize(self, width=None, height=None):
         """A fixed size on the stage, or the page's width (see ``fit_figure``)."""
@@ -268,7 +290,8 @@ class DETView(pn.viewable.Viewer):
     def _lit(self):
         names = self.state.presenter.lit("det")
         return [r[k] for r in self.renderers.values() for k in ("steppy", "rocch", "eer",
-                                                                  "dr30", "op") if k in names]
+                                                                  "dr30", "fmr", "op")
+                if k in names]
 
     def __panel__(self):
         return self._pane
@@ -295,16 +318,25 @@ class DETView(pn.viewable.Viewer):
                 else:
                     e = finite(probit(d.llr.eer))
                     self.eer_sources[role].data = {"x": [float(e)], "y": [float(e)]}
+                self.fmr_sources[role].data = _fmr_data(None if d is None else d.fmr_points())
             self._update_dr30()
             prim = None if res is None else res.primary
             if prim is not None:
                 hi = float(probit(_P_HI))
                 for rng, n in ((self.figure.x_range, prim.llr.n_non),
                                (self.figure.y_range, prim.llr.n_tar)):
-                    p = min(max(1.0 / max(n, 1), 1e-4), 0.01)
-                    rng.start, rng.end = float(probit(_snap_down(p))), hi
+                    rng.start, rng.end = float(probit(det_axis_start(n))), hi
             self._on_options()
             self._on_op()  # placed again within the new ranges
+
+    def _place_fmr_labels(self):
+        """The labels beside the eval FMR markers: at each marker drawn, hidden otherwise
+        (no eval set, a marker off the axes' range of numbers, e.g. FNMR 100 %)."""
+        data = self.fmr_sources["eval"].data
+        shown = self.renderers["eval"]["fmr"].visible
+        for label, x, y in zip(self.fmr_labels, data["x"], data["y"], strict=True):
+            drawn = bool(shown and np.isfinite(x) and np.isfinite(y))
+            label.update(visible=drawn, **({"x": float(x), "y": float(y)} if drawn else {}))
 
     def _update_dr30(self):
         res = self.state.results
@@ -316,14 +348,14 @@ class DETView(pn.viewable.Viewer):
             else:
                 fa, miss = d.det_dr30(kind)
                 x, y = _xy([fa[0], miss[0]], [fa[1], miss[1]])
-            src.data = {"x": x, "y": y, "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]}
+            src.data = dr30_data(x, y)
 
     def _condition_slots(self, n):
         """Build condition slots until there are ``n`` (at most MAX_CONDITIONS)."""
-        def glyphs(src, role, color):
+        def glyphs(src, role, color, dash):
             return {role: self.figure.line(
                 "x", "y", source=src, line_color=color, line_width=1.6,
-                line_alpha=0.9 if role == "eval" else 0.5, line_dash=DASH[role],
+                line_alpha=1.0 if role == "eval" else 0.5, line_dash=line_dash(dash),
                 visible=False)}
 
         if add_condition_slots(self, n, prefix="det", empty=_empty_xy, glyphs=glyphs):
@@ -420,18 +452,20 @@ class DETView(pn.viewable.Viewer):
             n_cond = {role: (len(res.datasets[role].conditions)
                              if res is not None and role in res.datasets else 0)
                       for role in ("eval", "dev")}
+            roles = condition_roles(res, st.display)
             for k, slot in enumerate(self.condition_renderers):
                 for role, r in slot.items():
                     r.visible = (st.conditions.show_curves and k < n_cond[role]
-                                 and (role == "eval" or st.display.show_dev))
+                                 and role in roles)
             self.ci_source.data = self._ci_data()
             for role, r in self.renderers.items():
                 have = res is not None and role in res.datasets
                 shown = have and (role == "eval" or st.display.show_dev)
                 for kind in ("steppy", "rocch"):
                     r[kind].visible = shown and st.display.det_kind in (kind, "both")
-                for k in ("eer", "dr30", "op"):
+                for k in ("eer", "dr30", "fmr", "op"):
                     r[k].visible = shown
+            self._place_fmr_labels()
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
             self.styler.apply(st.display.presentation, st.display.svg, self._lit())

@@ -19,7 +19,7 @@ __all__ = ["ForensicView"]
 
 _ABOUT = (
     "**Tippett plot**: for targets (H1 true) and non-targets (H2 true), the proportion of "
-    "LRs at or above *x*; the dashed line is the Bayes threshold of the operating point "
+    "LRs at or above *x*; the dashed purple line is the Bayes threshold of the operating point "
     "(drag it). Forensic reports use log10(LR) (Meuwly, Ramos & Haraksim 2017): choose the "
     "LLR unit under Display. **Reliability diagram**: the empirical posterior of a target "
     "against the posterior the LLRs predict at the operating point's prior, PAV-recalibrated "

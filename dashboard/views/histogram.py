@@ -15,7 +15,16 @@ import param
 from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
 
 from ..state import DashboardState
-from ._common import COLORS, Styler, connect_drag, fit_figure, isolated, new_figure
+from ._common import (
+    COLORS,
+    Styler,
+    connect_drag,
+    fit_figure,
+    isolated,
+    new_figure,
+    stage_min,
+)
+from .note import FigureNote
 
 __all__ = ["HistogramView", "outside_note"]
 
@@ -71,14 +80,16 @@ class HistogramView(pn.viewable.Viewer):
         items = []
         r_non = fig.quad(left="left", right="right", bottom=0, top="non", source=self.bars,
                          fill_color=COLORS["non"], fill_alpha=0.35, line_color=COLORS["non"],
-                         line_alpha=0.6, line_width=1)
+                         line_alpha=1.0, line_width=1)
+        # targets hatched: the two classes differ by more than their colours
         r_tar = fig.quad(left="left", right="right", bottom=0, top="tar", source=self.bars,
                          fill_color=COLORS["tar"], fill_alpha=0.35, line_color=COLORS["tar"],
-                         line_alpha=0.6, line_width=1)
+                         line_alpha=1.0, line_width=1, hatch_pattern="/",
+                         hatch_color=COLORS["tar"], hatch_alpha=0.5)
         s_non = fig.step("x", "non", source=self.steps, mode="after", line_color=COLORS["non"],
                          line_dash="dashed", line_width=1.5)
         s_tar = fig.step("x", "tar", source=self.steps, mode="after", line_color=COLORS["tar"],
-                         line_dash="dashed", line_width=1.5)
+                         line_dash="dotted", line_width=1.5)
         self.renderers = {"eval": [r_non, r_tar], "dev": [s_non, s_tar]}
         items += [LegendItem(label="eval non-targets", renderers=[r_non]),
                   LegendItem(label="eval targets", renderers=[r_tar]),
@@ -94,12 +105,13 @@ class HistogramView(pn.viewable.Viewer):
         self.drag = connect_drag(fig, self._on_drag, js_args=dict(span=self.threshold),
                                  js_code="span.location = cb_obj.x;",
                                  echo=[(self.threshold, "location")])
-        self.styler = Styler(fig, legend_cols=4)
+        self.styler = Styler(fig, legend_cols=4, display=self.state.display)
         self.styler.capture()
+        self.styler.add_line(self.threshold, 2.5, "dashed")
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         # what the range leaves out (teaching mode shows the central 96 % of each class)
-        self.note = pn.pane.Markdown("", name="hist_note", margin=(0, 10), visible=False,
-                                     styles={"color": "#555555", "font-size": "90%"})
+        self._note = FigureNote("hist_note", self.state.display, visible=False)
+        self.note = self._note.pane
         self._layout = pn.Column(self._pane, self.note, sizing_mode="stretch_width")
         self._on_results()
         self._on_op()
@@ -111,14 +123,28 @@ class HistogramView(pn.viewable.Viewer):
         self.state.set_threshold_score(x)
 
     def resize(self, width=None, height=None):
-        """A fixed size on the stage, or the page's width (see ``fit_figure``)."""
-        fit_figure(self.figure, self.styler, width, height, default_height=HEIGHT)
-        # the note below wraps within the figure's width (a long one widened the panel)
-        if height is None:
-            self.note.param.update(sizing_mode="stretch_width", width=None)
-        else:
-            self.note.param.update(sizing_mode="fixed", width=max(int(width), 200) - 20)
+        """A fixed size on the stage (the figure and the note below it within ``width`` x
+        ``height``), or the page's width (see ``fit_figure``)."""
+        self._size = (width, height)
+        self._fit()
         self._on_options()
+
+    _size = (None, None)
+
+    def _fit(self):
+        """The figure and the note in the panel's size: on a stage, the note as high as its
+        text (it wraps within the figure's width: a long one widened the panel) and the
+        figure the rest."""
+        width, height = self._size
+        note_h = 0 if height is None else self._note.height(width)
+        fit_figure(self.figure, self.styler, width,
+                   None if height is None else height - note_h, default_height=HEIGHT)
+        self._note.fit(width, None if height is None else note_h)
+
+    def stage_min(self, scale=1.0):
+        """The least room on a stage: the figure's and its note's at that width."""
+        w, h = stage_min(self.legend, scale)
+        return w, h + self._note.stage_height(w, scale)
 
     @param.depends("state.results", watch=True)
     @isolated
@@ -151,6 +177,8 @@ class HistogramView(pn.viewable.Viewer):
             self.figure.xaxis[0].axis_label = res.score_label if res is not None else "score"
             self.note.object = outside_note(ev if ev is not None else dv)
             self.note.visible = bool(self.note.object)
+            if self._size[1] is not None:  # on a stage: the figure makes room for the note
+                self._fit()
             self._on_op()
             self._on_options()
 
@@ -181,7 +209,6 @@ class HistogramView(pn.viewable.Viewer):
                     r.visible = vis
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(st.display.presentation, st.display.svg)
-            lit = "threshold" in st.presenter.lit("histogram")
-            self.threshold.line_width = (2.5 * (2.0 if st.display.presentation else 1.0)
-                                         * (Styler.HIGHLIGHT if lit else 1.0))
+            lit = [self.threshold] if "threshold" in st.presenter.lit("histogram") else []
+            self.styler.apply(st.display.presentation, st.display.svg, lit)
+            self._note.style()

@@ -3,8 +3,10 @@
 Rows are measures, columns datasets; values come from ``ExportState.metrics_rows`` (i.e. from
 ``Analysis`` and ``Analysis.at``).  Confidence intervals, when asked for, sit under their value
 in small grey type: binomial ones (Pmiss, Pfa, act DCF; recomputed as the operating point
-moves) and bootstrap ones (Cllr, min DCF, EER; on demand).  With per-condition curves on, a
-second table lists every condition's weight and measures.
+moves) and bootstrap ones (Cllr, min DCF, EER; on demand).  The last row is the threshold on
+the scores that the actual decision uses (``Results.score_threshold``: on the raw scores
+through the calibration's inverse).  With per-condition curves on, a second table lists every
+condition's weight and measures.
 
 The table is an HTML pane regenerated whole on every update (a dozen cells): Bokeh 3.9's
 ``DataTable`` does not repaint when its source data are replaced (bokeh/bokeh#15328), so it
@@ -23,10 +25,30 @@ from llrlab.core.uncertainty import BOOTSTRAP_TEXT, VARIANCE_TEXT
 
 from ..safe import MAX_SHOWN, html_text, md_text
 from ..state import DashboardState
+from ..state.display import TYPE_SCALE
 from ..table_css import METRICS_TABLE_CSS
+from ..text_fit import text_height, text_width
 from ._common import isolated
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
+
+
+def _threshold_text(v):
+    """A score threshold for the table: '−∞ (accept all)', '+∞ (reject all)' or '—' (no
+    single threshold: a decreasing calibration)."""
+    if v is None:
+        return "—"
+    if v == float("inf"):
+        return "+∞ (reject all)"
+    if v == float("-inf"):
+        return "−∞ (accept all)"
+    return f"{v:.6g}"
+
+
+#: The calibration note on a stage (the page's own note says more).
+_STAGE_CALIBRATION_NOTE = ("The scores are not calibrated LLRs: act DCF and Cllr are poor "
+                           "(calibrate: affine or pav).")
+_TITLES = {"dev": "dev", "eval": "eval", "true": "true LLR"}
 
 #: (key in metrics_rows, row label, formatter)
 MEASURES = (
@@ -44,7 +66,16 @@ MEASURES = (
     ("false_alarms", "false alarms (act)", "{:,}".format),
     ("p_miss", "Pmiss (act, %)", lambda v: f"{100 * v:.3f}"),
     ("p_fa", "Pfa (act, %)", lambda v: f"{100 * v:.3f}"),
+    # the threshold on the scores of the histogram (raw scores; fused LLRs for a fusion)
+    # that the actual decision uses: accept when score >= it
+    ("threshold", "score threshold (act)", _threshold_text),
 )
+
+#: Rows a stage shows only when a lesson step highlights them (``metrics.<key>``): the score
+#: threshold (the stage's header gives the Bayes threshold, the raw scores' one is a detail
+#: that costs a lecture's table a row).
+STAGE_HIDDEN = ("threshold",)
+
 _ROLES = ("dev", "eval", "true")
 #: Measures with an interval: key -> display scale (percent rows are multiplied by 100).
 _INTERVALS = {"cllr": 1.0, "eer": 100.0, "act_dcf": 1.0, "min_dcf": 1.0, "p_miss": 100.0,
@@ -98,9 +129,11 @@ _CSS = """
 div.llrlab-scroll { max-width: 100%%; overflow-x: auto; }
 table.llrlab-metrics { border-collapse: collapse; font-size: %(size)s; }
 """ + METRICS_TABLE_CSS + """\
+table.llrlab-metrics.llrlab-compact th, table.llrlab-metrics.llrlab-compact td {
+    padding: 1px %(pad)s; line-height: 1.2; white-space: nowrap; }
 table.llrlab-metrics tr.lit td { background: #f9e3ef; }
 table.llrlab-metrics tr.lit td:first-child { box-shadow: inset 5px 0 0 #CC79A7; }
-table.llrlab-metrics .llrlab-ci { display: block; font-size: 80%%; color: #6b6b6b;
+table.llrlab-metrics .llrlab-ci { display: block; font-size: %(ci)s; color: #6b6b6b;
     font-weight: normal; white-space: nowrap; }
 table.llrlab-metrics .llrlab-swatch { display: inline-block; width: 18px; height: 3px;
     margin: 0 6px 3px 0; vertical-align: middle; }
@@ -108,16 +141,33 @@ table.llrlab-metrics .llrlab-swatch { display: inline-block; width: 18px; height
 """
 
 
-def table_html(data, roles, presentation=False, highlight=()):
+def _css(size):
+    """The table's style at ``size`` (a CSS size: 14px on a screen; presentation style's
+    text size, as compact rows with intervals as large as their values)."""
+    if size is True:  # presentation style at scale 1
+        size = "18px"
+    elif size is False or size is None:
+        size = "14px"
+    big = float(size[:-2]) >= 18
+    return _CSS % {"size": size, "ci": "100%" if big else "80%",
+                   "pad": f"{0.5 * float(size[:-2]):g}px"}
+
+
+def table_html(data, roles, presentation=False, highlight=(), hide=()):
     """The HTML of the table for the given dataset columns (see :func:`table_data`);
-    the rows of the measures in ``highlight`` (keys of MEASURES) are marked."""
-    titles = {"dev": "dev", "eval": "eval", "true": "true LLR"}
-    out = [_CSS % {"size": "19px" if presentation else "14px"},
-           '<div class="llrlab-scroll"><table class="llrlab-metrics"><thead><tr>'
+    the rows of the measures in ``highlight`` (keys of MEASURES) are marked, those in
+    ``hide`` left out.  ``presentation`` is False (screen), True (presentation style at
+    scale 1) or the font size as CSS."""
+    titles = _TITLES
+    compact = " llrlab-compact" if presentation else ""
+    out = [_css(presentation),
+           f'<div class="llrlab-scroll"><table class="llrlab-metrics{compact}"><thead><tr>'
            '<th>measure</th>']
     out += [f"<th>{titles[r]}</th>" for r in roles]
     out.append("</tr></thead><tbody>")
     for i, (key, label, _) in enumerate(MEASURES):
+        if key in hide:
+            continue
         lit = ' class="lit"' if key in highlight else ""
         out.append(f'<tr data-key="{key}"{lit}><td>{html.escape(label)}</td>')
         for r in roles:
@@ -145,22 +195,29 @@ CONDITION_COLUMNS = (
 )
 
 
-def condition_table_html(rows, presentation=False):
-    """HTML of the per-condition table (see ``ExportState.condition_rows``)."""
+#: The per-condition table's columns on a stage (the rest is in the page's own table).
+STAGE_CONDITION_COLUMNS = ("weight", "act_dcf", "min_dcf")
+
+
+def condition_table_html(rows, presentation=False, columns=None):
+    """HTML of the per-condition table (see ``ExportState.condition_rows``); ``columns``
+    (keys of CONDITION_COLUMNS) limits its columns."""
     from ._common import CONDITION_COLORS
 
     if not rows:
         return ""
-    out = [_CSS % {"size": "19px" if presentation else "14px"},
-           '<div class="llrlab-scroll"><table class="llrlab-metrics llrlab-conditions"><thead>'
-           '<tr><th>condition</th>']
-    out += [f"<th>{html.escape(t)}</th>" for _, t, _ in CONDITION_COLUMNS]
+    shown = [c for c in CONDITION_COLUMNS if columns is None or c[0] in columns]
+    compact = " llrlab-compact" if presentation else ""
+    out = [_css(presentation),
+           f'<div class="llrlab-scroll"><table class="llrlab-metrics llrlab-conditions'
+           f'{compact}"><thead><tr><th>condition</th>']
+    out += [f"<th>{html.escape(t)}</th>" for _, t, _ in shown]
     out.append("</tr></thead><tbody>")
     for k, row in enumerate(rows):
         color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
         out.append(f'<tr><td><span class="llrlab-swatch" style="background:{color}"></span>'
                    f"{html_text(row['condition'], MAX_SHOWN)}</td>")
-        for key, _, fmt in CONDITION_COLUMNS:
+        for key, _, fmt in shown:
             if key == "weight":
                 w_t, w_n = row["w_tar"], row["w_non"]
                 text = f"{w_t:.3f}" if abs(w_t - w_n) < 1e-12 else f"{w_t:.3f} / {w_n:.3f}"
@@ -208,12 +265,66 @@ class MetricsView(pn.viewable.Viewer):
         self._on_op()
 
     def resize(self, width=None, height=None):
-        """On the stage: a fixed panel that scrolls when the table is taller."""
+        """On the stage: a fixed panel, in its compact form (:meth:`stage_min` says how much
+        room it needs; nothing in it scrolls); on the page: the page's width."""
+        self._stage = height is not None
         if height is None:
-            self._layout.param.update(sizing_mode="stretch_width", height=None, scroll=False)
+            self._layout.param.update(sizing_mode="stretch_width", height=None, width=None)
         else:
             self._layout.param.update(sizing_mode="fixed", width=int(width),
-                                      height=int(height), scroll=True)
+                                      height=int(height))
+        self._on_op()
+
+    _stage = False
+
+    def stage_min(self, scale=1.0):
+        """The least ``(width, height)`` in pixels of the panel's compact form on a stage, in
+        presentation style at ``scale``: the widest column of each table, its rows (and the
+        intervals under their values), the title, the operating point's line, and two
+        lines kept for the DR30 warning (it comes and goes as the point moves; the panel's
+        size does not).  Estimated from the text (:mod:`llrlab.dashboard.text_fit`)."""
+        st = self.state
+        px = TYPE_SCALE["text"][1] * scale
+        title_px = TYPE_SCALE["title"][1] * scale
+        pad = 2 * 0.5 * px
+        data, roles = table_data(st), self.roles(stage=True)
+        hide = self._stage_hidden()
+        shown = [i for i, (key, _, _) in enumerate(MEASURES) if key not in hide]
+        cols = [max(len(MEASURES[i][1]) for i in shown)]
+        cols += [max([len(data[r][i]) for i in shown] + [len(_TITLES[r])]
+                     + [len(c) for c in data.get(f"{r}_ci", [])]) for r in roles]
+        # (bold: the labels and the DCF rows; digits are wider than average letters)
+        width = sum(text_width("x" * c, px, "bold") + pad for c in cols)
+        rows = st.export.condition_rows() if st.conditions.show_curves else []
+        if rows:
+            ccols = [max(len(r["condition"][:40]) for r in rows) + 2]
+            ccols += [max(len(t), 9) for k, t, _ in CONDITION_COLUMNS
+                      if k in STAGE_CONDITION_COLUMNS]
+            width = max(width, sum(text_width("x" * c, px, "bold") + pad for c in ccols))
+        width = int(width + 24 * scale)
+        row_h = px * 1.2 + 2 + 1
+        n_ci = sum(1 for r in roles for c in data.get(f"{r}_ci", []) if c) // max(len(roles),
+                                                                                   1)
+        height = title_px * 1.3 + 8 * scale
+        height += text_height(self._stage_header(), px, width - 20 * scale) + 6 * scale
+        height += (1 + len(shown) + n_ci) * row_h + 4
+        height += 2 * px * 1.45 + 10 * scale  # the DR30 line
+        note = st.export.calibration_warning()
+        if note:
+            height += text_height(_STAGE_CALIBRATION_NOTE, px, width - 20 * scale) + 8
+        if rows:
+            height += px * 1.45 + 10 * scale + (1 + len(rows)) * row_h
+        return width, int(height + 12 * scale)
+
+    def _stage_hidden(self):
+        """The rows of :data:`STAGE_HIDDEN` that the current step does not highlight."""
+        lit = self.state.presenter.lit("metrics")
+        return tuple(k for k in STAGE_HIDDEN if k not in lit)
+
+    def _stage_header(self):
+        """The operating point in one line (the stage's form of :attr:`header`)."""
+        pt = self.state.point
+        return f"prior log-odds **{pt.plo:.2f}**, threshold {-pt.plo:.2f}"
 
     def __panel__(self):
         return self._layout
@@ -243,13 +354,18 @@ class MetricsView(pn.viewable.Viewer):
     def _csv(self):
         return io.StringIO(self.state.export.metrics_csv())
 
-    def roles(self):
+    def roles(self, stage=None):
+        """The table's columns: the loaded sets (on a stage not the true LLR's column,
+        whose curve the NBER plot shows; the page's table has it)."""
         res = self.state.results
         have = [] if res is None else list(res.datasets)
+        stage = self._stage if stage is None else stage
+        if stage and self.state.display.presentation and len(have) > 1:
+            have = [r for r in have if r != "true"]
         return have or ["dev", "eval"]
 
     @param.depends("state.uncertainty.boot", "state.display.presentation",
-                   "state.presenter.highlight", watch=True)
+                   "state.display.scale", "state.presenter.highlight", watch=True)
     @isolated
     def _on_boot_or_style(self):
         self._on_op()
@@ -262,14 +378,21 @@ class MetricsView(pn.viewable.Viewer):
     def _on_op(self):
         st, pt = self.state, self.state.point
         big = st.display.presentation
+        stage = self._stage and big
         self.data = table_data(st)
         lit = st.presenter.lit("metrics")
-        self.table.object = table_html(self.data, self.roles(), big, lit)
-        size = {"font-size": "140%" if big else "100%"}
+        text = st.display.font("text") if big else "14px"
+        self.table.object = table_html(self.data, self.roles(), text if big else False, lit,
+                                       self._stage_hidden() if stage else ())
+        size = {"font-size": text if big else "100%"}
         for pane in (self.header, self.condition_title, self.calibration_note, self.warning):
             pane.styles = size
-        self.ci_note.styles = {"color": "#555555", "font-size": "125%" if big else "90%"}
-        self.title.styles = {"font-size": "130%" if big else "100%"}
+        self.ci_note.styles = {"color": "#555555", "font-size": text if big else "90%"}
+        self.title.styles = {"font-size": st.display.font("title") if big else "100%"}
+        self.title.stylesheets = [f"h3 {{ font-size: {st.display.font('title')}; margin: 0; }}"
+                                  if big else ""]
+        self.download.visible = not self._stage
+        self.ci_note.visible = not stage
         header = (
             f"P(target) = {pt.p_target:.4g}, C(miss) = {pt.c_miss:g}, C(fa) = {pt.c_fa:g} "
             f"→ effective prior {pt.effective_prior:.4g}, prior log-odds **{pt.plo:.3f}**, "
@@ -277,16 +400,22 @@ class MetricsView(pn.viewable.Viewer):
         weighting = st.export.weighting_text()
         if weighting:
             header += f"  \nConditions: {md_text(weighting)}"
-        self.header.object = header
+        self.header.object = self._stage_header() if stage else header
         self.ci_note.object = self._ci_text()
         rows = st.export.condition_rows() if st.conditions.show_curves else []
         self.condition_title.object = (
             f"**Per condition ({rows[0]['role']})** at the operating point" if rows else "")
-        self.condition_table.object = condition_table_html(rows, st.display.presentation)
+        self.condition_table.object = condition_table_html(
+            rows, text if big else False, STAGE_CONDITION_COLUMNS if stage else None)
         self.condition_title.visible = self.condition_table.visible = bool(rows)
-        text = st.export.dr30_warning()
-        self.warning.object = md_text(text)
-        self.warning.visible = bool(text)
+        warning = st.export.dr30_warning(short=stage)
+        self.warning.object = md_text(warning)
+        self.warning.visible = bool(warning)
+        self.warning.alert_type = "warning"
         note = st.export.calibration_warning()
-        self.calibration_note.object = note
+        self.calibration_note.object = _STAGE_CALIBRATION_NOTE if stage and note else note
         self.calibration_note.visible = bool(note)
+        compact = {"padding": f"{0.3 * st.display.px('text'):g}px"} if stage else {}
+        for pane in (self.warning, self.calibration_note):
+            pane.styles = {**size, **compact}
+            pane.margin = (2, 10) if stage else (5, 10)

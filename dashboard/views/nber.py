@@ -27,20 +27,28 @@ from bokeh.models import (
     Whisker,
 )
 
+from llrlab.core.palette import FILLS
+
 from ..compute import TEACHING_REFERENCES
 from ..state import DashboardState
 from ._common import (
     COLORS,
+    CURVE_DASHES,
     DASH,
     REF_COLORS,
+    REF_DASHES,
     Styler,
     add_condition_slots,
+    condition_roles,
     connect_drag,
+    dr30_data,
     finite,
     fit_figure,
     isolated,
+    line_dash,
     new_figure,
     set_data,
+    stage_min,
 )
 
 __all__ = ["NBERView"]
@@ -83,7 +91,7 @@ class NBERView(pn.viewable.Viewer):
         self.figure = fig
 
         # unreliable regions (outside DR30), behind everything
-        style = dict(fill_color=COLORS["unreliable"], fill_alpha=0.15, line_alpha=0,
+        style = dict(fill_color=FILLS["unreliable"], fill_alpha=0.15, line_alpha=0,
                      level="underlay")
         self.box_fa = BoxAnnotation(right=0.0, visible=False, **style)
         self.box_miss = BoxAnnotation(left=0.0, visible=False, **style)
@@ -100,23 +108,25 @@ class NBERView(pn.viewable.Viewer):
 
         items = []
         default = fig.line([-40.0, 40.0], [1.0, 1.0], line_color=COLORS["default"],
-                           line_width=1.5)
+                           line_width=1.5, line_dash=line_dash(CURVE_DASHES["default"]))
         items.append(LegendItem(label="default (LLR = 0)", renderers=[default]))
 
         self.sources = {}
         self.renderers = {}
         for role in ("eval", "dev"):
             src = ColumnDataSource(_empty_curves(), name=f"nber_{role}")
-            dash = DASH[role]
+            dash, i = DASH[role], ("eval", "dev").index(role)
             r = {
                 "act": fig.line("plo", "act", source=src, line_color=COLORS["act"],
-                                line_width=2, line_dash=dash),
+                                line_width=2, line_dash=line_dash(dash)),
                 "min": fig.line("plo", "min", source=src, line_color=COLORS["min"],
-                                line_width=2.5, line_dash=dash),
+                                line_width=2.5, line_dash=line_dash(dash)),
                 "miss": fig.line("plo", "act_miss", source=src, line_color=COLORS["miss"],
-                                 line_width=1.5, line_dash=dash, visible=False),
+                                 line_width=1.5, line_dash=line_dash(CURVE_DASHES["miss"][i]),
+                                 visible=False),
                 "fa": fig.line("plo", "act_fa", source=src, line_color=COLORS["fa"],
-                               line_width=1.5, line_dash=dash, visible=False),
+                               line_width=1.5, line_dash=line_dash(CURVE_DASHES["fa"][i]),
+                               visible=False),
             }
             self.sources[role] = src
             self.renderers[role] = r
@@ -132,14 +142,15 @@ class NBERView(pn.viewable.Viewer):
         self.true_source = ColumnDataSource({"plo": np.empty(0), "act": np.empty(0)},
                                             name="nber_true")
         self.true_renderer = fig.line("plo", "act", source=self.true_source,
-                                      line_color=COLORS["true"], line_width=2.5, visible=False)
+                                      line_color=COLORS["true"], line_width=2.5,
+                                      line_dash=line_dash(CURVE_DASHES["true"]), visible=False)
         items.append(LegendItem(label="true LLR act DCF", renderers=[self.true_renderer],
                                 visible=False))
         self.ref_source = ColumnDataSource(self._empty_refs(), name="nber_refs")
         self.ref_renderers = []
         for i, (label, _, _) in enumerate(TEACHING_REFERENCES):
             rr = fig.line("plo", f"r{i}", source=self.ref_source, line_color=REF_COLORS[i],
-                          line_width=1.3, line_dash="dotdash", visible=False)
+                          line_width=1.5, line_dash=line_dash(REF_DASHES[i]), visible=False)
             self.ref_renderers.append(rr)
             items.append(LegendItem(label=label, renderers=[rr], visible=False))
 
@@ -149,13 +160,11 @@ class NBERView(pn.viewable.Viewer):
         self.condition_sources = {"eval": [], "dev": []}
         self.condition_renderers = []
         self.condition_items = []
-        # DR30 triangles, on the min DCF curves
+        # DR30 triangles, on the min DCF curves (false alarms: pointing up, misses: down)
         self.dr30_sources = {}
         for role in ("eval", "dev"):
-            src = ColumnDataSource({"x": [np.nan, np.nan], "y": [np.nan, np.nan],
-                                    "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]},
-                                   name=f"nber_dr30_{role}")
-            r = fig.scatter("x", "y", source=src, marker="triangle", size=13,
+            src = ColumnDataSource(dr30_data(), name=f"nber_dr30_{role}")
+            r = fig.scatter("x", "y", source=src, marker="marker", size=13,
                             fill_color="color", line_color="black",
                             fill_alpha=1.0 if role == "eval" else 0.35)
             self.dr30_sources[role] = src
@@ -204,15 +213,21 @@ class NBERView(pn.viewable.Viewer):
             label.x_offset = right ? -4 : 4;
         """)
 
-        self.styler = Styler(fig, legend_cols=4)
+        self.styler = Styler(fig, legend_cols=4, display=st.display)
         self.styler.capture()
-        self.styler.add_text(self.op_label, "10pt", "15pt")
-        self.styler.add_text(self.label_fa, "9pt", "13pt")
-        self.styler.add_text(self.label_miss, "9pt", "13pt")
+        self.styler.add_text(self.op_label, "10pt")
+        self.styler.add_text(self.label_fa, "9pt")
+        self.styler.add_text(self.label_miss, "9pt")
+        self.styler.add_line(self.op_span, 2.5, "dashed")
+        self.styler.add_line(self.ci_whisker, 2.5)
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         self._on_options()
         self._on_curves()
         self._on_op()
+
+    def stage_min(self, scale=1.0):
+        """The least room of the figure on a stage (see ``_common.stage_min``)."""
+        return stage_min(self.legend, scale)
 
     def resize(self, width=None, height=None):
         """A fixed size on the stage, or the page's width (see ``fit_figure``)."""
@@ -241,12 +256,11 @@ class NBERView(pn.viewable.Viewer):
     def _condition_slots(self, n):
         """Build condition slots until there are ``n`` (at most MAX_CONDITIONS); True when
         some were built (their curves then need data)."""
-        def glyphs(src, role, color):
-            alpha = 0.9 if role == "eval" else 0.5
+        def glyphs(src, role, color, dash):
+            alpha = 1.0 if role == "eval" else 0.5
             return {(role, "act"): self.figure.line(
                         "plo", "act", source=src, line_color=color, line_width=1.6,
-                        line_alpha=alpha, line_dash=DASH[role],
-                        visible=False),
+                        line_alpha=alpha, line_dash=line_dash(dash), visible=False),
                     (role, "min"): self.figure.line(
                         "plo", "min", source=src, line_color=color, line_width=1.6,
                         line_alpha=alpha, line_dash="dotted", visible=False)}
@@ -326,13 +340,8 @@ class NBERView(pn.viewable.Viewer):
             for role, src in self.dr30_sources.items():
                 d = None if res is None or role not in res.datasets else \
                     res.datasets[role].llr.dr30
-                if d is None:
-                    src.data = {"x": [np.nan, np.nan], "y": [np.nan, np.nan],
-                                "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]}
-                else:
-                    src.data = {"x": finite([d.plo_fa, d.plo_miss]),
-                                "y": finite([d.dcf_fa, d.dcf_miss]),
-                                "color": [COLORS["dr30_fa"], COLORS["dr30_miss"]]}
+                src.data = dr30_data() if d is None else dr30_data(
+                    finite([d.plo_fa, d.plo_miss]), finite([d.dcf_fa, d.dcf_miss]))
             self._shade(res)
             self.figure.y_range.end = ymax
             self.op_label.y = 0.975 * ymax
@@ -424,10 +433,11 @@ class NBERView(pn.viewable.Viewer):
             n_cond = {role: (len(res.datasets[role].conditions)
                              if res is not None and role in res.datasets else 0)
                       for role in ("eval", "dev")}
+            roles = condition_roles(res, st.display)
             for k, slot in enumerate(self.condition_renderers):
                 for (role, _), r in slot.items():
                     r.visible = (st.conditions.show_curves and k < n_cond[role]
-                                 and (role == "eval" or st.display.show_dev))
+                                 and role in roles)
             self.ci_source.data = self._ci_data()
             teach = res is not None and res.teaching
             self.true_renderer.visible = teach
@@ -439,8 +449,8 @@ class NBERView(pn.viewable.Viewer):
             for item in self.legend.items:  # no legend entry for what is not drawn
                 item.visible = any(r.visible for r in item.renderers)
             lit, names = self._lit()
+            if "op" in names:
+                lit.append(self.op_span)
             self.styler.apply(st.display.presentation, st.display.svg, lit)
-            big = 2.0 if st.display.presentation else 1.0
-            self.op_span.line_width = 2.5 * big * (Styler.HIGHLIGHT if "op" in names else 1.0)
             shade = 0.3 if "unreliable" in names else 0.15
             self.box_fa.fill_alpha = self.box_miss.fill_alpha = shade

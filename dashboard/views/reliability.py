@@ -11,8 +11,10 @@ the empirical posterior in a population with that prior (:func:`llrlab.core.reli
   trials (Murphy & Winkler 1977), recomputed from the scores when the operating point
   moves (one pass over the LLRs: about 0.1 s per 10^7 trials).
 
-Calibrated LLRs lie on the diagonal; eval solid, dev dashed (``state.display.reliability``
-and ``state.display.reliability_bins`` choose the method and the number of bins).
+Calibrated LLRs lie on the diagonal (dotted grey).  The PAV line is blue, eval solid and dev
+dashed; the bins are vermillion markers with a black outline, eval circles and dev squares
+(``state.display.reliability`` and ``state.display.reliability_bins`` choose the method and
+the number of bins).
 """
 
 from __future__ import annotations
@@ -20,18 +22,20 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d
+from bokeh.models import ColumnDataSource, LegendItem, Range1d
 from scipy.special import expit
 
 from llrlab.core import reliability
 
-from ._common import COLORS, DASH, isolated, new_figure
+from ._common import COLORS, CURVE_DASHES, DASH, isolated, line_dash, new_figure
 from ._shown import RoleCurvesView, when_shown
 
 __all__ = ["RELIABILITY_POINTS", "ReliabilityView"]
 
 #: Corners per PAV curve sent to the browser.
 RELIABILITY_POINTS = 1000
+#: The marker of a set's bins (their colour is the same: the shape tells the sets apart).
+BIN_MARKERS = {"eval": "circle", "dev": "square"}
 
 
 def _empty_line():
@@ -55,26 +59,23 @@ class ReliabilityView(RoleCurvesView):
         fig = new_figure("reliability", x_range=Range1d(0, 1), y_range=Range1d(0, 1),
                          title="Reliability at the prior P̃",
                          x_axis_label="predicted posterior P(target | LLR)",
-                         y_axis_label="empirical posterior", min_width=360, height=400)
-        fig.line([0, 1], [0, 1], line_color=COLORS["default"], line_dash="dotted")
+                         y_axis_label="empirical posterior", min_width=360,
+                         height=self.HEIGHT)
+        fig.line([0, 1], [0, 1], line_color=COLORS["default"], line_width=1.5,
+                 line_dash=line_dash(CURVE_DASHES["default"]))
         self.lines, self.bins, self.renderers, items = {}, {}, {}, []
         for role in self.ROLES:
-            alpha = 1.0 if role == "eval" else 0.6
             src = ColumnDataSource(_empty_line(), name=f"reliability_pav_{role}")
             line = fig.line("x", "y", source=src, line_color=COLORS["map"], line_width=2,
-                            line_dash=DASH[role], line_alpha=alpha)
+                            line_dash=line_dash(DASH[role]))
             bsrc = ColumnDataSource(_empty_bins(), name=f"reliability_bins_{role}")
-            dots = fig.scatter("x", "y", source=bsrc, size="size", fill_color=COLORS["act"],
-                               fill_alpha=0.6 * alpha, line_color="black", line_alpha=alpha)
+            dots = fig.scatter("x", "y", source=bsrc, size="size", marker=BIN_MARKERS[role],
+                               fill_color=COLORS["act"], fill_alpha=0.6, line_color="black")
             self.lines[role], self.bins[role] = src, bsrc
             self.renderers[role] = {"pav": line, "bins": dots}
             items += [LegendItem(label=f"{role} PAV", renderers=[line]),
                       LegendItem(label=f"{role} bins", renderers=[dots])]
-        self.legend = Legend(items=items, click_policy="hide", location="top_left",
-                             background_fill_alpha=0.75, label_text_font_size="9pt",
-                             spacing=0, padding=6)
-        fig.add_layout(self.legend)
-        self._finish(fig)
+        self._finish(fig, items)
 
     def diagram(self, role):
         """The :class:`~llrlab.core.ReliabilityDiagram` drawn for ``role`` at the current
@@ -136,6 +137,4 @@ class ReliabilityView(RoleCurvesView):
                 shown = role in self._per_role and (role == "eval" or d.show_dev)
                 rs["pav"].visible = shown and d.reliability == "pav"
                 rs["bins"].visible = shown and d.reliability == "bins"
-            for item in self.legend.items:
-                item.visible = any(r.visible for r in item.renderers)
-            self.styler.apply(d.presentation, d.svg)
+            self._style()

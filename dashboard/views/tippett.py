@@ -2,11 +2,14 @@
 
 The forensic view of a score set (Meuwly, Ramos & Haraksim 2017): ``x`` is the LLR in the
 display unit (``state.display.llr_unit``: natural log, ``log10`` -- the forensic convention --
-or bits; the axis label says which).  Eval is drawn solid, dev dashed; targets (H1 true)
-orange, non-targets (H2 true) blue.  The vertical line is the Bayes threshold ``-plo``; its
-markers sit where it crosses the curves, at ``1 - Pmiss`` (targets) and ``Pfa``
-(non-targets).  Dragging or clicking on the plot moves the threshold, hence the operating
-point.  Below the plot: the rates of misleading evidence (LR on the wrong side of 1).
+or bits; the axis label says which).  Targets (H1 true) are vermillion, non-targets (H2 true)
+blue, and each curve has its own dash pattern (:data:`~.palette.PAIR_DASHES`): eval targets
+solid and non-targets long dashes, dev targets dashed and non-targets dot-dashed.  The dotted
+grey line marks LR = 1; the dashed purple one is the Bayes threshold ``-plo``, its markers
+where it crosses the curves, at ``1 - Pmiss`` (targets) and ``Pfa`` (non-targets).  Dragging
+or clicking on the plot moves the threshold, hence the operating point.  Below the plot: the
+rates of misleading evidence (LR on the wrong side of 1), at the running text's size on a
+stage.
 
 The curves come from :func:`llrlab.core.tippett` once per result (binary searches on the
 sort); a change of unit rescales their ``x`` column, a move of the operating point moves
@@ -18,11 +21,12 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d, Span
+from bokeh.models import ColumnDataSource, LegendItem, Range1d, Span
 
 from llrlab.core import llr_from_unit, llr_label, llr_to_unit, tippett
+from llrlab.core.palette import PAIR_DASHES
 
-from ._common import COLORS, DASH, connect_drag, isolated, new_figure
+from ._common import COLORS, CURVE_DASHES, connect_drag, isolated, line_dash, new_figure
 from ._shown import RoleCurvesView, when_shown
 
 __all__ = ["TIPPETT_POINTS", "TippettView"]
@@ -41,7 +45,7 @@ class TippettView(RoleCurvesView):
     """The Tippett plot of a :class:`DashboardState` (figure and sources built once); per
     set, its :class:`~llrlab.core.TippettCurves` are kept (``_per_role``, :meth:`curves`)."""
 
-    BELOW = 76  # the rates of misleading evidence: up to four lines beside a lesson's text
+    NOTE = "tippett_note"  # the rates of misleading evidence
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -50,15 +54,18 @@ class TippettView(RoleCurvesView):
         unit = self.display.llr_unit
         fig = new_figure("tippett", x_range=Range1d(-1, 1), y_range=Range1d(0, 1.02),
                          title="Tippett plot", x_axis_label=llr_label(unit),
-                         y_axis_label="proportion of LRs ≥ x", min_width=360, height=400)
-        fig.add_layout(Span(location=0.0, dimension="height", line_color=COLORS["default"],
-                            line_width=1, line_dash="dotted"))  # LR = 1
+                         y_axis_label="proportion of LRs ≥ x", min_width=360,
+                         height=self.HEIGHT)
+        self.lr1 = Span(location=0.0, dimension="height", line_color=COLORS["default"],
+                        line_width=1.5, line_dash=line_dash(CURVE_DASHES["default"]),
+                        name="tippett_lr1")
+        fig.add_layout(self.lr1)
         self.sources, self.renderers, items = {}, {}, []
         for role in self.ROLES:
-            for cls, what in _CLASSES:
+            for (cls, what), dash in zip(_CLASSES, PAIR_DASHES[role], strict=True):
                 src = ColumnDataSource(_empty(), name=f"tippett_{cls}_{role}")
                 r = fig.line("x", "y", source=src, line_color=COLORS[cls], line_width=2,
-                             line_dash=DASH[role], line_alpha=1.0 if role == "eval" else 0.6)
+                             line_dash=line_dash(dash))
                 self.sources[(role, cls)] = src
                 self.renderers[(role, cls)] = r
                 items.append(LegendItem(label=f"{role} {what}", renderers=[r]))
@@ -69,16 +76,11 @@ class TippettView(RoleCurvesView):
                                        name="tippett_points")
         fig.scatter("x", "y", source=self.points, size=9, fill_color="color",
                     line_color="black")
-        self.legend = Legend(items=items, click_policy="hide", location="top_right",
-                             background_fill_alpha=0.75, label_text_font_size="9pt",
-                             spacing=0, padding=6)
-        fig.add_layout(self.legend)
         self.drag = connect_drag(fig, self._on_drag, js_args=dict(span=self.threshold),
                                  js_code="span.location = cb_obj.x;",
                                  echo=[(self.threshold, "location")])
-        self.note = pn.pane.Markdown("", name="tippett_note", margin=(0, 10),
-                                     styles={"color": "#555555", "font-size": "90%"})
-        self._finish(fig, self.note)
+        self._finish(fig, items, lines=[(self.lr1, 1.5, CURVE_DASHES["default"]),
+                                        (self.threshold, 2.5, "dashed")])
 
     @property
     def unit(self):
@@ -117,11 +119,11 @@ class TippettView(RoleCurvesView):
             ulo, uhi = sorted(float(v) for v in llr_to_unit([lo, hi], unit))
             self.figure.x_range.start, self.figure.x_range.end = ulo, uhi
             self.figure.xaxis[0].axis_label = llr_label(unit)
-            self.note.object = self._note()
+            self._set_note(self._note_text())
             self._on_op()
             self._on_options()
 
-    def _note(self):
+    def _note_text(self):
         parts = [f"{role}: targets {100 * c.rme_tar:.3f} %, non-targets "
                  f"{100 * c.rme_non:.3f} %" for role, c in self._per_role.items()]
         if not parts:

@@ -4,6 +4,14 @@ Every request that is not to localhost / 127.0.0.1 is aborted (and recorded), so
 tries to fetch an external resource fails loudly instead of hanging.  Chromium is launched
 with the flags in FLAGS (no sandbox as root, no background networking).  Without chromium the tests
 are skipped, unless the environment variable CI is "true" (then they fail).
+
+Time limits (``tests/_time_scale.py``): every limit here is written for an idle machine
+(:data:`WAIT`, :data:`PAGE_LOAD`, :data:`SERVER_START`, in seconds) and multiplied by the
+time scale (``LLRLAB_TEST_TIME_SCALE``, automatic from the load by default): Playwright's
+default timeouts of every page (:func:`new_context`), :func:`wait_until`, a server's start
+(:func:`wait_for_port`), :func:`stop_process_group`.  A test waits for a condition that says
+the page has caught up (:func:`wait_until`, :func:`quiet`, :func:`settle`), not for a fixed
+time; :func:`grace` is the one scaled pause, for something that must *not* happen.
 """
 
 from __future__ import annotations
@@ -11,7 +19,6 @@ from __future__ import annotations
 import importlib
 import os
 import re
-import socket
 import sys
 import time
 from pathlib import Path
@@ -19,9 +26,24 @@ from urllib.parse import urlparse
 
 import pytest
 
+from .._time_scale import scaled, scaled_ms, time_scale
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 BENCH = ROOT / "bench"
+
+#: Time limits on an idle machine, in seconds (each use multiplies them by the time scale):
+#: a wait for a condition in the page or on the server, and Playwright's default for every
+#: action;
+WAIT = 30.0
+#: a page's navigation and its first complete render (the server makes the session, the
+#: browser runs BokehJS: 60-75 s were seen on a loaded 2-core machine);
+PAGE_LOAD = 120.0
+#: a server process's start (imports and the demo's analyses);
+SERVER_START = 120.0
+#: how long the websocket must be silent for :func:`quiet` (longer than the dashboard's
+#: debounces: 120 ms in the page, 250-350 ms on the server).
+QUIET = 1.0
 
 
 def bench_module(name):
@@ -34,10 +56,37 @@ def bench_module(name):
 
 
 _served = bench_module("_served")
-#: The browser (Debian's chromium) and its flags, the free-port finder and the process-group
-#: stop: those of the benchmarks (``bench/_served.py``).
+#: The browser (Debian's chromium) and its flags and the free-port finder: those of the
+#: benchmarks (``bench/_served.py``).
 CHROMIUM, FLAGS = _served.CHROMIUM, _served.FLAGS
-free_port, stop_process_group = _served.free_port, _served.stop_process_group
+free_port = _served.free_port
+
+
+def stop_process_group(proc, timeout=20.0):
+    """``bench/_served.py``'s stop of a server's process group (SIGTERM, then SIGKILL after
+    ``timeout`` seconds on an idle machine, scaled)."""
+    _served.stop_process_group(proc, timeout=scaled(timeout))
+
+
+def wait_for_port(port, proc=None, timeout=SERVER_START):
+    """Wait until a server (the process ``proc``, if given) listens on ``port``; fails with
+    the end of the server's output when it exits first."""
+    try:
+        _served.wait_for_port(port, scaled(timeout), proc)
+    except RuntimeError as exc:
+        out = ""
+        if proc is not None and proc.poll() is not None and proc.stdout is not None:
+            out = ": " + proc.stdout.read()[-2000:]
+        raise AssertionError(f"{exc}{_scale_hint()}{out}") from None
+
+
+def _scale_hint():
+    factor, how = time_scale()
+    return (f" (time limits x{factor:.3g}, {how}: on a slower machine set "
+            "LLRLAB_TEST_TIME_SCALE, see README)")
+
+
+# ------------------------------------------------------------------ browser and pages
 
 
 @pytest.fixture(scope="session")
@@ -55,11 +104,36 @@ def browser():
         b.close()
 
 
+def track_websockets(page):
+    """Record in ``page.last_frame`` the time of the page's last websocket frame (sent or
+    received), for :func:`quiet`."""
+    page.last_frame = time.monotonic()
+
+    def on_ws(ws):
+        def frame(_payload):
+            page.last_frame = time.monotonic()
+
+        ws.on("framesent", frame)
+        ws.on("framereceived", frame)
+
+    page.on("websocket", on_ws)
+
+
+def new_context(browser, **options):
+    """``browser.new_context(**options)`` whose pages have the scaled default timeouts
+    (:data:`WAIT` for actions, :data:`PAGE_LOAD` for navigations) and their websocket frames
+    tracked (:func:`quiet`)."""
+    ctx = browser.new_context(**options)
+    ctx.set_default_timeout(scaled_ms(WAIT))
+    ctx.set_default_navigation_timeout(scaled_ms(PAGE_LOAD))
+    ctx.on("page", track_websockets)
+    return ctx
+
+
 @pytest.fixture
 def page(browser):
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
+    ctx = new_context(browser, viewport={"width": 1500, "height": 1300})
     pg = ctx.new_page()
-    pg.set_default_timeout(20_000)
     pg.external_requests = []
     pg.console_errors = []
 
@@ -97,12 +171,7 @@ def serve():
         port = free_port()
         pn.serve(app, port=port, address="127.0.0.1", threaded=True, show=False,
                  websocket_max_message_size=64_000_000, **options)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
+        wait_for_port(port)
         return f"http://127.0.0.1:{port}/", sessions
 
     yield start  # the autouse fixture below stops the servers
@@ -117,17 +186,93 @@ def _reset_panel():
     pn.state.reset()
 
 
-def wait_until(page, condition, timeout=20.0, what="condition"):
-    """Poll ``condition()`` while letting the page run; fail with ``what`` on timeout."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+# ------------------------------------------------------------------ waiting for the page
+
+
+def wait_until(page, condition, timeout=WAIT, what="condition"):
+    """Poll ``condition()`` while letting the page run (``page`` None: a wait on a server
+    alone); fail with ``what`` after ``timeout`` seconds on an idle machine (scaled)."""
+    limit = scaled(timeout)
+    deadline = time.monotonic() + limit
+    while True:
         try:
             if condition():
                 return
         except Exception:  # e.g. a model not rendered yet
             pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {limit:.0f} s waiting for {what}"
+                                 f"{_scale_hint()}")
+        if page is None:
+            time.sleep(0.05)
+        else:
+            page.wait_for_timeout(50)
+
+
+def quiet(page, seconds=QUIET, timeout=WAIT):
+    """Wait until no websocket frame has gone either way for ``seconds`` (scaled): the server
+    has sent what the page's last actions cause, and the page what its debounced widgets
+    report.  A page without websocket (a report from disk) waits ``seconds``."""
+    silence, limit = scaled(seconds), scaled(timeout)
+    deadline = time.monotonic() + limit
+    if not hasattr(page, "last_frame"):  # a page not made by new_context: from now on
+        page.last_frame = time.monotonic()
+    while True:
+        now = time.monotonic()
+        if now - page.last_frame >= silence:
+            return
+        if now > deadline:
+            raise AssertionError(f"the page's websocket was not silent for {silence:.1f} s "
+                                 f"within {limit:.0f} s{_scale_hint()}")
         page.wait_for_timeout(50)
-    raise AssertionError(f"timed out waiting for {what}")
+
+
+_FRAMES = """() => new Promise(done => requestAnimationFrame(
+    () => requestAnimationFrame(() => done(true))))"""
+
+
+def settle(page, seconds=QUIET, timeout=WAIT):
+    """:func:`quiet`, then two animation frames: what arrived is drawn (for a screenshot, a
+    measurement of the layout, a check that nothing else happens)."""
+    quiet(page, seconds, timeout)
+    page.evaluate(_FRAMES)
+
+
+def grace(page, seconds):
+    """A pause of ``seconds`` (scaled) for something that must *not* happen and gives no sign
+    of its absence (a script that would run, an image that would fail to load)."""
+    page.wait_for_timeout(scaled_ms(seconds))
+
+
+def offline_page(browser, viewport):
+    """``(context, page)``: a page in a new context with the network off, recording its
+    requests (``page.requests``), console errors and page errors (``page.errors``) and the
+    requests :func:`open_offline` aborts (``page.aborted``)."""
+    ctx = new_context(browser, viewport=viewport, offline=True)
+    pg = ctx.new_page()
+    pg.requests, pg.aborted, pg.errors = [], [], []
+    pg.on("request", lambda r: pg.requests.append(r.url))
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    return ctx, pg
+
+
+def open_offline(page, path):
+    """Open the file ``path`` in ``page`` (of a context with ``offline=True``), aborting
+    every other request and recording it in ``page.aborted``; returns the file's URL."""
+    url = path.as_uri()
+    page.aborted = getattr(page, "aborted", [])
+
+    def route(r):
+        if r.request.url == url:
+            r.continue_()
+        else:
+            page.aborted.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(url)
+    return url
 
 
 def screenshot(page, name):
@@ -156,6 +301,17 @@ def source_data(page, name):
         return o; }""", name)
 
 
+def mouse_drag(page, x, y, dx, dy, step=10):
+    """Press at viewport point (x, y), move by (dx, dy) in ``step``-pixel moves (two mouse
+    events each, as a hand gives), release."""
+    page.mouse.move(x, y)
+    page.mouse.down()
+    n = max(abs(dx), abs(dy)) // step
+    for i in range(n + 1):
+        page.mouse.move(x + dx * i / max(n, 1), y + dy * i / max(n, 1), steps=2)
+    page.mouse.up()
+
+
 def screen_point(page, fig, x, y):
     """Viewport coordinates of the data point (x, y) of figure ``fig`` (scrolled into view)."""
     return page.evaluate("""([name, x, y]) => {
@@ -164,3 +320,27 @@ def screen_point(page, fig, x, y):
         const r = v.canvas_view.el.getBoundingClientRect();
         return [r.x + v.frame.x_scale.compute(x), r.y + v.frame.y_scale.compute(y)]; }""",
                          [fig, x, y])
+
+
+def save_through_toolbar(page, figure, path):
+    """Press the Save tool of the figure named ``figure`` as a user does; the download goes
+    to ``path``.  Returns ``(suggested file name, its bytes)``."""
+    button = page.evaluate_handle("""(name) => {
+        const m = Bokeh.documents[0].get_model_by_name(name);
+        return Bokeh.index.find_one(m.toolbar).el.shadowRoot.querySelector('[title="Save"]');
+    }""", figure).as_element()
+    with page.expect_download() as info:
+        button.click()
+    info.value.save_as(path)
+    return info.value.suggested_filename, Path(path).read_bytes()
+
+
+def assert_svg_drawing(data):
+    """``data`` is an SVG document holding a drawing (not PNG bytes, not an empty shell)."""
+    import xml.etree.ElementTree as ET
+
+    assert not data.startswith(b"\x89PNG"), "PNG data saved as .svg"
+    text = data.decode("utf-8")
+    assert text.lstrip().startswith("<svg") and text.rstrip().endswith("</svg>")
+    root = ET.fromstring(text)
+    assert root.tag.endswith("svg") and len(list(root.iter())) > 50  # a drawing, not a shell

@@ -8,7 +8,7 @@ from llrlab.core.io import write_trials
 from llrlab.dashboard.app import create_app
 
 from ..dashboard.conftest import make_trials
-from .conftest import model_value, screenshot, wait_until
+from .conftest import PAGE_LOAD, model_value, mouse_drag, quiet, screenshot, settle, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -20,8 +20,9 @@ def _open(page, serve=None, factory=create_app, *, query="", served=None):
     page.goto(url + query)
     wait_until(page, lambda: len(sessions) > n and sessions[n].state.results is not None
                and sessions[n].state.results.datasets and not sessions[n].state.status.busy,
-               what="the demo data")
-    wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 4, what="4 plots")
+               timeout=PAGE_LOAD, what="the demo data")
+    wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 4, timeout=PAGE_LOAD,
+               what="4 plots")
     # the server has its results before the page does: wait for them in the page before
     # reading or touching it (under load the page lagged by seconds)
     state = sessions[n].state
@@ -54,7 +55,7 @@ def test_demo_renders_without_console_errors(page, serve):
     assert model_value(page, "det", "title.text") == "DET"
     wait_until(page, lambda: _act_dcf_shown(page) == f"{state.op['eval'].act_dcf:.4f}",
                what="the metrics table")
-    page.wait_for_timeout(500)
+    settle(page)
     screenshot(page, "01_demo")
     assert page.console_errors == []
     assert page.external_requests == []
@@ -67,11 +68,7 @@ def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
     nber = _canvas_boxes(page)[0]
     x = nber["x"] + 0.45 * nber["width"]
     y = nber["y"] + 0.5 * nber["height"]
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for dx in range(0, 121, 10):
-        page.mouse.move(x + dx, y, steps=2)
-    page.mouse.up()
+    mouse_drag(page, x, y, 120, 0)
     wait_until(page, lambda: abs(state.point.plo - plo0) > 0.5,
                what="the drag to reach the server")
     assert state.point.plo > plo0  # dragged to the right
@@ -94,7 +91,7 @@ def test_dragging_on_the_nber_plot_moves_the_operating_point(page, serve):
         page.mouse.move(x - 100 + dx, y - 60 + dx, steps=2)
     page.mouse.up()
     wait_until(page, lambda: model_value(page, "nber", "x_range.start") > -6.9, what="the zoom")
-    page.wait_for_timeout(300)
+    quiet(page)  # whatever the drag sent has reached the server, and its answer the page
     assert state.point.plo == plo1
     assert page.console_errors == []
 
@@ -106,11 +103,7 @@ def test_dragging_on_the_det_plot_moves_the_operating_point(page, serve):
     # a drag towards the lower right of the DET plot: fewer misses, more false alarms,
     # i.e. a larger prior log-odds
     x, y = det["x"] + 0.45 * det["width"], det["y"] + 0.35 * det["height"]
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for d in range(0, 101, 10):
-        page.mouse.move(x + d, y + d, steps=2)
-    page.mouse.up()
+    mouse_drag(page, x, y, 100, 100)
     wait_until(page, lambda: state.point.plo > plo0 + 0.5,
                what="the DET drag to reach the server")
     # the operating point sits on the eval min-DCF point nearest to where the mouse stopped
@@ -250,7 +243,7 @@ def test_compare_systems_tab(page, serve):
     opened."""
     state = _open(page, serve).state
     assert page.locator(".bk-tab", has_text="Compare systems").count() == 1
-    page.wait_for_timeout(300)
+    settle(page)  # an eager comparison would have reached the page by now
     assert page.locator("tr[data-system]").count() == 0  # lazy: nothing compared yet
     page.set_viewport_size({"width": 1500, "height": 1900})
     page.locator(".bk-tab", has_text="Compare systems").click()
@@ -281,7 +274,7 @@ def test_compare_systems_tab(page, serve):
                what="the NBER curves of both systems")
     assert model_value(page, "cmp_cllr_bars", "data.name.length") == 2
     assert state.point.plo == model_value(page, "cmp_nber_op", "location")
-    page.wait_for_timeout(500)
+    settle(page)
     screenshot(page, "07_compare")
     assert page.console_errors == []
     assert page.external_requests == []
@@ -337,7 +330,7 @@ def test_condition_weighting_curves_and_intervals(page, serve):
     b = state.uncertainty.boot["eval"]
     wait_until(page, lambda: f"[{b.cllr.lower:.4f}, {b.cllr.upper:.4f}]"
                in _table(page, "eval")[2], what="the Cllr interval in the table")
-    page.wait_for_timeout(500)
+    settle(page)
     screenshot(page, "06_conditions_ci")
     assert state.status.error == ""
     assert page.console_errors == []

@@ -18,7 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import bench_module, model_value, wait_until
+from .conftest import (
+    PAGE_LOAD,
+    SERVER_START,
+    bench_module,
+    model_value,
+    quiet,
+    scaled,
+    scaled_ms,
+    settle,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -31,7 +41,7 @@ def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     srv = served.Server([], llrlab=str(llrlab), log=str(log))
     try:
-        srv.wait(120)
+        srv.wait(scaled(SERVER_START))
         yield srv
     finally:
         srv.stop()
@@ -74,9 +84,9 @@ def _open(page, url):
     page.goto(url)
     wait_until(page, lambda: (page.locator('td[data-role="eval"][data-key="act_dcf"]')
                               .all_inner_texts() or ["x"])[0][:1].isdigit(),
-               timeout=120, what="the metrics table")
+               timeout=PAGE_LOAD, what="the metrics table")
     wait_until(page, lambda: _server_plo(page) is not None, what="the operating point")
-    page.wait_for_timeout(1000)
+    settle(page)
 
 
 def test_served_page_loads_nothing_from_the_network(server, page):
@@ -84,7 +94,9 @@ def test_served_page_loads_nothing_from_the_network(server, page):
     box = page.locator(".bk-Canvas").nth(0).bounding_box()
     page.mouse.click(box["x"] + 0.4 * box["width"], box["y"] + 0.5 * box["height"])
     page.locator(".bk-tab", has_text="Compare systems").click()
-    page.wait_for_timeout(2000)
+    wait_until(page, lambda: page.locator("tr[data-system]").count() == 2,
+               what="the comparison table")
+    settle(page)
     assert page.external_requests == []
     bad = [e for e in page.console_errors if "ERR_" in e or "Failed to load" in e]
     assert bad == []
@@ -97,17 +109,17 @@ def test_a_drag_step_costs_at_most_two_messages(server, page):
     page.mouse.move(box["x"] + 0.30 * box["width"], y)
     page.mouse.down()
     page.mouse.move(box["x"] + 0.31 * box["width"], y)
-    page.wait_for_timeout(1500)  # the drag's start has landed (and the debounced widgets)
+    quiet(page)  # the drag's start has landed (and the debounced widgets)
     n0, moves = len(page.patches), 20
     for k in range(moves):  # a steady drag: each move once the previous one has landed
         before = model_value(page, "op_label", "text")  # "plo = x.xx", written by the server
         page.mouse.move(box["x"] + (0.32 + 0.015 * k) * box["width"], y)
         page.wait_for_function(
             f"() => Bokeh.documents[0].get_model_by_name('op_label').text != "
-            f"{json.dumps(before)}", polling=5, timeout=10_000)
+            f"{json.dumps(before)}", polling=5, timeout=scaled_ms(10))
         page.wait_for_timeout(20)
     page.mouse.up()
-    page.wait_for_timeout(1500)  # the pause: the widgets and the address follow once
+    quiet(page)  # the pause: the widgets and the address follow once
     sent = len(page.patches) - n0
     kinds = {}
     for p in page.patches[n0:]:
@@ -132,7 +144,7 @@ def test_a_fast_drag_ends_with_the_numbers_at_the_line(server, page):
     line = model_value(page, "op_span", "location")  # where the browser drew the line last
     wait_until(page, lambda: abs(_server_plo(page) - line) < 6e-4,
                what=f"the numbers at the line ({line})")
-    page.wait_for_timeout(1500)  # nothing stale arrives later
+    quiet(page)  # nothing stale arrives later
     assert _server_plo(page) == pytest.approx(line, abs=6e-4)
     assert model_value(page, "op_span", "location") == pytest.approx(line, abs=1e-9)
 
@@ -141,13 +153,15 @@ def test_a_fast_histogram_drag_ends_with_the_line_where_the_numbers_are(server, 
     _open(page, server.url)
     hist = page.locator(".bk-Canvas").nth(3)
     hist.scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
+    settle(page)
     box = hist.bounding_box()
     plo0 = _server_plo(page)
     fractions = [0.3 + 0.4 * abs(((k * 0.41) % 2) - 1) for k in range(60)] + [0.62]
     _fast_drag(page, box, fractions, y_frac=0.6)
     line = model_value(page, "hist_threshold", "location")
-    page.wait_for_timeout(2500)
+    wait_until(page, lambda: _server_plo(page) not in (None, plo0),
+               what="the drag to reach the server")
+    quiet(page)
     # the server applied the last position: its threshold is the line the mouse left
     assert model_value(page, "hist_threshold", "location") == pytest.approx(line, abs=1e-6)
     plo = _server_plo(page)
@@ -163,8 +177,9 @@ def test_press_hold_then_move_drags(server, page):
     # where a plain click at the target puts the point
     target = box["x"] + 0.55 * box["width"]
     page.mouse.click(target, y)
-    wait_until(page, lambda: model_value(page, "op_span", "location") is not None)
-    page.wait_for_timeout(800)
+    wait_until(page, lambda: abs(_server_plo(page) - model_value(page, "op_span", "location"))
+               < 6e-4, what="the click to reach the server")
+    quiet(page)
     expected = _server_plo(page)
     # back elsewhere
     page.mouse.click(box["x"] + 0.2 * box["width"], y)
@@ -183,7 +198,7 @@ def test_press_hold_then_move_drags(server, page):
                what=f"the point at {expected} after press-hold-move")
     # and a later plain hover does not move it
     page.mouse.move(box["x"] + 0.3 * box["width"], y)
-    page.wait_for_timeout(800)
+    quiet(page)
     assert _server_plo(page) == pytest.approx(expected, abs=6e-4)
 
 
@@ -194,8 +209,8 @@ def test_served_page_names_no_cdn_even_when_the_environment_asks_for_one(tmp_pat
     served = bench_module("_served")
     llrlab = Path(sys.executable).with_name("llrlab")
     with served.Server([], llrlab=str(llrlab), env={"BOKEH_RESOURCES": "cdn"}) as srv:
-        srv.wait(120)
-        with urllib.request.urlopen(srv.url, timeout=60) as r:
+        srv.wait(scaled(SERVER_START))
+        with urllib.request.urlopen(srv.url, timeout=scaled(PAGE_LOAD)) as r:
             html = r.read().decode()
     urls = {u for u in re.findall(r"https?://[^\"'\s)]+", html) if "127.0.0.1" not in u}
     assert urls == set()

@@ -13,7 +13,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,30 +20,26 @@ import pytest
 from llrlab.core.io import write_key, write_scores
 
 from ..dashboard.conftest import make_trials
-from .conftest import free_port, screenshot, stop_process_group, wait_until
+from .conftest import (
+    PAGE_LOAD,
+    SERVER_START,
+    free_port,
+    scaled,
+    screenshot,
+    settle,
+    stop_process_group,
+    wait_for_port,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 LLRLAB = BIN / "llrlab"
-#: The first page of a freshly started server (imports, demo data) on a busy 2-core machine.
-START_TIMEOUT = 120
-
-
-
-
-def _wait_for_port(proc, port, timeout=START_TIMEOUT):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            out = proc.stdout.read() if proc.stdout else ""
-            raise AssertionError(f"the server exited with {proc.returncode}: {out[-2000:]}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise AssertionError(f"nothing listens on port {port} after {timeout} s")
+#: A freshly started server's start and first page (imports, demo data), seconds on an idle
+#: machine (scaled: ``scaled(START_TIMEOUT)``).
+START_TIMEOUT = SERVER_START
 
 
 @pytest.fixture
@@ -57,7 +52,7 @@ def served():
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
         procs.append(proc)
-        _wait_for_port(proc, port)
+        wait_for_port(port, proc)
         return f"http://127.0.0.1:{port}/"
 
     yield start
@@ -70,14 +65,14 @@ def _numbers(texts):
 
 
 def _check_page(page, url, name, *, datasets=("dev", "eval")):
-    page.goto(url, timeout=START_TIMEOUT * 1000)
-    wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 2, timeout=START_TIMEOUT,
+    page.goto(url)
+    wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 2, timeout=PAGE_LOAD,
                what="two rendered plots")
     for role in datasets:
         cells = page.locator(f'td[data-role="{role}"]')
         wait_until(page, lambda cells=cells: len(_numbers(cells.all_inner_texts())) >= 8,
-                   timeout=START_TIMEOUT, what=f"numbers in the {role} column of the table")
-    page.wait_for_timeout(500)
+                   timeout=PAGE_LOAD, what=f"numbers in the {role} column of the table")
+    settle(page)
     screenshot(page, name)
     assert page.console_errors == []
     assert page.external_requests == []
@@ -129,7 +124,7 @@ def test_llrlab_serve_on_a_busy_port_exits_2_with_one_line():
         busy.listen()
         port = busy.getsockname()[1]
         r = subprocess.run([str(LLRLAB), "serve", "--no-show", "--port", str(port)],
-                           capture_output=True, text=True, timeout=START_TIMEOUT)
+                           capture_output=True, text=True, timeout=scaled(START_TIMEOUT))
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr

@@ -12,7 +12,7 @@ from llrlab.core import Trials
 from llrlab.core.io import write_trials
 from llrlab.dashboard.app import FileSpec, create_app
 
-from .conftest import screen_point, screenshot, source_data, wait_until
+from .conftest import screen_point, screenshot, settle, source_data, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -90,7 +90,7 @@ def test_forensic_tab_hand_computed_and_export(page, serve, small, tmp_path):
                     np.log(8 / 3)])
     assert rel["x"] == pytest.approx(expit(llr + plo), rel=1e-14)
     assert rel["y"] == pytest.approx(expit(pav + plo), rel=1e-14, abs=1e-300)
-    page.wait_for_timeout(300)
+    settle(page)
     screenshot(page, "forensic_tab_small")
 
     # Export interactive HTML: the download is the offline report of what is shown

@@ -11,7 +11,7 @@ import pytest
 
 from llrlab.dashboard.app import create_app
 
-from .conftest import wait_until
+from .conftest import grace, settle, wait_until
 from .test_dashboard_browser import _open
 
 pytestmark = pytest.mark.browser
@@ -35,10 +35,12 @@ def _watch_dialogs(page):
     return seen
 
 
-def _assert_no_script_ran(page, dialogs, wait_ms=500):
-    """After ``wait_ms`` (an injected image would have failed to load by then): no dialog
-    opened and no ``img[onerror]`` element is in the page."""
-    page.wait_for_timeout(wait_ms)
+def _assert_no_script_ran(page, dialogs, seconds=0.5):
+    """Once the page has drawn what the server sent, and ``seconds`` later (scaled: an
+    injected image would have failed to load by then): no dialog opened and no
+    ``img[onerror]`` element is in the page."""
+    settle(page)
+    grace(page, seconds)
     assert dialogs == []
     assert page.locator("img[onerror]").count() == 0
 
@@ -82,7 +84,7 @@ def test_link_to_an_unknown_system_runs_no_script(page, serve):
     dialogs = _watch_dialogs(page)
     served = serve(create_app)
     state = _open(page, served=served, query=f"?system={PAYLOAD}&tab=1").state
-    _assert_no_script_ran(page, dialogs, wait_ms=800)
+    _assert_no_script_ran(page, dialogs, seconds=0.8)
     assert state.data.system in state.data.systems  # the unknown value was refused
 
 
@@ -222,7 +224,7 @@ def test_a_formula_in_a_file_name_runs_no_script(page, serve, tmp_path, payload)
                what="the error naming the file")
     alert = page.locator(".alert-danger", has_text=".txt").first
     wait_until(page, lambda: alert.is_visible(), what="the file name shown in the alert")
-    page.wait_for_timeout(500)  # MathJax, were it to typeset the name, has done so
+    grace(page, 0.5)  # MathJax, were it to typeset the name, has done so
     assert page.evaluate(_SCRIPT_LINKS) == []
     text = alert.evaluate("""(box) => { const walk = (n) => { let t = '';
         if (n.shadowRoot) t += walk(n.shadowRoot);

@@ -14,7 +14,7 @@ import io
 
 import pytest
 
-from .conftest import screenshot, wait_until
+from .conftest import assert_svg_drawing, save_through_toolbar, screenshot, settle, wait_until
 from .test_dashboard_browser import _open
 
 pytestmark = pytest.mark.browser
@@ -55,12 +55,6 @@ _MEASURE = """(names) => {
                                 cls: e.firstElementChild ? e.firstElementChild.className : ''}));
   return out;
 }"""
-
-
-@pytest.fixture
-def page(page):
-    page.set_default_timeout(60_000)  # a loaded shared machine: the first load can be slow
-    return page
 
 
 def _overlap(a, b, tol=1.0):
@@ -105,7 +99,7 @@ def _check_operating_point_tab(m, width):
 def _scroll_main(page, fraction):
     page.evaluate(f"() => {{ const m = document.getElementById('main'); "
                   f"m.scrollTop = {fraction} * (m.scrollHeight - m.clientHeight); }}")
-    page.wait_for_timeout(400)
+    settle(page)
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -117,7 +111,7 @@ def test_layout_fits_the_screen(page, serve, size):
     served = serve(create_app)
     session = _open(page, served=served)
     wait_until(page, lambda: session.page_control.main_width > 0, what="the page size")
-    page.wait_for_timeout(800)  # the layout settles (debounced size report)
+    settle(page)  # the layout settles (debounced size report)
     _check_operating_point_tab(page.evaluate(_MEASURE, list(FIGURES)), w)
     screenshot(page, f"layout_{size}_top")
     _scroll_main(page, 0.5)
@@ -131,7 +125,7 @@ def test_layout_fits_the_screen(page, serve, size):
     wait_until(page, lambda: page.locator('td[data-key="mcnemar_p"]').count() >= 2
                and "testing" not in page.locator('td[data-key="mcnemar_p"]').last.inner_text(),
                timeout=60, what="the comparison table")
-    page.wait_for_timeout(500)
+    settle(page)
     m = page.evaluate(_MEASURE, [])
     table = [t for t in m["tables"] if "llrlab-compare" in t["cls"]]
     assert table and table[0]["r"] <= m["main"]["r"] + 1
@@ -145,7 +139,7 @@ def test_layout_fits_the_screen(page, serve, size):
     wait_until(page, lambda: page.evaluate(
         "() => !document.getElementById('sidebar').classList.contains('show')"),
         what="the sidebar folded")
-    page.wait_for_timeout(1200)
+    settle(page)
     _check_operating_point_tab(page.evaluate(_MEASURE, list(FIGURES)), w)
     screenshot(page, f"layout_{size}_presentation")
     assert page.external_requests == []
@@ -157,22 +151,9 @@ def test_saves_are_named_and_svg_output_saves_svg(page, serve, tmp_path):
     wait_until(page, lambda: page.evaluate(
         "() => Bokeh.documents[0].get_model_by_name('nber').output_backend") == "svg",
         what="SVG output")
-    button = page.evaluate_handle("""() => {
-        const m = Bokeh.documents[0].get_model_by_name('nber');
-        return Bokeh.index.find_one(m.toolbar).el.shadowRoot.querySelector('[title="Save"]');
-    }""").as_element()
-    with page.expect_download() as info:
-        button.click()
-    download = info.value
-    assert download.suggested_filename == "llrlab-nber.svg"
-    path = tmp_path / download.suggested_filename
-    download.save_as(path)
-    text = path.read_text(encoding="utf-8")
-    assert text.lstrip().startswith("<svg") and text.rstrip().endswith("</svg>")
-    import xml.etree.ElementTree as ET
-
-    root = ET.fromstring(text)
-    assert root.tag.endswith("svg") and len(list(root.iter())) > 50  # a drawing, not a shell
+    name, data = save_through_toolbar(page, "nber", tmp_path / "saved")
+    assert name == "llrlab-nber.svg"
+    assert_svg_drawing(data)
 
 
 def test_metrics_csv_and_the_off_plot_operating_point(page, serve, tmp_path):

@@ -12,26 +12,33 @@ answers while the hostile file is read and analysed (no page waits more than
 ``MAX_STALE`` seconds for one), the server's event loop keeps answering a small static
 request, and the hostile page ends with its data or a clear error.  The measured numbers are
 printed (``pytest -s``) and kept in ``test-artifacts/load_test.txt``.
+
+These bounds are bounds of liveness, written for an idle machine and scaled with every other
+time limit of the tests (``tests/_time_scale.py``): on a machine that is 3 times slower, a
+page waits 3 times as long for an answer without anything being wrong.  The targets for
+speed are those of the benchmark, measured side by side.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from .conftest import ARTIFACTS, bench_module
+from .conftest import ARTIFACTS, bench_module, scaled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-#: Longest wait (seconds) of a dragging page for an answer, while the hostile file loads.
+#: Longest wait (seconds on an idle machine, scaled) of a dragging page for an answer, while
+#: the hostile file loads.
 MAX_STALE = 20.0
-#: Longest round trip (seconds) of a small static request to the server meanwhile.
+#: Longest round trip (seconds on an idle machine, scaled) of a small static request to the
+#: server meanwhile.
 MAX_STATIC = 10.0
 
 
 @pytest.mark.timeout(1200)
 def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path, browser):
     bench = bench_module("bench_sessions")
-    out = bench.run(sessions=10, conditions=200_000, timeout=300.0, phase_seconds=10.0,
+    out = bench.run(sessions=10, conditions=200_000, timeout=scaled(300), phase_seconds=10.0,
                     workdir=tmp_path, browser=browser)
     text = bench.table(out)
     print(text)
@@ -49,5 +56,5 @@ def test_nine_sessions_keep_updating_while_one_uploads_a_hostile_file(tmp_path, 
         # no dragging page waited long for an answer (the staleness covers each page from
         # the start to the end of the phase), and the event loop kept answering
         assert r["drags"] > 0, (phase, text)
-        assert r["stale_s"] < MAX_STALE, (phase, text)
-        assert r["static_max_ms"] < 1000 * MAX_STATIC, (phase, text)
+        assert r["stale_s"] < scaled(MAX_STALE), (phase, text)
+        assert r["static_max_ms"] < 1000 * scaled(MAX_STATIC), (phase, text)

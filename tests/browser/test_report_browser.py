@@ -13,7 +13,15 @@ from llrlab.core import analyze, gaussian_trials, grid_plo, probit
 from llrlab.core.calibration import fit_calibrator
 from llrlab.dashboard.report import ReportSet, report_html
 
-from .conftest import FLAGS, screen_point, screenshot, source_data  # noqa: F401  (FLAGS: the launch flags in use)
+from .conftest import (  # noqa: F401  (FLAGS: the launch flags in use)
+    FLAGS,
+    offline_page,
+    open_offline,
+    screen_point,
+    screenshot,
+    settle,
+    source_data,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -24,33 +32,18 @@ LN10 = np.log(10.0)
 def offline(browser):
     """A page in a context with the network off; every request but the report file itself
     is aborted and recorded."""
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1300}, offline=True)
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    pg.requests, pg.aborted, pg.errors = [], [], []
-    pg.on("request", lambda r: pg.requests.append(r.url))
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    ctx, pg = offline_page(browser, {"width": 1500, "height": 1300})
     yield pg
     ctx.close()
 
 
 def _open(page, path):
-    url = path.as_uri()
-
-    def route(r):
-        if r.request.url == url:
-            r.continue_()
-        else:
-            page.aborted.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.goto(url)
+    url = open_offline(page, path)
     page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0 && "
                            "Bokeh.documents[0].get_model_by_name('report_op') != null && "
                            "document.getElementById('llrlab-op-header').textContent != ''")
-    page.wait_for_timeout(300)
+    page.wait_for_function("() => Bokeh.documents[0].is_idle")  # every plot drawn
+    settle(page, 0)  # (no websocket: the next frames)
     return url
 
 
@@ -73,7 +66,7 @@ def _drag(page, fig, x0, y0, x1, y1, steps=8):
     page.mouse.down()
     page.mouse.move(ex, ey, steps=steps)
     page.mouse.up()
-    page.wait_for_timeout(150)
+    settle(page, 0)  # the page's handlers have run and drawn
 
 
 def _cell(page, key, j):

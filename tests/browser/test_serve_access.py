@@ -16,7 +16,15 @@ import urllib.request
 
 import pytest
 
-from .conftest import free_port, screenshot, stop_process_group, wait_until
+from .conftest import (
+    WAIT,
+    free_port,
+    new_context,
+    scaled,
+    screenshot,
+    stop_process_group,
+    wait_until,
+)
 from .test_entry_points import LLRLAB, START_TIMEOUT
 
 pytestmark = pytest.mark.browser
@@ -41,7 +49,7 @@ def server():
         procs.append(proc)
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = time.monotonic() + scaled(START_TIMEOUT)
         while time.monotonic() < deadline:
             if sel.select(timeout=0.5):
                 line = proc.stdout.readline()
@@ -62,7 +70,7 @@ def _get(url, cookie=None, host=None):
         headers["Host"] = host
     req = urllib.request.Request(url, headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=30) as r:
+        with urllib.request.urlopen(req, timeout=scaled(WAIT)) as r:
             return r.status, r.headers, r.read()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.headers, exc.read()
@@ -81,7 +89,7 @@ def _ws(port, origin=None, cookie=None):
         lines.append(f"Origin: {origin}")
     if cookie:
         lines.append(f"Cookie: {cookie}")
-    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=scaled(WAIT)) as s:
         s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         head = b""
         while b"\r\n" not in head:
@@ -120,7 +128,7 @@ def test_the_token_is_checked_on_every_request(server, browser):
     assert _get(base + "/", cookie.split("=")[0] + "=" + token[:-1] + "x")[0] == 403
 
     # in a browser: the link works, the bare address does not
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx = new_context(browser, viewport={"width": 1400, "height": 1000})
     try:
         page = ctx.new_page()
         errors = []
@@ -135,13 +143,13 @@ def test_the_token_is_checked_on_every_request(server, browser):
         assert errors == []
     finally:
         ctx.close()
-    ctx = browser.new_context()
+    ctx = new_context(browser)
     try:
         page = ctx.new_page()
         page.goto(base + "/")
         wait_until(page, lambda: page.get_by_text("needs its access token").count() > 0,
                    what="the refusal page")
-        page.wait_for_timeout(1000)
+        page.wait_for_load_state("networkidle")  # what the page loads, it has loaded
         assert page.locator(".bk-Canvas").count() == 0
     finally:
         ctx.close()
@@ -174,7 +182,7 @@ def test_websocket_origins_add_to_the_default_list(server):
 
 def test_wildcard_origin_and_exposed_address_on_the_command_line():
     r = subprocess.run([str(LLRLAB), "serve", "--no-show", "--allow-websocket-origin", "*"],
-                       capture_output=True, text=True, timeout=START_TIMEOUT)
+                       capture_output=True, text=True, timeout=scaled(START_TIMEOUT))
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "any web page" in r.stderr
     # a non-local address is warned about before listening (on a busy port: it never
@@ -185,7 +193,7 @@ def test_wildcard_origin_and_exposed_address_on_the_command_line():
         port = busy.getsockname()[1]
         r = subprocess.run([str(LLRLAB), "serve", "--no-show", "--address", "0.0.0.0",
                             "--port", str(port)], capture_output=True, text=True,
-                           timeout=START_TIMEOUT)
+                           timeout=scaled(START_TIMEOUT))
     assert r.returncode == 2
     warning, error = r.stderr.strip().splitlines()
     assert warning.startswith("llrlab serve: warning: --address 0.0.0.0")

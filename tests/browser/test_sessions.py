@@ -24,7 +24,7 @@ from llrlab.dashboard.app import create_app
 from llrlab.dashboard.compute import SystemData
 
 from ..dashboard.conftest import make_trials
-from .conftest import bench_module, wait_until
+from .conftest import PAGE_LOAD, WAIT, bench_module, new_context, scaled, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -37,9 +37,10 @@ NOISE = ("WebSocketClosedError", "Task exception was never retrieved", "Assertio
          "StreamClosedError", "Traceback", "Failed sending message as connection was closed")
 
 
-def _collected(refs, timeout=30.0):
-    """Wait until every weak reference is dead (collecting garbage meanwhile)."""
-    deadline = time.monotonic() + timeout
+def _collected(refs, timeout=WAIT):
+    """Wait until every weak reference is dead (collecting garbage meanwhile), at most
+    ``timeout`` seconds on an idle machine (scaled)."""
+    deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:
         gc.collect()
         if all(r() is None for r in refs):
@@ -79,7 +80,7 @@ def test_closed_sessions_are_freed():
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          f"{__file__}::test_closed_sessions_are_freed_apart"],
-        env={**os.environ, _APART: "1"}, capture_output=True, text=True, timeout=900)
+        env={**os.environ, _APART: "1"}, capture_output=True, text=True, timeout=scaled(900))
     assert out.returncode == 0 and "1 passed" in out.stdout, out.stdout[-3000:] + out.stderr
 
 
@@ -105,12 +106,12 @@ def test_closed_sessions_are_freed_apart(serve):
 
     async def one_session():
         c = client_cls(url + "?cal=affine")
-        await c.open()
+        await c.open(timeout=scaled(PAGE_LOAD))
         await c.wait_for(lambda: refs and refs[-1]() is not None
                          and refs[-1]().results is not None
                          and refs[-1]().results.calibration is not None
-                         and not refs[-1]().status.busy, 120)
-        await c.wait_for(c.table_has_numbers, 120)
+                         and not refs[-1]().status.busy, scaled(PAGE_LOAD))
+        await c.wait_for(c.table_has_numbers, scaled(PAGE_LOAD))
         await c.close()
 
     rss = []
@@ -136,14 +137,15 @@ def test_a_session_ending_leaves_the_links_of_a_page_still_starting(serve):
 
     async def scenario():
         starting = client_cls(url)
-        await starting.open(ready=False)
+        await starting.open(timeout=scaled(PAGE_LOAD), ready=False)
         page = sessions[-1]
-        await AsyncHTTPClient().fetch(url)  # a session that never connects ...
+        # a session that never connects ...
+        await AsyncHTTPClient().fetch(url, request_timeout=scaled(PAGE_LOAD))
         ended = sessions[-1].state
-        await starting.wait_for(lambda: ended.jobs.closed, 60)  # ... destroyed as unused
+        await starting.wait_for(lambda: ended.jobs.closed, scaled(60))  # ... destroyed as unused
         assert not page.uploads.button._models  # the sidebar is still not shown
         await starting.ready()
-        await starting.wait_for(lambda: bool(page.uploads.button._models), 60)
+        await starting.wait_for(lambda: bool(page.uploads.button._models), scaled(60))
         await starting.close()
 
     _run_apart(scenario)
@@ -172,7 +174,7 @@ def test_sessions_end_cleanly(browser, serve, caplog):
     warnings = []
     caplog.set_level(logging.WARNING)
     for i in range(4):
-        ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
+        ctx = new_context(browser, viewport={"width": 1500, "height": 1300})
         page = ctx.new_page()
         page.on("console", lambda m: warnings.append(m.text)
                 if m.type in ("warning", "error") else None)
@@ -184,11 +186,14 @@ def test_sessions_end_cleanly(browser, serve, caplog):
             continue
         state = sessions[n].state
         wait_until(page, lambda s=state, p=page: s.results is not None and not s.status.busy
-                   and p.locator(".bk-Canvas").count() >= 4, what="the demo")
+                   and p.locator(".bk-Canvas").count() >= 4, timeout=PAGE_LOAD,
+                   what="the demo")
         if i >= 2:  # closed in the middle of a drag
             _drag_without_release(page, 200, 8)
         ctx.close()
-    time.sleep(2.0)  # the server destroys the closed sessions
+    # the server destroys the closed sessions (QUICK_CLEANUP: 8 s after they closed)
+    wait_until(None, lambda: all(p.state.jobs.closed for p in sessions),
+               what="the closed sessions destroyed")
     noise = [r.getMessage() + (str(r.exc_info) if r.exc_info else "")
              for r in caplog.records]
     bad = [m for m in noise if any(k in m for k in NOISE)]
@@ -205,7 +210,7 @@ def test_llrlab_serve_ends_sessions_and_stops_cleanly(browser):
     import signal
     import subprocess
 
-    from .conftest import free_port
+    from .conftest import free_port, stop_process_group
     from .test_entry_points import LLRLAB, START_TIMEOUT
 
     port = free_port()
@@ -215,28 +220,32 @@ def test_llrlab_serve_ends_sessions_and_stops_cleanly(browser):
                             start_new_session=True)
     try:
         url = None
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = time.monotonic() + scaled(START_TIMEOUT)
         while url is None and time.monotonic() < deadline and proc.poll() is None:
             line = proc.stdout.readline()
             m = re.search(r"http://\S+", line) if "the dashboard is at" in line else None
             url = m.group(0) if m else None
         assert url, "the server printed no link"
         for i in range(4):
-            ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
+            ctx = new_context(browser, viewport={"width": 1500, "height": 1300})
             page = ctx.new_page()
             page.goto(url)
             if i:
                 wait_until(page, lambda p=page: p.locator(".bk-Canvas").count() >= 4,
-                           what="the plots")
+                           timeout=PAGE_LOAD, what="the plots")
             if i >= 2:  # closed in the middle of a drag
                 _drag_without_release(page, 300, 4)
             ctx.close()
-        time.sleep(2.0)
+        # the server has seen every page go: no connection to its port is left open
+        server = psutil.Process(proc.pid)
+        wait_until(None, lambda: not [c for c in server.net_connections("tcp")
+                                      if c.laddr.port == port
+                                      and c.status == psutil.CONN_ESTABLISHED],
+                   what="the server to close the pages' connections")
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=scaled(60))
     finally:
         if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate(timeout=20)
+            stop_process_group(proc)
     bad = [k for k in NOISE if k in err]
     assert bad == [], err[-3000:]

@@ -11,7 +11,7 @@ from llrlab.core.io import write_trials
 from llrlab.dashboard.app import create_app
 
 from ..dashboard.conftest import make_trials
-from .conftest import wait_until
+from .conftest import quiet, wait_until
 from .test_dashboard_browser import _open
 
 pytestmark = pytest.mark.browser
@@ -79,10 +79,14 @@ def test_a_client_without_the_size_check_is_refused_as_the_bytes_arrive(page, se
                timeout=60, what="the refusal")
     alert = page.locator(".alert-danger", has_text="upload limit")
     wait_until(page, lambda: alert.count() > 0, what="the refusal in the page")
-    page.wait_for_timeout(2000)  # the rest of the chunks arrive and are dropped
+    quiet(page)  # the rest of the chunks arrive and are dropped
     assert uploads.scores.files == {} and uploads.scores._open == {}
     spooled = [os.path.join(d, f) for d, _, fs in os.walk(uploads.scores._dir) for f in fs]
     assert spooled == []  # the partial file was deleted
+    before = session.uploads._channel.value  # the Load request the page sends
     _load_button(page).click()
-    page.wait_for_timeout(1500)
+    wait_until(page, lambda: session.uploads._channel.value != before,
+               what="the Load request on the server")
+    quiet(page)  # and what the server did about it in the page
+    assert not state.status.busy
     assert "uploaded" not in state.data.systems

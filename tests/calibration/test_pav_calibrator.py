@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 
 from llrlab.core import DataError, Trials, act_dcf, cllr, min_cllr, min_dcf, pav
 from llrlab.core.calibration import PSEUDO_COUNT, PAVCalibrator
@@ -75,11 +75,31 @@ def test_weighted_dev_llrs_agree_with_sklearn_and_with_duplication():
     assert_allclose(weighted(t.scores)[live], ref[live], rtol=1e-12, atol=1e-12)
     rep = np.repeat(np.arange(len(t)), w.astype(int))
     dup = PAVCalibrator.fit(t.subset(rep))
-    # zero-weight trials may widen a block's [lower, upper] but never change its LLR
+    # trials of weight 0 take no part in PAV (docs/conventions.md): the blocks' [lower,
+    # upper] and LLRs are those of the duplicated trials, so the maps agree everywhere
+    assert_array_equal(weighted.lower, dup.lower)
+    assert_array_equal(weighted.upper, dup.upper)
     grid = np.linspace(-4, 6, 1001)
-    live_grid = (grid >= t.scores[w > 0].min()) & (grid <= t.scores[w > 0].max())
-    assert_allclose(weighted(grid)[live_grid], dup(grid)[live_grid], rtol=1e-12, atol=1e-12)
+    assert_allclose(weighted(grid), dup(grid), rtol=1e-12, atol=1e-12)
     assert weighted.training.weighted and weighted.training.n_tar == t.n_tar
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_trials_of_weight_zero_do_not_move_the_map(seed):
+    """Trials of weight 0 anywhere (between blocks, beyond the ends) leave the PAV map as
+    it is without them: they take no part in PAV (docs/conventions.md), also in the
+    blocks' ranges, which the map interpolates between."""
+    rng = np.random.default_rng(seed)
+    t = tied_trials(seed, 25, 40, decimals=2)
+    w = rng.choice([0.0, 0.0, 0.5, 1.0, 2.0], len(t))
+    w[np.flatnonzero(t.labels)[0]] = w[np.flatnonzero(~t.labels)[0]] = 1.0
+    live = w > 0
+    with_zeros = PAVCalibrator.fit(t.with_weights(w))
+    without = PAVCalibrator.fit(t.subset(np.flatnonzero(live)).with_weights(w[live]))
+    assert_array_equal(with_zeros.lower, without.lower)
+    assert_array_equal(with_zeros.upper, without.upper)
+    grid = np.linspace(-4, 6, 2001)
+    assert_array_equal(with_zeros(grid), without(grid))
 
 
 @pytest.mark.parametrize("seed", [5, 6])
@@ -207,3 +227,25 @@ def test_sorted_input_fast_path_is_bit_identical():
     assert np.array_equal(cal(x)[order], fast)  # unsorted: a binary search per score
     assert np.array_equal(fast, [cal([v])[0] for v in x[order]])
     assert np.all(np.diff(fast) >= 0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_inverse_is_the_smallest_accepted_score(seed):
+    """``inverse(eta)``: the smallest score whose LLR reaches ``eta`` (the score threshold of
+    the decision ``LLR >= eta``), exactly in floating point; -inf / +inf at the ends."""
+    rng = np.random.default_rng(seed)
+    dev = Trials.from_tar_non(np.round(rng.normal(1.5, 1, 60), 1),
+                              np.round(rng.normal(0, 1, 200), 1))
+    cal = PAVCalibrator.fit(dev)
+    eta = np.concatenate([cal.llr, rng.uniform(cal.llr[0] - 1, cal.llr[-1] + 1, 200)])
+    s = cal.inverse(eta)
+    assert s.shape == eta.shape
+    inner = np.isfinite(s)
+    assert np.all(cal(s[inner]) >= eta[inner])
+    assert np.all(cal(np.nextafter(s[inner], -np.inf)) < eta[inner])
+    assert np.all(eta[s == -np.inf] <= cal.llr[0]) and np.all(eta[s == np.inf] > cal.llr[-1])
+    # on the dev scores: accepting score >= inverse(eta) is the decision LLR >= eta
+    x = dev.scores
+    for e in eta[::20]:
+        assert_array_equal(x >= cal.inverse(e), cal(x) >= e)
+    assert np.ndim(cal.inverse(0.0)) == 0

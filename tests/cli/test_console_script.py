@@ -7,12 +7,13 @@ import sys
 from pathlib import Path
 
 from .._subprocess import loaded_by, python_prints
+from .._time_scale import scaled
 
 LLRLAB = Path(sys.executable).parent / "llrlab"
 
 
 def _run(*args, **kw):
-    return subprocess.run([str(LLRLAB), *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([str(LLRLAB), *args], capture_output=True, text=True, timeout=scaled(120),
                           **kw)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from llrlab.core.cli import Progress
 from llrlab.core.io import write_trials
 
+from .._time_scale import scaled
 from ..dashboard.conftest import make_trials
 
 LLRLAB = Path(sys.executable).parent / "llrlab"
@@ -90,7 +91,7 @@ def _run_in_a_terminal(argv, env):
         elif proc.poll() is not None:
             break
     os.close(master)
-    return proc.wait(timeout=60), b"".join(chunks).decode().replace("\r\n", "\n")
+    return proc.wait(timeout=scaled(60)), b"".join(chunks).decode().replace("\r\n", "\n")
 
 
 def test_llrlab_eval_in_a_terminal_shows_progress_and_leaves_only_its_output(tmp_path):

@@ -18,6 +18,8 @@ import pytest
 from llrlab.core.cli._writing import write_all_atomically
 from llrlab.core.errors import FileFormatError
 
+from .._time_scale import scaled
+
 LLRLAB = Path(sys.executable).parent / "llrlab"
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 DEV = [ASSETS / "demo_A_dev_scores.h5", ASSETS / "demo_dev_key.h5"]
@@ -32,7 +34,7 @@ def _text(content):
 
 def _calibrate(tmp_path, *args):
     return subprocess.run([str(LLRLAB), "calibrate", "--dev", *map(str, DEV), *map(str, args)],
-                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+                          capture_output=True, text=True, timeout=scaled(300), cwd=tmp_path)
 
 
 def _leftovers(folder):
@@ -152,7 +154,7 @@ def test_sigkill_while_writing_leaves_no_temporary_file(tmp_path, name):
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "writing"
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.wait(timeout=scaled(30))
     proc.stdout.close()
     left = _leftovers(tmp_path)
     if name.endswith(".txt"):

@@ -110,3 +110,60 @@ def eer(tar, non):
             a = g1 / (g1 - g2)
             return x1 + a * (x2 - x1)
     raise AssertionError("no crossing")
+
+
+# --- threshold measures (llrlab.core.threshold, llrlab.core.auc), straight from the
+# definitions: every candidate threshold in a Python loop, rates as Fractions.
+
+def sweep(tar, non):
+    """``[(t, misses, false_alarms, Fraction p_miss, Fraction p_fa)]`` at each distinct score
+    and at +inf (where every trial is rejected)."""
+    out = []
+    for t in thresholds(tar, non):
+        m = sum(1 for x in tar if x < t)
+        f = sum(1 for x in non if x >= t)
+        if t == np.inf:
+            m, f = len(tar), 0
+        out.append((float(t), m, f, Fraction(m, len(tar)), Fraction(f, len(non))))
+    return out
+
+
+def threshold_eer(tar, non, rule):
+    """``(eer, threshold interval)`` by the FVC2000 or the closest rule (Fractions)."""
+    pts = sweep(tar, non)
+    j = next(k for k, p in enumerate(pts) if p[4] <= p[3])
+    if pts[j][4] == pts[j][3]:
+        k = j
+    elif rule == "fvc":
+        k = j - 1 if pts[j - 1][3] + pts[j - 1][4] <= pts[j][3] + pts[j][4] else j
+    else:
+        k = j - 1 if abs(pts[j - 1][4] - pts[j - 1][3]) < abs(pts[j][4] - pts[j][3]) else j
+    lower = pts[k - 1][0] if k > 0 else -np.inf
+    return (pts[k][3] + pts[k][4]) / 2, (lower, pts[k][0])
+
+
+def fnmr_at_fmr(tar, non, x):
+    """``(fnmr, fmr, threshold interval)``: the lowest threshold with FMR <= x."""
+    pts = sweep(tar, non)
+    k = next(k for k, p in enumerate(pts) if float(p[4]) <= x)
+    best = min(p[3] for p in pts if float(p[4]) <= x)
+    assert pts[k][3] == best  # the lowest such threshold has the lowest FNMR
+    return pts[k][3], pts[k][4], (pts[k - 1][0] if k > 0 else -np.inf, pts[k][0])
+
+
+def fmr_at_fnmr(tar, non, x):
+    """``(fmr, fnmr, threshold interval)``: the highest threshold with FNMR <= x."""
+    pts = sweep(tar, non)
+    k = max(k for k, p in enumerate(pts) if float(p[3]) <= x)
+    return pts[k][4], pts[k][3], (pts[k - 1][0] if k > 0 else -np.inf, pts[k][0])
+
+
+def auc_delong(tar, non):
+    """Mann-Whitney AUC and DeLong's variance by the O(T*N) double sums of DeLong, DeLong &
+    Clarke-Pearson (1988), eq. (2)-(4)."""
+    psi = np.array([[1.0 if x > y else 0.5 if x == y else 0.0 for y in non] for x in tar])
+    v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
+    a = psi.mean()
+    s10 = ((v10 - a) ** 2).sum() / (len(tar) - 1)
+    s01 = ((v01 - a) ** 2).sum() / (len(non) - 1)
+    return a, s10 / len(tar) + s01 / len(non)

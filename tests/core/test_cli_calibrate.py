@@ -190,18 +190,16 @@ def test_calibrate_one_labelled_dev_file_without_apply(tmp_path):
 
 @pytest.mark.parametrize("command", ["calibrate", "fuse"])
 def test_a_labelled_dev_file_without_apply_is_parsed_once(tmp_path, monkeypatch, command):
-    import llrlab.core.io as io_pkg
-    import llrlab.core.io.scorefile as scorefile
+    import llrlab.core.io.labelled as labelled
 
     calls = []
-    real = scorefile.read_labelled
+    real = labelled.read_labelled
 
     def counting(path, *a, **kw):
         calls.append(str(path))
         return real(path, *a, **kw)
 
-    monkeypatch.setattr(scorefile, "read_labelled", counting)
-    monkeypatch.setattr(io_pkg, "read_labelled", counting)
+    monkeypatch.setattr(labelled, "read_labelled", counting)  # every load reads it from here
     dev = tmp_path / "dev.txt"
     write_trials(dev, gaussian_trials(100, 400, seed=3, scale=0.5, shift=2.0))
     code, _, err = _run([command, "--dev", dev, "--out", tmp_path / "self.txt"])

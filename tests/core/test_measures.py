@@ -397,6 +397,16 @@ def test_cllr_no_overflow_and_infinite_llrs():
     assert cllr([np.inf], [-np.inf]) == 0.0
 
 
+def test_an_infinite_llr_of_weight_zero_counts_for_nothing_in_cllr():
+    # a target at -inf and a non-target at +inf, both of weight 0 (inf * 0 was NaN)
+    tar, non = np.array([-np.inf, 1.0, 2.0]), np.array([0.0, np.inf, -1.0])
+    tw, nw = np.array([0.0, 1.0, 2.0]), np.array([1.0, 0.0, 1.0])
+    want = cllr(tar[1:], non[[0, 2]], tar_weights=tw[1:], non_weights=nw[[0, 2]])
+    assert np.isfinite(want)
+    assert cllr(tar, non, tar_weights=tw, non_weights=nw) == want
+    assert analyze(tar, non, tar_weights=tw, non_weights=nw).cllr == want
+
+
 # ---------------------------------------------------------------------------------------
 # analyze(): one call, same numbers as the separate functions
 # ---------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from numpy.testing import assert_array_equal
 from llrlab.core import _parallel, analyze, analyze_transformed
 from llrlab.core.cllr import softplus_sum
 
+from .._time_scale import scaled
+
 
 def test_map_ordered_keeps_the_order_of_the_items():
     out = _parallel.map_ordered(lambda x: x * x, range(37))
@@ -96,9 +98,9 @@ def test_a_forked_child_gets_a_working_pool():
     p = ctx.Process(target=_child_sum, args=(q,))
     p.start()
     try:
-        assert q.get(timeout=20) == expected
+        assert q.get(timeout=scaled(20)) == expected
     finally:
-        p.join(timeout=60)
+        p.join(timeout=scaled(60))
         if p.is_alive():
             p.kill()
     assert p.exitcode == 0

@@ -91,3 +91,28 @@ def test_weighted_measures_do_not_depend_on_the_order_of_the_trials():
         assert getattr(a, k) == getattr(b, k), k
     assert_array_equal(a.min.dcf, b.min.dcf)
     assert_array_equal(a.act.dcf, b.act.dcf)
+
+
+scored = st.lists(st.tuples(values, st.sampled_from([0.0, 0.0, 0.5, 1.0, 3.0])), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(scored, scored, values, values)
+def test_trials_of_weight_zero_take_no_part_in_pav(tar, non, t1, n1):
+    """docs/conventions.md, "Trials of weight 0": the PAV blocks (ROCCH, its vertex
+    thresholds) are those of the trials of positive weight, whichever class has more trials;
+    the counts at the thresholds count every trial."""
+    tar, non = [(t1, 1.0), *tar], [(n1, 1.0), *non]  # some weight in each class
+    ts, tw = (np.array(c) for c in zip(*tar, strict=True))
+    ns, nw = (np.array(c) for c in zip(*non, strict=True))
+    a = analyze(ts, ns, tar_weights=tw, non_weights=nw, plo=np.linspace(-5, 5, 41))
+    b = analyze(ts[tw > 0], ns[nw > 0], tar_weights=tw[tw > 0], non_weights=nw[nw > 0],
+                plo=a.plo)
+    for f in ("lower", "upper", "tar", "non", "llr"):
+        assert_array_equal(getattr(a.blocks, f), getattr(b.blocks, f), err_msg=f)
+    assert_array_equal(a.min.dcf, b.min.dcf)
+    assert_array_equal(a.min.threshold, b.min.threshold)
+    thr = a.min.threshold[:, None]
+    assert_array_equal(a.min.misses, np.sum(ts < thr, axis=1))
+    assert_array_equal(a.min.false_alarms, np.sum(ns >= thr, axis=1))
+    assert (a.eer, a.min_cllr, a.prbep) == (b.eer, b.min_cllr, b.prbep)

@@ -284,7 +284,7 @@ def test_presentation_and_svg_apply_to_the_comparison_figures():
     st.display.param.update(presentation=True, svg=True)
     for v in (view.nber, view.det, view.ape, view.ece, view.epc, view.cllr):
         assert v.figure.output_backend == "svg"
-        assert v.figure.title.text_font_size == "20pt"
+        assert v.figure.title.text_font_size == "22px"  # the type scale (DisplayState)
     st.display.svg = False
     assert view.cllr.figure.output_backend == "canvas"
 

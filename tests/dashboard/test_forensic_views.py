@@ -193,3 +193,108 @@ def test_a_role_curves_view_must_say_how_to_compute_and_draw():
 
     with pytest.raises(TypeError, match="Half must define _redraw"):
         type("Half", (RoleCurvesView,), {"_curve": lambda self, llr: llr})
+
+
+# ---------------------------------------------------------------- the look (issue 19's bar)
+
+def _entries(view):
+    """``(label, signature, colour)`` of each shown legend entry: the signature is what
+    tells an entry apart without hue (glyph, dash pattern, marker, hatch)."""
+    out = []
+    for item in view.legend.items:
+        rs = [r for r in item.renderers if r.visible]
+        if not item.visible or not rs:
+            continue
+        sig = tuple((type(r.glyph).__name__, tuple(r.glyph.line_dash),
+                     getattr(r.glyph, "marker", None)) for r in rs)
+        g = rs[0].glyph
+        color = g.fill_color if type(g).__name__ == "Scatter" else g.line_color
+        out.append((item.label.value if hasattr(item.label, "value") else item.label["value"],
+                    sig, color))
+    return out
+
+
+def _forensic_views(state):
+    from llrlab.dashboard.views.ece import ECEView
+
+    return {"tippett": TippettView(state=state), "ece": ECEView(state=state),
+            "reliability": ReliabilityView(state=state)}
+
+
+@pytest.mark.parametrize("method", ["pav", "bins"])
+def test_legend_entries_never_differ_by_hue_alone(state, display, method):
+    from llrlab.core.palette import contrast_ratio
+
+    display.reliability = method
+    for name, view in _forensic_views(state).items():
+        entries = _entries(view)
+        assert len(entries) >= 2, name
+        for i, (la, sa, ca) in enumerate(entries):
+            for lb, sb, cb in entries[i + 1:]:
+                assert sa != sb or contrast_ratio(ca, cb) >= 3, (name, la, lb)
+
+
+def test_curves_are_opaque_and_stand_out_on_white(state, display):
+    from bokeh.models import GlyphRenderer
+
+    from llrlab.core.palette import MIN_CONTRAST, contrast_ratio
+
+    display.reliability = "bins"
+    for name, view in _forensic_views(state).items():
+        for r in view.figure.renderers:
+            if not isinstance(r, GlyphRenderer):
+                continue
+            g = r.glyph
+            assert g.line_alpha == 1.0, (name, r)
+            if type(g).__name__ == "Line":
+                assert contrast_ratio(g.line_color) >= MIN_CONTRAST, (name, g.line_color)
+
+
+def test_presentation_style_at_the_stage_scale(state, display):
+    from bokeh.models import Span
+
+    from llrlab.dashboard.state.display import LINE_MIN
+
+    views = _forensic_views(state)
+    display.param.update(presentation=True, scale=1.5)
+    for name, view in views.items():
+        view.resize(600, 560)
+        fig = view.figure
+        assert fig.title.text_font_size == "33px", name  # 22 px times the scale
+        assert view.legend.label_text_font_size == "27px", name
+        for r in fig.renderers:
+            lw = getattr(r.glyph, "line_width", None)
+            if type(r.glyph).__name__ == "Line":
+                assert lw >= LINE_MIN * 1.5, (name, r.glyph)
+        for span in fig.select({"type": Span}):
+            assert span.line_width >= LINE_MIN * 1.5, (name, span.name)
+    display.presentation = False  # the screen keeps the sizes the figures were built with
+    tv = views["tippett"]
+    assert tv.figure.title.text_font_size == "17.33px"
+    assert tv.threshold.line_width == 2.5 and tv.lr1.line_width == 1.5
+
+
+def test_the_tippett_note_fits_below_the_figure_on_a_stage(state, display):
+    from llrlab.dashboard.text_fit import text_height
+    from llrlab.dashboard.views._common import PANE_MARGIN
+    from llrlab.dashboard.views._common import stage_min as figure_min
+
+    tv = TippettView(state=state)
+    display.param.update(presentation=True, scale=1.0)
+    text = tv.note.object
+    assert "Misleading evidence" in text
+    tv.resize(480, 600)
+    note_h = text_height(text, 18.0, 480 - 40) + 8
+    assert tv.note.styles["font-size"] == "18px"
+    assert tv.note.height == note_h and tv.note.width == 480 - 20
+    assert "overflow-y" not in tv.note.styles  # sized for its text: nothing scrolls
+    assert tv.figure.height == 600 - note_h - 2 * PANE_MARGIN[0]
+    # the stage plans the room of the figure, its legend and its note
+    w, h = tv.stage_min(1.5)
+    fw, fh = figure_min(tv.legend, 1.5)
+    assert (w, h) == (fw, fh + text_height(text, 27.0, fw - 40) + 8)
+    # back on the page: the note stretches with the figure, at the page's type
+    display.presentation = False
+    tv.resize(900, None)
+    assert tv.note.sizing_mode == "stretch_width" and tv.note.height is None
+    assert tv.note.styles["font-size"] == "90%"

@@ -224,7 +224,9 @@ def test_step_07_a_scale_or_a_shift(cal):
     for a, b in ((2.0, 0.0), (0.5, 0.0), (1.0, 2.0), (1.0, -2.0)):
         np.testing.assert_allclose(core.min_dcf(a * tar + b, a * non + b, core.analyze(
             tar, non).plo).dcf, base, rtol=1e-12)
-    says(step, "The thin dash-dotted curves")
+    says(step, "The thin dashed curves")
+    says(step, "the scales in blue, the shifts in wine, each with its own dashes")
+    assert REF_COLORS == ("#0072B2", "#0072B2", "#882255", "#882255")  # blue, blue, wine, wine
     says(step, "The thick green curve is the true LLR")
     assert COLORS["true"] not in REF_COLORS  # (the LLR + 2 reference was drawn in it)
     assert COLORS["true"] == "#009E73"  # bluish green (Okabe & Ito)
@@ -239,20 +241,24 @@ def _contrast(color):
     return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05)
 
 
-def test_the_reference_curves_are_dash_dotted_and_visible_on_white():
-    """Step 7 names them 'dash-dotted' and tells them apart by legend: distinct colours,
-    none the true LLR's, each at least WCAG's 3:1 against the white plot (the yellow it
-    replaced had 1.32:1)."""
+def test_the_reference_curves_are_dashed_distinct_and_visible_on_white():
+    """Step 7 names them 'dashed' and tells them apart by colour and dashes: no two share
+    both, none is drawn in the true LLR's colour or solid, each is at least WCAG's 3:1
+    against the white plot (the yellow it replaced had 1.32:1)."""
     from llrlab.dashboard.state import DashboardState as State
-    from llrlab.dashboard.views._common import COLORS, REF_COLORS
+    from llrlab.dashboard.views._common import COLORS, REF_COLORS, REF_DASHES, line_dash
     from llrlab.dashboard.views.nber import NBERView
 
-    assert len(set(REF_COLORS)) == len(REF_COLORS) == 4
+    assert len(set(zip(REF_COLORS, REF_DASHES, strict=True))) == len(REF_COLORS) == 4
+    assert len(set(REF_DASHES)) == 4
     for c in REF_COLORS:
         assert _contrast(c) >= 3.0, c
         assert c not in (COLORS["true"], COLORS["act"], COLORS["min"], COLORS["op"])
     view = NBERView(state=State(runner=SyncRunner()))
-    assert {tuple(r.glyph.line_dash) for r in view.ref_renderers} == {(2, 4, 6, 4)}  # dotdash
+    drawn = [(r.glyph.line_color, tuple(r.glyph.line_dash)) for r in view.ref_renderers]
+    assert drawn == [(c, tuple(line_dash(d))) for c, d in
+                     zip(REF_COLORS, REF_DASHES, strict=True)]
+    assert all(dash for _, dash in drawn)  # none solid
     assert _contrast("#F0E442") < 1.4
 
 
@@ -453,6 +459,19 @@ def test_forensic_step_6_the_ece_plot(fx):
     assert np.all(ce[(plo > -1.8 * math.log(10)) & (plo < 2.1 * math.log(10))]
                   <= neutral[(plo > -1.8 * math.log(10)) & (plo < 2.1 * math.log(10))])
     says(step, "Ramos & González-Rodríguez 2013")
+    says(step, "solid for these LRs, long dashes after PAV, dotted for the neutral LR = 1")
+    from llrlab.core.palette import COLORS, dash_array
+    from llrlab.dashboard.views.ece import ECEView
+
+    view = ECEView(state=fx.st)  # (in presentation style: the patterns grow with the lines)
+    default = next(r for r in view.figure.renderers if r.data_source is view.default_source)
+    drawn = {k: (r.glyph.line_color, list(r.glyph.line_dash), r.glyph.line_width)
+             for k, r in [*view.renderers.items(), ("neutral", default)] if k[0] != "dev"}
+    assert {k: (c, d) for k, (c, d, _) in drawn.items()} == {
+        ("eval", "ce"): (COLORS["act"], []),
+        ("eval", "min"): (COLORS["map"], dash_array("longdash", drawn["eval", "min"][2])),
+        "neutral": (COLORS["default"], dash_array("dotted", drawn["neutral"][2]))}
+    assert COLORS["act"] == "#D55E00" and COLORS["map"] == "#0072B2"  # vermillion, blue
 
 
 def test_forensic_step_7_calibration_repairs_it(fx):

@@ -238,7 +238,14 @@ def test_lesson_text_is_shown_as_text_not_html():
         assert bad not in shown
     assert "&lt;script&gt;" in shown and "&lt;b onclick=alert(3)&gt;" in shown
     assert gate(shown) == ""
-    assert "<b" not in nav.where.object and "&#60;b onclick" in nav.where.object
+    # the step list is a native select: its options are text, never markup
+    assert "1 / 2 · <b onclick=alert(3)>First</b>" in nav.steps.options
+    hostile_title = parse_lesson(hostile.replace("title: Two steps", "title: <i>x</i>"),
+                                 "hostile.md")
+    st2 = _state(lessons={"hostile": hostile_title})
+    st2.lesson.open("hostile")
+    nav2 = StageNav(state=st2)
+    assert "<i>" not in nav2.where.object and "&#60;i&#62;x" in nav2.where.object
     model = text.text.get_root(Document())
     assert model.disable_math is True
 
@@ -594,12 +601,54 @@ def test_arrow_presses_taken_together_keep_their_order():
     st, page = app.state, app.page_control
     st.lesson.open("calibration", len(builtin_lessons()["calibration"]))
     last = st.lesson.step
-    page.param.update(keys="fb", presses=2)
+    page.param.update(keys="f b", presses=2)
     assert st.lesson.step == last - 1
-    page.param.update(keys="fbbb", presses=4)  # two more presses, both back
+    page.param.update(keys="f b b b", presses=4)  # two more presses, both back
     assert st.lesson.step == last - 3
 
 
+def test_home_end_and_a_step_number_jump():
+    """Home and End go to the first and last step, a number and Enter to that step (clamped
+    to the lesson); the page knows when the last step is shown (its end signal)."""
+    from llrlab.dashboard.app import create_app
+
+    app = create_app(threaded=False)
+    st, page = app.state, app.page_control
+    n = len(builtin_lessons()["calibration"])
+    st.lesson.open("calibration", 3)
+    assert page.staged and not page.at_end
+    page.param.update(keys="e", presses=1)
+    assert st.lesson.step == n and page.at_end
+    assert app.main_area.nav.next.name == "End ■" and app.main_area.nav.next.disabled
+    page.param.update(keys="e h", presses=2)
+    assert st.lesson.step == 1 and not page.at_end
+    page.param.update(keys="e h g5", presses=3)
+    assert st.lesson.step == 5
+    page.param.update(keys="e h g5 g99", presses=4)
+    assert st.lesson.step == n
+    st.lesson.close()
+    assert not page.staged
+
+
+def test_speaker_notes_in_markdown_and_json():
+    """A step's ``notes`` (one line, or more lines indented under it) are the speaker's; the
+    audience's text never has them."""
+    md = GOOD.replace("point.plo: -2.2\n", "point.plo: -2.2\nnotes: Ask the room first.\n"
+                      "  Then show **act DCF**.\n", 1)
+    lesson = parse_lesson(md, "notes.md")
+    assert lesson.step(1).notes == "Ask the room first.\nThen show **act DCF**."
+    assert lesson.step(2).notes == ""
+    assert "Ask the room" not in lesson.step(1).text
+    js = parse_lesson(json.dumps({"title": "J", "steps": [
+        {"title": "a", "text": "Some text.", "notes": ["one", "two"]}]}), "j.json")
+    assert js.step(1).notes == "one\ntwo"
+    for bad, msg in ((123, "key 'notes': text"), ("x" * 4001, "more than 4000 characters"),
+                     ("see ![x](http://e/x.png)", "an image")):
+        with pytest.raises(LessonError, match=msg):
+            parse_lesson(json.dumps({"title": "J", "steps": [
+                {"title": "a", "text": "Some text.", "notes": bad}]}), "j.json")
+    with pytest.raises(LessonError, match="given twice"):
+        parse_lesson(md.replace("notes: Ask", "notes: x\nnotes: Ask"), "twice.md")
 # ---------------------------------------------------------------------------- the stage
 
 

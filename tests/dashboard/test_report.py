@@ -18,6 +18,8 @@ from llrlab.core.io import write_trials
 from llrlab.dashboard.cli import build_parser
 from llrlab.dashboard.report import MAX_SETS, ReportSet, report_document, report_html
 
+from .._time_scale import scaled
+
 
 def sets_of(n, *, seed=0, calibrate=True):
     dev = gaussian_trials(n // 10, n - n // 10, seed=seed + 1, scale=2.0, shift=-1.0)
@@ -276,11 +278,25 @@ def test_the_console_script_writes_a_report(files):
     llrlab = Path(sys.executable).parent / "llrlab"
     r = subprocess.run([str(llrlab), "report", str(tmp / "eval.txt"), "--dev",
                         str(tmp / "dev.txt"), "--calibrate", "affine", "-o",
-                        str(tmp / "fresh.html")], capture_output=True, text=True, timeout=300)
+                        str(tmp / "fresh.html")], capture_output=True, text=True,
+                       timeout=scaled(300))
     assert r.returncode == 0, r.stderr
     assert r.stderr == "" and "3 score sets" in r.stdout
     assert "BEGIN bokeh.min.js" in (tmp / "fresh.html").read_text(encoding="utf-8")
     for module in ("llrlab.dashboard.report", "llrlab.dashboard.views.export"):
         r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
-                           text=True, timeout=300)
+                           text=True, timeout=scaled(300))
         assert r.returncode == 0, r.stderr
+
+
+def test_det_has_the_fmr100_and_fmr1000_markers(small):
+    from llrlab.core import fnmr_at_fmr, probit
+
+    sets, cal = small
+    doc, _ = report_document(sets, calibration=cal, p_target=0.05)
+    for j, s in enumerate(sets):
+        data = _model(doc, f"report_det_fmr_{j}").data
+        want = fnmr_at_fmr(s.llr, fmr=[0.01, 0.001])
+        assert list(data["text"]) == ["FMR100", "FMR1000"]
+        np.testing.assert_allclose(data["x"], probit(want.p_fa))
+        np.testing.assert_allclose(data["y"], probit(want.p_miss))

@@ -52,6 +52,24 @@ def test_the_histogram_range_shows_both_classes(teaching):
     assert hist.figure.x_range.end == pytest.approx(2 * hi, rel=1e-9)
 
 
+def test_a_stage_plans_the_histogram_note_at_its_own_scale(teaching):
+    """The layout asks for a panel's least room before the display takes the stage's scale:
+    the note's height is that of its text at the stage's size (27 px at scale 1.5), not at
+    the display's current one."""
+    from llrlab.dashboard.text_fit import text_height
+    from llrlab.dashboard.views._common import stage_min
+
+    st, (hist, _) = teaching
+    st.display.param.update(presentation=True, scale=1.0)
+    text = hist.note.object
+    assert text
+    fw, fh = stage_min(hist.legend, 1.5)
+    assert hist.stage_min(1.5) == (fw, fh + text_height(text, 27.0, fw - 40) + 8)
+    hist.resize(700, 500)
+    assert hist.note.height == text_height(text, 18.0, 700 - 40) + 8
+    assert hist.note.styles["font-size"] == "18px"
+
+
 def test_loaded_data_keep_the_wide_range_and_no_note():
     st = DashboardState()
     st.data.set_systems({"A": SystemData(make_trials(2000, seed=1), make_trials(3000, seed=2))})

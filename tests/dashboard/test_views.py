@@ -81,7 +81,7 @@ def test_p_target_updates_the_sources(state, views):
     # edge as a triangle pointing left, and named in the plot
     xr = det.figure.x_range
     assert probit(op.act.p_fa) < xr.start < x[0] < xr.start + 0.02 * (xr.end - xr.start)
-    assert det.op_sources["eval"].data["marker"][0] == "triangle"
+    assert det.op_sources["eval"].data["marker"][0] == "triangle_dot"  # (DR30: "triangle")
     up = probit(op.act.p_miss) > det.figure.y_range.end  # also above the plot: up-left
     assert_allclose(det.op_sources["eval"].data["angle"][0], np.pi / 4 if up else np.pi / 2)
     assert det.off_label.visible
@@ -188,7 +188,7 @@ def test_the_table_follows_the_operating_point_after_other_changes(state, views)
     state.uncertainty.ci_method = "wilson"
     state.point.plo = -1.5
     assert f"{state.op['eval'].act_dcf:.4f}" in metrics.table.object
-    assert "19px" in metrics.table.object  # presentation fonts
+    assert "font-size: 18px" in metrics.table.object  # presentation fonts
     state.point.plo = -3.0
     assert f"{state.op['eval'].act_dcf:.4f}" in metrics.table.object
     assert "-3.000" in metrics.header.object
@@ -256,12 +256,15 @@ def test_presentation_style_enlarges_every_text(state, views):
     state.display.presentation = True
     big = (nber.op_label.text_font_size, nber.label_fa.text_font_size,
            det.off_label.text_font_size)
-    assert all(float(b[:-2]) >= 1.4 * float(s[:-2]) for s, b in zip(small, big, strict=True))
+    px = {"pt": 4 / 3, "px": 1.0}  # CSS units in pixels
+    assert all(float(b[:-2]) * px[b[-2:]] > float(s[:-2]) * px[s[-2:]]
+               for s, b in zip(small, big, strict=True))
+    assert all(b == "18px" for b in big)  # the type scale's labels at scale 1
     assert nber.label_miss.text_font_size == nber.label_fa.text_font_size
     for pane in (metrics.header, metrics.warning, metrics.calibration_note):
-        assert pane.styles["font-size"] == "140%"
+        assert pane.styles["font-size"] == "18px"
     for pane in (cal.params, cal.title):
-        assert pane.styles["font-size"] == "130%"
+        assert pane.styles["font-size"] == "18px"
     assert "18px" in table_html([], presentation=True)
     for fig in (nber.figure, det.figure):
         for r in fig.renderers:
@@ -322,7 +325,7 @@ def test_metrics_csv_names_system_and_calibration(state, views):
 def test_a_highlighted_row_of_the_metrics_table_wins_over_the_row_stripes():
     """Both rules are equally specific, so the later one paints: a highlighted even row
     must be pink, not striped grey (the highlight rule once came first)."""
-    from llrlab.dashboard.views.metrics import _CSS
+    from llrlab.dashboard.views.metrics import _css
 
-    css = _CSS % {"size": "14px"}
+    css = _css("14px")
     assert css.index("tr.lit td {") > css.index("tr:nth-child(even) td {")

@@ -109,6 +109,7 @@ def fast_path_used(monkeypatch, reader, content, name="t.txt"):
     ("labelled", b"1.5 target\n-1 nontarget\n", "t.txt"),
     ("conditions", b"m1 s1 tel\nm1 s2 mic\n", "t.txt"),
     ("ndx", b"m1 s1\nm2 s2\n", "t.txt"),
+    ("key", b"007 0012 target\n1 2 nontarget\n1 0012 1\n", "t.txt"),  # ids that look numeric
 ])
 def test_the_fast_path_reads_ordinary_files(monkeypatch, reader, content, name):
     assert fast_path_used(monkeypatch, reader, content, name)
@@ -128,6 +129,8 @@ def test_the_fast_path_reads_ordinary_files(monkeypatch, reader, content, name):
     ("scores", b"m1 s1 1\nm1 s2\n"),
     ("scores", b"m1 s\xe9 1\n"),                   # not UTF-8
     ("key", b"m1 s1 target\nm1 s2 maybe\n"),
+    ("key", b"m1 s1 +1\nm1 s2 0\n"),             # pandas 3.1 reads '+1' as 1 in a category
+    ("key", b"m1 s1 00\nm1 s2 1\n"),
     ("key", b"m1 s1 target\nm1 s2\n"),
     ("labelled", b"score label\n1 target\n2\n"),
     ("conditions", b"m1 s1 tel\nm1 s2\n"),
@@ -150,7 +153,7 @@ _NUM = st.one_of(
                      "0", ".5", "5.", "+1", "0x10", "1e", "1.7976931348623157e308", "2e308",
                      "4.9e-324", "abc", "", "00012", "1,5", "-0"]))
 _LABEL = st.sampled_from(["target", "nontarget", "TGT", "imp", "1", "0", "true", "maybe", "",
-                          "tar get"])
+                          "tar get", "+1", "00", "1.0", "True", "-0"])
 _SEP = st.sampled_from([" ", "\t", "  ", ",", " \x0c"])
 _END = st.sampled_from(["\n", "\r\n", "\r", "\n\n", "\n \t\n"])
 # valid fields: ordinary ids, numbers in every spelling Python reads, label words
@@ -241,3 +244,76 @@ def test_many_blocks_read_the_same_both_ways(monkeypatch):
     head = "Model Test Score Label\n" + "".join(
         f"m{i % 13} s{i} {v!r} {'target' if i % 4 else 'imp'}\n" for i, v in enumerate(x.tolist()))
     assert same_both_ways("labelled", head.encode())[0] == "ok"
+
+
+# --------------------------------------------------------------------------------------------
+# Whole loads on the shapes users have: the fast path (ids numbered per column, vocabularies
+# merged hash-based) gives the trials and the report the exact reader gives
+
+
+def _load_both_ways(monkeypatch, scores, key):
+    from llrlab.core.io import load_trials_with_report
+
+    def run(fast):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(_fast, "read_fast", lambda *a, **kw: None)
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    t, report = load_trials_with_report(scores, key)
+            except LlrlabError as exc:
+                return "error", str(exc)
+        return ("ok", t.scores.view(np.int64).tolist(), t.labels.tolist(),
+                t.model_ids.tolist(), t.segment_ids.tolist(), report,
+                sorted(str(w.message) for w in caught))
+
+    return run(True), run(False)
+
+
+_SHAPE_IDS = {
+    "short": (lambda i: f"m{i:04d}", lambda j: f"s{j:06d}"),
+    "long": (lambda i: f"id{10000 + i % 13}/{i * 2654435761 % 10**9:x}/{i:05d}.wav",
+             lambda j: f"id{10270 + j % 7}/5r0d{j * 40503 % 10**7:x}Wxy/{j:05d}.wav"),
+}
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(n_models=st.integers(1, 30), n_segs=st.integers(1, 40),
+       ids=st.sampled_from(["short", "long"]), unique=st.booleans(),
+       seed=st.integers(0, 2**16), extra=st.integers(0, 20),
+       missing=st.integers(0, 20), dup=st.integers(0, 3), conflict=st.booleans())
+def test_loads_of_every_shape_are_the_same_both_ways(monkeypatch, tmp_path_factory, n_models,
+                                                     n_segs, ids, unique, seed, extra, missing,
+                                                     dup, conflict):
+    from llrlab.core.io import _source
+
+    monkeypatch.setattr(_source, "BLOCK", 512)  # many blocks
+    monkeypatch.setattr(_fast, "CHUNK_ROWS", 5)  # many chunks, ids repeating across them
+    rng = np.random.default_rng(seed)
+    m_name, s_name = _SHAPE_IDS[ids]
+    if unique:  # each segment against a few models
+        pairs = [(int(rng.integers(n_models)), j) for j in range(n_segs) for _ in range(2)]
+        pairs = list(dict.fromkeys(pairs))
+    else:
+        pairs = [(i, j) for i in range(n_models) for j in range(n_segs)]
+    x = rng.normal(size=len(pairs)) * 10.0 ** rng.integers(-5, 5, len(pairs))
+    lab = rng.random(len(pairs)) < 0.3
+    lab[0], lab[-1] = True, False
+    score_lines = [f"{m_name(i)} {s_name(j)} {v!r}\n" for (i, j), v in zip(pairs, x.tolist(),
+                                                                         strict=True)]
+    score_lines += [score_lines[int(k)] for k in rng.integers(len(pairs), size=dup)]
+    if conflict and dup:
+        score_lines.append(score_lines[-1].rsplit(" ", 1)[0] + " 12345.5\n")
+    key_pairs = pairs[missing:] + [(n_models + k, k) for k in range(extra)]
+    key_lab = np.concatenate([lab[missing:], np.zeros(extra, bool)])
+    order = rng.permutation(len(key_pairs))
+    key_lines = [f"{m_name(key_pairs[k][0])} {s_name(key_pairs[k][1])} "
+                 f"{'target' if key_lab[k] else 'nontarget'}\n" for k in order.tolist()]
+    d = tmp_path_factory.mktemp("shape")
+    s, k = d / "s.txt", d / "k.txt"
+    s.write_text("".join(score_lines))
+    k.write_text("".join(key_lines))
+    fast, exact = _load_both_ways(monkeypatch, s, k)
+    assert fast == exact

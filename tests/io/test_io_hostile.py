@@ -279,7 +279,7 @@ def test_bad_limits_are_refused(tmp_path):
 
 
 def test_memory_error_names_the_file(tmp_path, monkeypatch):
-    import llrlab.core.io as io_pkg
+    from llrlab.core.io import bosaris_text
 
     s = write(tmp_path / "s.txt", "m1 s1 1\nm1 s2 2\n")
     k = write(tmp_path / "k.txt", "m1 s1 target\nm1 s2 nontarget\n")
@@ -287,7 +287,7 @@ def test_memory_error_names_the_file(tmp_path, monkeypatch):
     def boom(*a, **kw):
         raise MemoryError
 
-    monkeypatch.setattr(io_pkg, "read_score_text", boom)
+    monkeypatch.setattr(bosaris_text, "read_score_text", boom)  # the registry's reader
     one_line_error(lambda: load_trials(s, k), str(s), "not enough memory")
     one_line_error(lambda: load_scores(s), str(s), "not enough memory")
 

@@ -9,6 +9,7 @@ import zipfile
 import pytest
 
 from .._subprocess import loaded_by, python_prints
+from .._time_scale import scaled
 
 
 @pytest.mark.slow
@@ -17,7 +18,7 @@ def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
          "-w", str(tmp_path), str(root)],
-        check=True, capture_output=True, timeout=300,
+        check=True, capture_output=True, timeout=scaled(300),
     )
     (wheel,) = tmp_path.glob("llrlab-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
@@ -47,7 +48,8 @@ def test_wheel_maps_top_level_folders_into_the_llrlab_namespace(tmp_path):
     # version
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
-                    str(target), str(wheel)], check=True, capture_output=True, timeout=300)
+                    str(target), str(wheel)], check=True, capture_output=True,
+                   timeout=scaled(300))
     code = ("import llrlab, llrlab.core, llrlab.dashboard.app as a, llrlab.dashboard.lessons as l; "
             "print(llrlab.__version__, llrlab.core.__file__, len(a.demo_specs()), "
             "len(l.builtin_lessons()))")

@@ -1,8 +1,8 @@
 """``DaskAnalysis.at`` and ``curves`` are exact at every operating point, not only on a grid:
-random data (ties or not, weighted or not), random input chunks, random sorted partitions and
-random prior log-odds (among them those of the usual p_target values) give the numbers of
-the in-memory ``analyze`` to 1e-12, and those agree with a brute-force sweep over every
-threshold."""
+random data (ties or not, unweighted, weighted or with trials of weight 0), random input
+chunks, random sorted partitions and random prior log-odds (among them those of the usual
+p_target values) give the numbers of the in-memory ``analyze`` to 1e-12, and the same
+trial counts and thresholds; those agree with a brute-force sweep over every threshold."""
 
 from __future__ import annotations
 
@@ -51,6 +51,29 @@ def _brute(tar, non, tw, nw, plo):
     return dcf(-plo), min(dcf(t) for t in thresholds)
 
 
+def _brute_min_vertex(tar, non, tw, nw, op):
+    """The minimum-DCF threshold ``t`` and its counts from the definitions
+    (docs/conventions.md, "Trials of weight 0"): ``t`` is a score of positive weight (or
+    ``+inf``), the largest threshold with its error rates (a trial of positive weight is
+    rejected just above it), and the counts are numbers of trials (of weight 0 too)."""
+    tw = np.ones(tar.size) if tw is None else tw
+    nw = np.ones(non.size) if nw is None else nw
+    t = float(op.min.threshold)
+    assert t == np.inf or t in np.concatenate([tar[tw > 0], non[nw > 0]])
+    if t < np.inf:
+        up = np.nextafter(t, np.inf)
+        assert tw[(tar >= t) & (tar < up)].sum() + nw[(non >= t) & (non < up)].sum() > 0
+    p_miss, p_fa = tw[tar < t].sum() / tw.sum(), nw[non >= t].sum() / nw.sum()
+    np.testing.assert_allclose([op.min.p_miss, op.min.p_fa], [p_miss, p_fa], rtol=RTOL,
+                               atol=1e-15)
+    assert (int(op.min.misses), int(op.min.false_alarms)) == (int(np.sum(tar < t)),
+                                                             int(np.sum(non >= t)))
+    assert (int(op.act.misses), int(op.act.false_alarms)) == (int(np.sum(tar < -op.plo)),
+                                                             int(np.sum(non >= -op.plo)))
+    # DR30 (docs/conventions.md): safe where both counts at the minimizing threshold are >= 30
+    assert op.dr30_safe == (op.min.misses >= 30 and op.min.false_alarms >= 30)
+
+
 def _same_op(a, b):
     assert a.plo == b.plo
     np.testing.assert_allclose([a.act_dcf, a.min_dcf, a.act.p_miss, a.act.p_fa,
@@ -62,13 +85,15 @@ def _same_op(a, b):
     assert (int(a.min.misses), int(a.min.false_alarms)) == (int(b.min.misses),
                                                            int(b.min.false_alarms))
     assert a.dr30_safe == b.dr30_safe
+    assert float(a.min.threshold) == float(b.min.threshold)
 
 
 @st.composite
 def cases(draw):
-    """Scores (integer-valued with many ties, or continuous), optional weights, input chunk
-    sizes, rows per sorted partition, and prior log-odds: the typical ones, random ones,
-    and ones whose Bayes threshold is a score or the next float after it."""
+    """Scores (integer-valued with many ties, or continuous), no weights, positive weights or
+    weights with zeros, input chunk sizes, rows per sorted partition, and prior log-odds:
+    the typical ones, random ones, and ones whose Bayes threshold is a score or the next
+    float after it."""
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     n_tar, n_non = draw(st.integers(1, 80)), draw(st.integers(1, 300))
     if draw(st.booleans()):
@@ -77,9 +102,15 @@ def cases(draw):
     else:
         tar, non = rng.normal(1.5, 1.5, n_tar), rng.normal(-1.0, 1.5, n_non)
     tw = nw = None
-    if draw(st.booleans()):  # positive weights (zero weights: see the xfail test below)
+    weights = draw(st.sampled_from(["none", "positive", "zeros"]))
+    if weights == "positive":
         tw = rng.choice([0.5, 1.0, 3.0], n_tar)
         nw = rng.choice([0.25, 1.0, 2.0], n_non)
+    elif weights == "zeros":  # trials of weight 0 (some weight in each class)
+        tw = rng.choice([0.0, 0.5, 1.0, 3.0], n_tar)
+        nw = rng.choice([0.0, 0.0, 0.25, 1.0, 2.0], n_non)
+        tw[rng.integers(n_tar)] = 1.0
+        nw[rng.integers(n_non)] = 1.0
     chunks = (draw(st.integers(1, n_tar)), draw(st.integers(1, n_non)))
     rows = draw(st.integers(4, 400))
     both = np.concatenate([tar, non])
@@ -97,7 +128,7 @@ def _dask(tar, non, tw, nw, chunks, rows, **kw):
                         partition_rows=rows, **kw)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(cases())
 def test_at_any_plo_equals_in_memory_and_brute_force(case):
     tar, non, tw, nw, chunks, rows, plo = case
@@ -108,6 +139,10 @@ def test_at_any_plo_equals_in_memory_and_brute_force(case):
         _same_op(a, m.at(x))
         np.testing.assert_allclose([a.act_dcf, a.min_dcf], _brute(tar, non, tw, nw, x),
                                    rtol=RTOL, atol=1e-15)
+        _brute_min_vertex(tar, non, tw, nw, a)
+    np.testing.assert_array_equal(d.blocks.lower, m.blocks.lower)
+    np.testing.assert_array_equal(d.blocks.upper, m.blocks.upper)
+    assert (d.dr30.plo_fa, d.dr30.plo_miss) == (m.dr30.plo_fa, m.dr30.plo_miss)
     for x, y in zip(d.curves(plo), m.curves(plo), strict=True):
         np.testing.assert_array_equal(x.plo, y.plo)
         np.testing.assert_allclose(x.dcf, y.dcf, rtol=RTOL)
@@ -196,15 +231,23 @@ def test_weighted_counts_on_the_cluster_at_any_plo(continuous, cluster_client):
         d.at(-float(tar[0]))
 
 
-@pytest.mark.xfail(strict=True, reason="known, older than exactness at any plo: with trials "
-                   "of weight 0 the Dask ROCCH vertex thresholds (PooledBlocks.lower) may "
-                   "differ from the in-memory ones, which depend on which class has fewer "
-                   "trials; DCFs are equal, the trial counts at the min-DCF vertex are not")
 def test_zero_weight_trials_at_the_min_dcf_vertex():
+    """A target of weight 0 between the non-target and the other target: the vertex that
+    accepts both targets is the one whose threshold is the target of positive weight (1.69),
+    in memory (where it was the target of weight 0 when the targets outnumber the
+    non-targets) and on Dask alike; the target of weight 0 below it is a miss."""
     tar, non = np.array([1.68859533, 1.30184271]), np.array([-0.03936602])
     tw, nw = np.array([1.0, 0.0]), np.array([1.0])
     m = analyze(tar, non, tar_weights=tw, non_weights=nw)
     d = _dask(tar, non, tw, nw, (1, 1), 100)
-    a, b = d.at(0.0), m.at(0.0)
-    assert a.min_dcf == b.min_dcf and a.act_dcf == b.act_dcf  # the numbers agree
-    np.testing.assert_array_equal(d.blocks.lower, m.blocks.lower)
+    for r in (m, d):
+        np.testing.assert_array_equal(r.blocks.lower, [-0.03936602, 1.68859533])
+        op = r.at(0.0)
+        assert (op.min_dcf, float(op.min.threshold)) == (0.0, 1.68859533)
+        assert (int(op.min.misses), int(op.min.false_alarms)) == (1, 0)
+        _brute_min_vertex(tar, non, tw, nw, op)
+    # the same with more non-targets than targets (the other construction of the blocks)
+    non2, nw2 = np.array([-0.03936602, -5.0, -6.0]), np.array([1.0, 0.0, 0.0])
+    m2 = analyze(tar, non2, tar_weights=tw, non_weights=nw2)
+    np.testing.assert_array_equal(m2.blocks.lower, m.blocks.lower)
+    _same_op(m2.at(0.0), m.at(0.0))

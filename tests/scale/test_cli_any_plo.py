@@ -1,6 +1,6 @@
 """``llrlab eval --dask`` prints the JSON of ``llrlab eval`` at any operating point: the
 installed console script on a Parquet file, against ``llrlab eval`` of the same trials in a
-labelled text file."""
+labelled text file (with trials of weight 0 too)."""
 
 from __future__ import annotations
 
@@ -120,9 +120,16 @@ def test_condition_weighted_eval_dask_json_equals_eval_json(conditions_h5, point
     sums of the same weights in another order, equal to 1e-12 relative."""
     scores, key = conditions_h5
     args = (scores, key, *POINTS[point], "--condition-weights", "tel=2,mic=1,far=1")
-    mem = _in_memory(*args)
-    r = subprocess.run([str(LLRLAB), "eval", *map(str, args), "--dask", "--json", "--quiet"],
-                       capture_output=True, text=True, timeout=600)
+    _same_json(args, args)
+
+
+def _same_json(dask_args, memory_args):
+    """``llrlab eval DASK_ARGS --dask --json`` (the console script) equals ``llrlab eval
+    MEMORY_ARGS --json``: floats to 1e-12 relative (weighted counts are sums of the same
+    weights in another order), everything else exactly."""
+    mem = _in_memory(*memory_args)
+    r = subprocess.run([str(LLRLAB), "eval", *map(str, dask_args), "--dask", "--json",
+                        "--quiet"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     big = json.loads(r.stdout)
     assert set(big) == set(mem)
@@ -131,3 +138,59 @@ def test_condition_weighted_eval_dask_json_equals_eval_json(conditions_h5, point
             assert big[k] == pytest.approx(v, rel=1e-12, abs=0), k
         else:
             assert big[k] == v, k
+
+
+@pytest.fixture(scope="module")
+def zero_weight_files(tmp_path_factory):
+    """Trials with per-trial weights of 0, as Parquet (``weight`` column) and as a labelled
+    text file with a weight column: ``tied``, 3000 tied scores (one decimal), a third of
+    the weights 0; ``edge``, a target of weight 0 between the non-target and the other
+    target (more targets than non-targets: the minimum-DCF threshold at p_target 0.5 was
+    that target of weight 0 in memory and the other target on Dask)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from llrlab.core import Trials
+    from llrlab.core.io import write_labelled
+
+    d = tmp_path_factory.mktemp("zeros")
+    rng = np.random.default_rng(23)
+    lab = rng.random(3_000) < 0.1
+    sets = {"tied": (np.round(rng.normal(0.0, 1.0, lab.size) * 2.0 + 4.0 * lab - 3.0, 1), lab,
+                     rng.choice([0.0, 0.0, 0.5, 1.0, 2.0], lab.size)),
+            "edge": (np.array([1.68859533, 1.30184271, -0.03936602]),
+                     np.array([True, True, False]), np.array([1.0, 0.0, 1.0]))}
+    out = {}
+    for name, (s, lab, w) in sets.items():
+        pq.write_table(pa.table({"score": s, "label": lab, "weight": w}),
+                       d / f"{name}.parquet", row_group_size=700)
+        write_labelled(d / f"{name}.txt", Trials(s, lab, weights=w))
+        out[name] = d / f"{name}.parquet", d / f"{name}.txt"
+    return out
+
+
+def _text_report(*args):
+    """The text report of ``llrlab eval`` (the installed console script) without its first
+    line (the file names) and the line that says how it was computed."""
+    r = subprocess.run([str(LLRLAB), "eval", *map(str, args), "--quiet"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return [line for line in r.stdout.splitlines()[1:] if not line.startswith("computed on")]
+
+
+@pytest.mark.parametrize("name,point", [
+    ("tied", ("--p-target", "0.05")),
+    ("tied", ("--p-target", "0.01", "--c-miss", "10", "--c-fa", "1")),
+    ("edge", ("--p-target", "0.5"))])
+def test_eval_dask_with_trials_of_weight_zero_equals_eval(zero_weight_files, name, point):
+    """Trials of weight 0 (docs/conventions.md): the JSON object, and the text report with
+    its DR30 line (misses and false alarms at the minimum-DCF threshold), are those of
+    ``llrlab eval``."""
+    parquet, text = zero_weight_files[name]
+    _same_json((parquet, *point), (text, *point))
+    on_dask = _text_report(parquet, *point, "--dask")
+    in_memory = _text_report(text, *point)
+    assert on_dask == in_memory
+    assert any(line.startswith("DR30:") for line in in_memory)
+    if name == "edge":  # the target of weight 0 below the threshold is a miss
+        assert "(1 misses, 0 false alarms at the minimum-DCF threshold)" in in_memory[-1]

@@ -76,6 +76,23 @@ def test_pav_calibration_is_trained_on_every_trial_and_equals_in_memory(cond_set
     np.testing.assert_allclose(got.apply(x), mem.apply(x), rtol=1e-12)
 
 
+def test_pav_calibration_with_trials_of_weight_zero_equals_in_memory(tmp_path):
+    """Trials of weight 0 take no part in PAV, in memory and on Dask alike: the same
+    blocks' ranges (the map's knots), whatever the partitions and which class is larger."""
+    t = grid_trials(20, 100, seed=3)
+    w = np.random.default_rng(3).choice([0.0, 0.0, 0.5, 1.0, 2.0], len(t))
+    w[np.flatnonzero(t.labels)[0]] = 1.0
+    ds = open_scores(write_parquet(tmp_path / "zeros", t, rows_per_file=300, weights=w))
+    got = fit_calibrator_dask(ds, method="pav")
+    mem = PAVCalibrator.fit(t.with_weights(w))
+    np.testing.assert_array_equal(got.lower, mem.lower)
+    np.testing.assert_array_equal(got.upper, mem.upper)
+    np.testing.assert_allclose(got.llr, mem.llr, rtol=1e-12)
+    assert got.pure_ends == mem.pure_ends
+    x = np.linspace(-4, 6, 1001)
+    np.testing.assert_allclose(got.apply(x), mem.apply(x), rtol=1e-12)
+
+
 def test_affine_calibration_on_the_full_set_when_it_fits_the_sample(cond_set):
     t, ds = cond_set
     got = fit_calibrator_dask(ds, method="affine", prior=0.3)

@@ -81,6 +81,37 @@ def test_any_cut_of_tied_scores_merges_to_the_in_memory_pav(data):
     _check(scores, labels, weights, cuts)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_any_cut_with_trials_of_weight_zero_merges_to_the_in_memory_pav(data):
+    """Trials of weight 0 anywhere (at the ends, in runs of ties, whole partitions of them):
+    the blocks are those of the trials of positive weight, in memory and merged alike, and
+    the counts below each block count every trial."""
+    n, scores, labels, cuts = _draw_tied(data, 2, 60, 4, 6)
+    labels[0], labels[-1] = True, False
+    weights = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.0, 0.5, 1.0, 3.0]),
+                                          min_size=n, max_size=n)))
+    weights[0] = weights[-1] = 1.0  # some weight in each class
+    _check(scores, labels, weights, cuts)
+    pos = weights > 0
+    ref = pooled_blocks(sort_scores(scores[labels & pos], scores[~labels & pos],
+                                    tar_weights=weights[labels & pos],
+                                    non_weights=weights[~labels & pos]))
+    _, (blocks, *_) = _merged(_cut(scores, labels, weights, cuts), np.empty(0))
+    np.testing.assert_array_equal(blocks.lower, ref.lower)
+    np.testing.assert_array_equal(blocks.upper, ref.upper)
+
+
+def test_zero_weight_trials_below_a_partitions_first_block_are_counted_below_it():
+    # the second partition (1, 3, 4, 5) holds a non-target of weight 0 at 3 below its first
+    # block of positive weight (the target at 4, a ROCCH vertex): the number of non-targets
+    # below 4 counts it
+    scores = np.array([0.0, 0.0, 1.0, 3.0, 4.0, 5.0])
+    labels = np.array([1, 0, 0, 0, 1, 0], dtype=bool)
+    weights = np.array([1.0, 1.0, 1.0, 0.0, 1.0, 1.0])
+    _check(scores, labels, weights, np.array([2]))
+
+
 def test_ties_spanning_several_partitions_and_empty_partitions():
     # value 1.0 is split over three partitions (one made only of it), two partitions empty
     scores = np.array([0.0, 0.5, 1, 1, 1, 1, 1, 1, 1, 2.0, 3.0, 3.0])

@@ -1,0 +1,193 @@
+"""A lecturer's controls in chromium (issue 19): the keys of presentation tools, the black
+screen, the step list, the end signal, the speaker view following the audience's page both
+ways, SVG export as a user ticks it, the presenter-mode switch's label, the sidebar's buttons
+within their cards at 1280 x 720."""
+
+from __future__ import annotations
+
+import pytest
+
+from llrlab.dashboard.app import create_app
+from llrlab.dashboard.lessons import builtin_lessons
+
+from .conftest import assert_svg_drawing, save_through_toolbar, screenshot, wait_until
+from .test_lessons_browser import _DEEP_TEXT
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def page(page):
+    page.set_default_timeout(60_000)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    return page
+
+
+def _open(page, serve, query):
+    url, sessions = serve(create_app)
+    page.goto(url + query, timeout=120_000)
+    wait_until(page, lambda: sessions and sessions[0].state.results is not None
+               and not sessions[0].state.status.busy, timeout=120, what="the page")
+    wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 1, what="a plot")
+    return url, sessions
+
+
+def _step(page, st, k):
+    wait_until(page, lambda: st.lesson.step == k, what=f"step {k}")
+
+
+def _black(page):
+    return page.evaluate("() => { const el = document.getElementById('llrlab-blackout');"
+                         " return el != null && el.style.display === 'block'; }")
+
+
+def test_the_keys_of_presentation_tools(page, serve):
+    _, sessions = _open(page, serve, "?lesson=calibration&step=1")
+    st, n = sessions[0].state, len(builtin_lessons()["calibration"])
+    page.mouse.click(640, 700)  # the focus on the page, not on a widget
+    for key, k in (("PageDown", 2), ("Space", 3), ("ArrowRight", 4), ("ArrowDown", 5),
+                   ("Shift+Space", 4), ("PageUp", 3), ("ArrowLeft", 2), ("ArrowUp", 1),
+                   ("End", n), ("Home", 1)):
+        page.keyboard.press(key)
+        _step(page, st, k)
+    page.keyboard.type("7")
+    page.keyboard.press("Enter")
+    _step(page, st, 7)
+    # Space on the focused Next button steps once, not twice
+    page.locator(".bk-btn", has_text="Next ▶").first.focus()
+    page.keyboard.press("Space")
+    _step(page, st, 8)
+    page.wait_for_timeout(600)
+    assert st.lesson.step == 8
+    # the black screen: B, then B again; '.' then Escape; at once, in the page
+    page.mouse.click(640, 700)
+    for on, off in (("b", "b"), (".", "Escape")):
+        page.keyboard.press(on)
+        assert _black(page)
+        wait_until(page, lambda: sessions[0].page_control.blackout, what="black on the server")
+        screenshot(page, "42_black_screen")
+        page.keyboard.press(off)
+        assert not _black(page)
+    assert st.lesson.step == 8  # the black screen moves nothing
+    # the end: a step forward from the last step says so, and the bar is full
+    page.keyboard.press("End")
+    _step(page, st, n)
+    wait_until(page, lambda: sessions[0].page_control.at_end, what="the last step")
+    wait_until(page, lambda: page.evaluate(  # the page learns that this is the last step
+        "() => [...Bokeh.documents[0].all_models].some(m => m.data != null"
+        " && m.data.at_end === true)"), what="the last step in the page")
+    page.keyboard.press("PageDown")
+    end = page.locator("#llrlab-end")
+    wait_until(page, lambda: end.count() and end.evaluate("e => e.style.opacity") == "1",
+               what="the end signal")
+    assert "End of the lesson" in end.inner_text()
+    screenshot(page, "42_end_of_lesson")
+    assert st.lesson.step == n
+    assert page.locator(".bk-btn", has_text="End ■").count() == 1
+    assert page.locator('[role="progressbar"][aria-valuenow="100"]').count() == 1
+    # the step list jumps to a step by its title
+    title = builtin_lessons()["calibration"].step(5).title
+    page.locator("select").filter(has_text=title).first.select_option(
+        label=f"5 / {n} · {title}")
+    _step(page, st, 5)
+    assert page.console_errors == []
+
+
+def test_the_speaker_view_follows_and_steers_the_audience(page, serve):
+    _, sessions = _open(page, serve, "?lesson=calibration&step=2")
+    st = sessions[0].state
+    with page.context.expect_page() as info:
+        page.locator(".bk-btn", has_text="Speaker view").click()
+    speaker = info.value
+    speaker.set_viewport_size({"width": 1100, "height": 760})
+    speaker.console_errors = []
+    speaker.on("pageerror", lambda e: speaker.console_errors.append(str(e)))
+    lesson = builtin_lessons()["calibration"]
+
+    def text():
+        return " ".join(speaker.locator("body").evaluate(_DEEP_TEXT).split())
+
+    def shows(k):
+        text_ = text()
+        return f"step {k} of {len(lesson)}" in text_ and lesson.step(k).title in text_
+
+    wait_until(speaker, lambda: shows(2), timeout=60, what="the speaker view at step 2")
+    assert "Next:" in text() and "no notes for this step" in text()
+    # the audience moves: the speaker view follows
+    page.mouse.click(640, 700)
+    page.keyboard.press("PageDown")
+    _step(page, st, 3)
+    wait_until(speaker, lambda: shows(3), what="the speaker view following")
+    # the speaker moves (its button, its keys): the audience follows
+    speaker.locator(".bk-btn", has_text="Next ▶").click()
+    _step(page, st, 4)
+    speaker.mouse.click(550, 700)
+    speaker.keyboard.press("PageDown")
+    _step(page, st, 5)
+    wait_until(speaker, lambda: shows(5), what="the speaker view at step 5")
+    # B in the speaker view blacks out the audience's screen, not its own
+    speaker.keyboard.press("b")
+    wait_until(page, lambda: _black(page), what="the audience's black screen")
+    assert not _black(speaker)
+    speaker.keyboard.press("b")
+    wait_until(page, lambda: not _black(page), what="the audience's screen back")
+    # the clock ticks in the browser
+    clock = speaker.locator("text=elapsed").first
+    first = clock.inner_text()
+    wait_until(speaker, lambda: clock.inner_text() != first, timeout=5, what="the clock")
+    screenshot(speaker, "43_speaker_view")
+    assert page.console_errors == [] and speaker.console_errors == []
+
+
+def test_svg_output_ticked_in_the_page_saves_svg(page, serve, tmp_path):
+    page.set_viewport_size({"width": 1500, "height": 1000})
+    _, sessions = _open(page, serve, "")
+    wait_until(page, lambda: page.locator(".bk-Canvas").count() >= 4, what="the plots")
+    # the option ticked as a user does: a click on its label
+    page.locator(".bk-label", has_text="SVG output").first.click()
+    wait_until(page, lambda: sessions[0].state.display.svg, what="SVG output on")
+    wait_until(page, lambda: page.evaluate(
+        "() => Bokeh.documents[0].get_model_by_name('nber').output_backend") == "svg",
+        what="the figure's backend")
+    name, data = save_through_toolbar(page, "nber", tmp_path / "saved.svg")
+    assert name == "llrlab-nber.svg"
+    assert_svg_drawing(data)
+    # ticked off again: PNG
+    page.locator(".bk-label", has_text="SVG output").first.click()
+    wait_until(page, lambda: not sessions[0].state.display.svg, what="SVG output off")
+    name, data = save_through_toolbar(page, "nber", tmp_path / "saved.png")
+    assert name == "llrlab-nber.png"
+    assert data.startswith(b"\x89PNG")
+
+
+def test_the_presenter_switch_reacts_to_its_label_and_sidebar_buttons_fit(page, serve):
+    _, sessions = _open(page, serve, "")
+    st = sessions[0].state
+    # every card open (these are folded at first)
+    for title in ("Upload files", "Uncertainty", "Teaching mode", "Lessons, presenter"):
+        page.locator(".card-header", has_text=title).first.click()
+    page.wait_for_timeout(800)
+    boxes = page.evaluate("""() => {
+      const out = [];
+      const find = (root, sel, acc) => { root.querySelectorAll('*').forEach(e => {
+        if (e.matches(sel)) acc.push(e);
+        if (e.shadowRoot) find(e.shadowRoot, sel, acc); }); return acc; };
+      const cards = find(document.getElementById('sidebar'),
+                         '.card, .bk-panel-models-layout-Card', []);
+      for (const card of cards) {
+        const c = card.getBoundingClientRect();
+        for (const b of find(card.shadowRoot || card, 'button, .bk-btn, input[type=file]',
+                             [])) {
+          const r = b.getBoundingClientRect();
+          if (r.width === 0) continue;
+          out.push({text: (b.textContent || b.title || '').trim().slice(0, 30),
+                    inside: r.left >= c.left - 1 && r.right <= c.right + 1});
+        }
+      }
+      return out; }""")
+    assert len(boxes) >= 10 and [b for b in boxes if not b["inside"]] == []
+    assert {"Save view", "Export views", "Start lesson"} <= {b["text"] for b in boxes}
+    label = page.locator(".llrlab-presenter-switch .bk-label", has_text="Presenter mode")
+    label.scroll_into_view_if_needed()
+    label.click()
+    wait_until(page, lambda: st.presenter.enabled, what="presenter mode from the label")
