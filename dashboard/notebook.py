@@ -189,7 +189,7 @@ class Dashboard:
     def _repr_mimebundle_(self, include=None, exclude=None):
         return self.__panel__()._repr_mimebundle_(include, exclude)
 
-    def show(self, port=0, *, open=True, **kwargs):  # noqa: A002 (Panel's name)
+    def show(self, port=0, *, open=True, **kwargs):
         """Open the full page in a browser tab, served from this process on 127.0.0.1.
 
         The page shares this dashboard's state.  Returns the server's thread: call its

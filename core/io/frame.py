@@ -85,8 +85,8 @@ def as_labels(values, where="the labels", *, index=None):
     >>> try:
     ...     as_labels([0, 1, 2])
     ... except ValueError as exc:  # a DataError
-    ...     print(exc)
-    the labels: 2 is not a label; labels are booleans, 0/1, -1/+1, or the words target/nontarget (also tgt/non, tar/imp, true/false, any case)
+    ...     print(str(exc).split(";")[0])
+    the labels: 2 is not a label
     """
     a = np.asarray(values.to_numpy(dtype=object) if _is_pandas(values) else values)
     if a.ndim != 1:
