@@ -104,7 +104,7 @@ def _one_set(x, where, columns):
         return t.require_both_classes()
     except DataError as exc:
         text = str(exc)
-        raise DataError(text if text.startswith(where) else f"{where}: {text}") from None
+        raise DataError(text if where in text else f"{where}: {text}") from None
 
 
 def _pair(a, b, where):
