@@ -88,15 +88,14 @@ def lab(tmp_path_factory):
            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # containers run as root; jupyter refuses it otherwise
-    log = open(base / "server.log", "w")  # noqa: SIM115 (closed in finally)
-    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    try:
-        wait_for_port(port, proc, timeout=SERVER_START)
-        yield f"http://127.0.0.1:{port}/lab/tree/dashboard.ipynb?token={TOKEN}"
-    finally:
-        stop_process_group(proc)
-        log.close()
+    with open(base / "server.log", "w") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            wait_for_port(port, proc, timeout=SERVER_START)
+            yield f"http://127.0.0.1:{port}/lab/tree/dashboard.ipynb?token={TOKEN}"
+        finally:
+            stop_process_group(proc)  # the server and its kernel
     assert proc.poll() is not None
 
 
