@@ -5,7 +5,7 @@ directory and Jupyter config, settings and runtime directories of its own, so th
 of the user's is read or written), on a notebook this test writes:
 
 1. ``dash = Dashboard((tar, non))`` and ``dash``: the dashboard shows inline;
-2. ``print(dash.operating_point.plo)``: the kernel's operating point, read back;
+2. ``f"PLO={dash.operating_point.plo}..."``: the kernel's operating point, read back;
 3. ``dash.operating_point = {"p_target": 0.25}``: the operating point set from Python.
 
 The test runs all cells through the *Run* menu, waits for the plots (a canvas in the first
@@ -28,6 +28,7 @@ import time
 import pytest
 
 from .conftest import (
+    ARTIFACTS,
     PAGE_LOAD,
     SERVER_START,
     free_port,
@@ -49,7 +50,10 @@ CELLS = [
     "rng = np.random.default_rng(0)\n"
     "dash = Dashboard((rng.normal(2, 1, 500), rng.normal(-2, 1, 5000)), name='nb')\n"
     "dash",
-    'print(f"PLO={dash.operating_point.plo:.6f} P={dash.operating_point.p_target:.6f}")',
+    # the cell's value, not print(): while the kernel handles a message of the page, Panel's
+    # comm (pyviz_comms) swaps sys.stdout for its own capture, and a print of a cell run
+    # at that moment is lost (seen with ipykernel 7); a cell's value is always shown
+    'f"PLO={dash.operating_point.plo:.6f} P={dash.operating_point.p_target:.6f}"',
     'dash.operating_point = {"p_target": 0.25}',
 ]
 _PLO = re.compile(r"PLO=(-?[0-9.]+) P=([0-9.]+)")
@@ -104,7 +108,7 @@ def _cell(page, i):
 
 
 def _printed(page):
-    """(plo, p_target) printed by the second cell, or None."""
+    """(plo, p_target) shown by the second cell, or None."""
     text = _cell(page, 1).locator(".jp-OutputArea-output").all_inner_texts()
     m = _PLO.search(" ".join(text))
     return None if m is None else (float(m.group(1)), float(m.group(2)))
@@ -136,7 +140,17 @@ def _page_plo(page):
         return null; }""")
 
 
-def test_dashboard_in_jupyterlab_follows_a_drag(lab, page):
+@pytest.fixture
+def shot_on_failure(page, request):
+    """A screenshot of the page in test-artifacts/ when the test fails (what the user saw)."""
+    failed = request.session.testsfailed
+    yield
+    if request.session.testsfailed > failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "notebook-failure.png"), full_page=True)
+
+
+def test_dashboard_in_jupyterlab_follows_a_drag(lab, page, shot_on_failure):
     t0 = time.monotonic()
     page.goto(lab, timeout=scaled_ms(PAGE_LOAD))
     # the notebook is open and its kernel idle
