@@ -178,6 +178,7 @@ def run_serve(args):
         websocket_origins,
     )
     from .app import create_app
+    from .lecture_routes import routes
 
     max_mb = float(args.max_upload_mb)
     try:
@@ -222,7 +223,7 @@ def run_serve(args):
             server = get_server(app, port=args.port, address=args.address, show=False,
                                 start=False, title="llrlab", verbose=False,
                                 websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_MB * 1_000_000,
-                                **kwargs)
+                                extra_patterns=routes(lessons, token), **kwargs)
         except OSError as exc:
             sys.stderr.write(f"llrlab serve: error: {_listen_error(exc, args)}\n")
             return 2

@@ -127,6 +127,15 @@ if (w != null) { w.focus(); }
 """
 
 
+#: The lesson's lecture page, led from this page's channel (lecture_routes): every step is
+#: in the page, so a key press changes the step at once; the class follows it.
+_LECTURE_PAGE_JS = """
+const url = 'lecture?channel=' + encodeURIComponent(token);
+const w = window.open(url, 'llrlab-lecture');
+if (w != null) { w.focus(); }
+"""
+
+
 class StageNav(_FollowsLesson):
     """The bar above the stage: back, the steps (where we are), next, a progress bar, the
     speaker view and the ways out."""
@@ -144,13 +153,17 @@ class StageNav(_FollowsLesson):
         self.where = pn.pane.Markdown("", margin=(4, 12), name="stage_where",
                                       sizing_mode="stretch_width")
         # the lesson's steps by title: the current one shown, any other one chosen
-        self.steps = pn.widgets.Select(options={}, width=460, name="", margin=(5, 10),
+        self.steps = pn.widgets.Select(options={}, width=380, name="", margin=(5, 10),
                                        css_classes=["llrlab-steps"])
         self.progress = pn.pane.HTML("", name="stage_progress", sizing_mode="stretch_width",
                                      margin=(0, 5), height=6)
         self.speaker = pn.widgets.Button(name="Speaker view", button_type="light", width=150)
         self.close_lesson = pn.widgets.Button(name="Close lesson", button_type="light",
                                               width=140)
+        self.lecture = pn.widgets.Button(
+            name="Lecture page", button_type="light", width=150,
+            description="This lesson with every step in the page (steps change at once), "
+                        "leading the lecture; it gives the class's link")
         self.leave = pn.widgets.Button(name="Leave presenter mode", button_type="light",
                                        width=210)
         self.menu.on_click(lambda _e: self.toggle_sidebar())
@@ -161,8 +174,9 @@ class StageNav(_FollowsLesson):
         self.leave.on_click(lambda _e: setattr(st.presenter, "enabled", False))
         token = self.channel.control_token if self.channel is not None else ""
         self.speaker.js_on_click(args={"token": token}, code=_SPEAKER_JS)
+        self.lecture.js_on_click(args={"token": token}, code=_LECTURE_PAGE_JS)
         self.row = pn.Row(self.menu, self.back, self.steps, self.where, self.next, self.speaker,
-                          self.close_lesson, self.leave, sizing_mode="stretch_width",
+                          self.lecture, self.close_lesson, self.leave, sizing_mode="stretch_width",
                           styles={"align-items": "center"}, margin=0)
         self._follow(pn.Column(self.row, self.progress, height=NAV_HEIGHT, margin=(0, 0),
                                sizing_mode="stretch_width", name="stage_nav"))
@@ -219,12 +233,14 @@ class StageNav(_FollowsLesson):
         self.where.visible = lesson is None  # (a lesson's title is in its text's box)
         self.steps.visible = lesson is not None
         self.speaker.visible = lesson is not None and self.channel is not None
+        self.lecture.visible = self.speaker.visible
         self.close_lesson.visible = lesson is not None
         self.leave.visible = st.presenter.enabled
         self.progress.object = _progress_html(done, s, lesson is not None and done >= 1.0)
         css = [_bar_css(px)]
         for w, width in ((self.menu, 50), (self.back, 110), (self.next, 110), (self.speaker, 150),
-                         (self.close_lesson, 140), (self.leave, 210), (self.steps, 460)):
+                         (self.lecture, 150), (self.close_lesson, 140), (self.leave, 210),
+                         (self.steps, 380)):
             w.stylesheets = css
             w.width = round(width * max(px, 18) / 18)
         self._layout.height = round(NAV_HEIGHT * s)
@@ -379,7 +395,10 @@ class MainArea(pn.viewable.Viewer):
         st.lesson.param.watch(self._collapse, ["lesson"])
         st.lesson.param.watch(self._publish, ["lesson", "step"])
         self.page.param.watch(self._key, ["presses"])
+        st.status.param.watch(self._shown, ["busy"])
         self.page.param.watch(self._blackout, ["blackout"])
+        self.page.param.watch(lambda e: None if e.new else self._follow_channel(
+            self.channel.position), ["hidden"])
         st.presenter.param.watch(self._collapse, ["enabled"])
         st.presenter.param.watch(self._at_end, ["enabled", "views", "current"])
         st.lesson.param.watch(self._at_end, ["lesson", "step"])
@@ -436,9 +455,17 @@ class MainArea(pn.viewable.Viewer):
         """The lecturer's keys in the page (see :mod:`.page_control`): through the lesson,
         or the saved views in presenter mode, one move per press in the order pressed."""
         if not self.state.staged:
+            self._shown()
             return
         for token in self.page.moves(event):
             self._move(token)
+        self._shown()
+
+    def _shown(self, *_):
+        """Tell the page that the steps of its key presses are shown (when no computation
+        is left): the page's "Next step coming" goes."""
+        if not self.state.status.busy and self.page.done != self.page.presses:
+            self.page.done = self.page.presses
 
     def _move(self, token):
         st = self.state
@@ -490,7 +517,12 @@ class MainArea(pn.viewable.Viewer):
         self.channel.set_blackout(self.page.blackout, origin=self._member)
 
     def _follow_channel(self, position):
-        """The speaker view moved: show its step (and its black screen)."""
+        """The speaker view (or the lecture page) moved: show its step (and its black
+        screen).  A page nobody sees (the lecturer presents from the lecture page in another
+        tab) follows when it is seen again: a step here costs the server a second of work
+        that would delay the class's pages."""
+        if self.page.hidden:
+            return
         lesson = self.state.lesson
         if position.lesson and position.lesson in lesson.library and (
                 position.lesson, position.step) != (lesson.lesson, lesson.step):

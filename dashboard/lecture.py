@@ -284,7 +284,8 @@ def lecture_html(lesson, *, progress=None, title=None) -> str:
     doc.js_on_event(DocumentReady, CustomJS(code="llrlabLecture.start();"))
     progress(1.0, "writing the page")
     fills = {"KEY_JS": KEY_JS, "TITLES": _js([step.title for step in lesson.steps]),
-             "FIXED": _js(bool(title)), "LESSON": _js(lesson.title)}
+             "FIXED": _js(bool(title)), "LESSON": _js(lesson.title),
+             "LESSON_ID": _js(lesson.id)}
     # (in one pass: a title that reads "__LESSON__" stays as it is)
     script = SCRIPT + re.sub(r"__([A-Z_]+?)__", lambda m: fills[m.group(1)], _LECTURE_SCRIPT)
     return file_html(doc, resources=_OfflineResources(mode="inline"),
@@ -324,7 +325,14 @@ _LECTURE_SCRIPT = r"""
 var llrlabLecture = (function () {
   "use strict";
   var titles = __TITLES__, fixedTitle = __FIXED__, lessonTitle = __LESSON__;
+  var lessonId = __LESSON_ID__;
   var models = {}, current = 0, digits = "", keyOf = __KEY_JS__, endTimer = null;
+  // served by ``llrlab serve`` with ?channel=TOKEN: the page follows the lecture (and, with
+  // the lecturer's token, leads it); a file opened from disk has no channel
+  var query = new URLSearchParams(window.location.search);
+  var channel = window.location.protocol === "file:" ? null : query.get("channel");
+  var token = query.get("token"), version = -1, control = false, applying = false;
+  var pending = 0;
 
   function register(k, M) { models[k] = M; }
 
@@ -349,6 +357,80 @@ var llrlabLecture = (function () {
     if (!fixedTitle) { document.title = titles[k - 1] + " \u00b7 " + lessonTitle; }
     if (history.replaceState) { history.replaceState(null, "", "#step=" + k); }
     window.dispatchEvent(new Event("resize"));  // Bokeh lays out the plots now shown
+    lead();
+  }
+
+  // ---- the lecture channel (see llrlab.dashboard.lecture_routes)
+  function endpoint(since) {
+    var u = new URL("../lecture-position", window.location.href);
+    u.searchParams.set("channel", channel);
+    if (since !== undefined) { u.searchParams.set("since", String(since)); }
+    if (token) { u.searchParams.set("token", token); }
+    return u;
+  }
+
+  function badge(text, ok) {
+    var e = el("llrlab-follow");
+    e.hidden = false;
+    e.textContent = text;
+    e.className = ok ? "llrlab-follow-ok" : "llrlab-follow-lost";
+  }
+
+  function lead() {  // the lecturer's page tells the channel where it is
+    if (!channel || !control || applying || current < 1) { return; }
+    pending += 1;
+    fetch(endpoint(), {method: "POST", cache: "no-store", credentials: "same-origin",
+                       headers: {"Content-Type": "application/json"},
+                       body: JSON.stringify({lesson: lessonId, step: current,
+                                             blackout: blackOn()})})
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (p) { if (p) { version = Math.max(version, p.version); } })
+      .catch(function () { badge("Not connected to the lecture", false); })
+      .then(function () { pending -= 1; });
+  }
+
+  function follow(p) {
+    control = !!p.control;
+    badge(control ? "Leading the lecture" : "Following the lecturer", true);
+    if (control && p.follow) {
+      var link = new URL("../lecture", window.location.href);
+      link.searchParams.set("channel", p.follow);
+      if (p.access || token) { link.searchParams.set("token", p.access || token); }
+      var b = el("llrlab-class");
+      b.hidden = false;
+      b.onclick = function () { window.prompt("The class's link (their pages follow " +
+                                              "this one):", link.toString()); };
+    }
+    if (pending > 0 || p.version <= version) { return; }  // our own move is on its way
+    version = p.version;
+    if (p.lesson && p.lesson !== lessonId) {
+      if (/^[A-Za-z0-9_-]{1,64}$/.test(p.lesson)) {  // the lecturer opened another lesson
+        var u = new URL("./" + p.lesson, window.location.href);
+        u.search = window.location.search;
+        window.location.assign(u.toString());
+      }
+      return;
+    }
+    applying = true;
+    try {
+      if (p.lesson === lessonId) { show(p.step); }
+      black(!!p.blackout);
+    } finally { applying = false; }
+  }
+
+  function poll() {
+    fetch(endpoint(version), {cache: "no-store", credentials: "same-origin"})
+      .then(function (r) {
+        if (r.status === 404) { throw new Error("ended"); }
+        if (!r.ok) { throw new Error("refused"); }
+        return r.json();
+      })
+      .then(function (p) { follow(p); poll(); })
+      .catch(function (e) {
+        badge(e.message === "ended" ? "The lecture has ended" : "Reconnecting to the lecture",
+              false);
+        setTimeout(poll, e.message === "ended" ? 15000 : 2000);
+      });
   }
 
   function flashEnd() {
@@ -366,7 +448,11 @@ var llrlabLecture = (function () {
     else if (token === "e") { show(n); }
   }
 
-  function black(on) { el("llrlab-blackout").style.display = on ? "block" : "none"; }
+  function black(on) {
+    var was = blackOn();
+    el("llrlab-blackout").style.display = on ? "block" : "none";
+    if (was !== !!on) { lead(); }
+  }
   function blackOn() { return el("llrlab-blackout").style.display === "block"; }
 
   function onkey(e) {
@@ -396,6 +482,7 @@ var llrlabLecture = (function () {
     el("llrlab-next").onclick = function () { go("f"); };
     el("llrlab-steps").onchange = function (e) { show(parseInt(e.target.value, 10)); };
     show(m ? parseInt(m[1], 10) : 1);
+    if (channel) { poll(); }
   }
 
   return {register: register, start: start, show: show, go: go,
@@ -432,6 +519,9 @@ table.llrlab-metrics tr.llrlab-lit td { background: #f6e3ee; font-weight: 600; }
               z-index: 9000; background: rgba(20, 20, 20, 0.88); color: #fff;
               padding: 0.8em 1.4em; border-radius: 10px; font-size: clamp(22px, 2.6vw, 48px);
               font-weight: bold; pointer-events: none; transition: opacity 0.4s; opacity: 0; }
+#llrlab-follow { font-size: 15px; padding: 2px 10px; border-radius: 12px; }
+.llrlab-follow-ok { background: #e3f1ea; color: #00543a; }
+.llrlab-follow-lost { background: #f9e5d8; color: #7a3000; }
 @media (max-width: 1000px) { .llrlab-step { grid-template-columns: minmax(0, 1fr); } }
 """
 
@@ -444,6 +534,8 @@ _TEMPLATE = PAGE_HEAD + """<header class="llrlab">
   <button id="llrlab-back" type="button">&#9664; Back</button>
   <span id="llrlab-count" role="status">step 1 of {{ steps | length }}</span>
   <button id="llrlab-next" type="button">Next &#9654;</button>
+  <span id="llrlab-follow" role="status" hidden></span>
+  <button id="llrlab-class" type="button" hidden>Class link</button>
   <select id="llrlab-steps" aria-label="Go to step">
   {% for s in steps %}<option value="{{ s.number }}">{{ s.number }}. {{ s.title }}</option>
   {% endfor %}</select>

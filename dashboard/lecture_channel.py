@@ -16,7 +16,8 @@ API
 ---
 ``open_channel()`` -> a new :class:`LectureChannel` (held by the caller).
 ``find(token)`` -> ``(channel, can_control)`` or ``None``.
-``channel.publish(lesson, step, *, origin=None)``, ``channel.set_blackout(on, origin=None)``.
+``channel.publish(lesson, step, *, origin=None)``, ``channel.set_blackout(on, origin=None)``,
+``channel.move(lesson, step, blackout, *, origin=None)`` (both in one change).
 ``channel.join(callback, doc=None, *, name="")`` -> a :class:`Membership`; ``callback(position)``
 is called with the newest :class:`Position` on ``doc``'s event loop (once per burst of moves:
 moves that arrive while one is waiting are folded into it); ``membership.leave()``.
@@ -161,6 +162,11 @@ class LectureChannel:
         """The lecture is at ``step`` of ``lesson``: every member but ``origin`` follows.
         Returns False when that is where it already was."""
         return self._change(origin, lesson=str(lesson or ""), step=max(1, int(step)))
+
+    def move(self, lesson, step, blackout, *, origin=None):
+        """Step and black screen in one change (every member sees both at once)."""
+        return self._change(origin, lesson=str(lesson or ""), step=max(1, int(step)),
+                            blackout=bool(blackout))
 
     def set_blackout(self, on, *, origin=None):
         """Black the audience's screen (or bring it back)."""

@@ -64,6 +64,9 @@ class PageControl(ReactiveHTML):
     """The page's script: main-area size, keys, black screen, sidebar (module docstring)."""
 
     presses = param.Integer(default=0, doc="Key presses that move so far.")
+    done = param.Integer(default=0, doc="""
+        Key presses whose step the server has shown (set by the stage): while it is behind
+        ``presses`` for more than 150 ms, the page says that the step is coming.""")
     keys = param.String(default="", doc="""
         The moves of the last presses, oldest first, space-separated (see KEY_TOKENS).  One
         counter and the sequence, so that presses that reach the server in one message (a
@@ -81,6 +84,9 @@ class PageControl(ReactiveHTML):
     at_end = param.Boolean(default=False, doc="The last step is shown.")
     blackout = param.Boolean(default=False, doc="The screen is black (B or . toggles).")
     end_text = param.String(default="End of the lesson", doc="The end signal's words.")
+    hidden = param.Boolean(default=False, doc="""
+        The page is not seen (another tab in front of it, a minimised window: the browser's
+        ``document.hidden``): a stage that follows a lecture then waits until it is seen.""")
     cover = param.Boolean(default=True, doc="""
         Draw the black screen in this page (False: only report B and . as ``blackout``,
         e.g. the speaker view, which blacks out the audience's screen, not its own).""")
@@ -93,6 +99,17 @@ class PageControl(ReactiveHTML):
             const old = data.keys ? data.keys.split(' ') : [];
             data.keys = old.concat([token]).slice(-32).join(' ');
             data.presses = data.presses + 1;
+            if (state.coming_timer != null) { clearTimeout(state.coming_timer); }
+            state.coming_timer = setTimeout(() => {
+              if (data.done >= data.presses) { return; }
+              const el = state.cover('llrlab-coming',
+                'position:fixed;right:18px;top:12px;z-index:9000;background:#2b4a6f;' +
+                'color:#fff;padding:0.3em 0.9em;border-radius:14px;font-size:20px;' +
+                'pointer-events:none');
+              el.setAttribute('role', 'status');
+              el.textContent = 'Next step coming\u2026';
+              el.style.display = 'block';
+            }, 150);
           };
           state.cover = (id, css) => {
             let el = document.getElementById(id);
@@ -205,6 +222,11 @@ class PageControl(ReactiveHTML):
             for (const child of main.children) { state.ro.observe(child); }
             state.report();
           }
+          state.seen = () => {
+            if (data.hidden !== document.hidden) { data.hidden = document.hidden; }
+          };
+          document.addEventListener('visibilitychange', state.seen);
+          state.seen();
           self.collapsed();
           self.blackout();
           self.staged();
@@ -229,6 +251,12 @@ class PageControl(ReactiveHTML):
           document.body.classList.toggle('llrlab-staged', data.staged);
           if (state.later) { state.later(); }
         """,
+        "done": """
+          if (data.done < data.presses) { return; }
+          if (state.coming_timer != null) { clearTimeout(state.coming_timer); }
+          const el = document.getElementById('llrlab-coming');
+          if (el != null) { el.style.display = 'none'; }
+        """,
         "blackout": """
           const el = state.cover('llrlab-blackout',
             'position:fixed;inset:0;background:#000;z-index:9500;cursor:none;display:none');
@@ -238,10 +266,12 @@ class PageControl(ReactiveHTML):
         "remove": """
           document.removeEventListener('keydown', state.onkey);
           document.removeEventListener('click', state.onclick);
+          document.removeEventListener('visibilitychange', state.seen);
           document.body.classList.remove('llrlab-staged');
           if (state.ro) { state.ro.disconnect(); }
           if (state.timer != null) { clearTimeout(state.timer); }
-          for (const id of ['llrlab-blackout', 'llrlab-end']) {
+          if (state.coming_timer != null) { clearTimeout(state.coming_timer); }
+          for (const id of ['llrlab-blackout', 'llrlab-end', 'llrlab-coming']) {
             const el = document.getElementById(id);
             if (el != null) { el.remove(); }
           }

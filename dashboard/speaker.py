@@ -14,11 +14,14 @@ string.  A view whose page was closed or reloaded says so in one line.
 
 from __future__ import annotations
 
+import html
+
 import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
 from .lecture_channel import find
+from .lecture_routes import class_link
 from .page_control import PageControl
 from .safe import md_text
 
@@ -80,6 +83,7 @@ class SpeakerView(pn.viewable.Viewer):
                                               "padding": "0 12px"})
         self.upcoming = pn.pane.Markdown("", name="speaker_next", styles=text)
         self.audience = pn.pane.Markdown("", name="speaker_audience", styles=text)
+        self.links = pn.pane.HTML(self._links_html(), name="speaker_links", styles=text)
         self.back = pn.widgets.Button(name="◀ Back", button_type="primary", width=120)
         self.next = pn.widgets.Button(name="Next ▶", button_type="primary", width=120)
         self.black = pn.widgets.Toggle(name="Black screen (B)", button_type="light",
@@ -103,11 +107,22 @@ class SpeakerView(pn.viewable.Viewer):
             pn.Row(self.back, self.next, self.black, pn.Spacer(), self.clock,
                    sizing_mode="stretch_width", styles={"align-items": "center"}),
             self.lesson_title, self.step_title, self.notes, self.upcoming, self.audience,
-            sizing_mode="stretch_width", name="speaker_view")
+            self.links, sizing_mode="stretch_width", name="speaker_view")
         self._show(self.channel.position)
 
     def __panel__(self):
         return self._layout
+
+    def _links_html(self):
+        """The class's link (students' pages follow the lecture) and the lecture page (the
+        lecturer presents from it: every step is in the page)."""
+        follow = html.escape(class_link(self.channel.follow_token), quote=True)
+        lead = html.escape(class_link(self.channel.control_token), quote=True)
+        return (f'<p>For the class: <a href="{follow}" target="_blank" rel="noopener '
+                f'noreferrer">the class\'s link</a> (their pages follow this lecture; copy '
+                f'it from the address bar of the page it opens) · <a href="{lead}" '
+                f'target="llrlab-lecture" rel="noopener noreferrer">the lecture page</a> '
+                f'(present from it: every step is in the page, so steps change at once)</p>')
 
     def _lesson(self, position):
         return self.library.get(position.lesson) if position.lesson else None

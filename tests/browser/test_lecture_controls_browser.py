@@ -191,3 +191,31 @@ def test_the_presenter_switch_reacts_to_its_label_and_sidebar_buttons_fit(page, 
     label.scroll_into_view_if_needed()
     label.click()
     wait_until(page, lambda: st.presenter.enabled, what="presenter mode from the label")
+
+
+def test_a_slow_step_says_it_is_coming(page, serve, monkeypatch):
+    from llrlab.dashboard import layout
+
+    cls = layout.MainArea
+    slow = cls._move
+
+    def slowly(self, token):  # a server that takes 0.8 s for a step
+        import time
+
+        time.sleep(0.8)
+        slow(self, token)
+
+    monkeypatch.setattr(cls, "_move", slowly)
+    _, sessions = _open(page, serve, "?lesson=calibration&step=1")
+    st = sessions[0].state
+    page.mouse.click(640, 700)
+
+    def coming():
+        return page.evaluate("() => { const el = document.getElementById('llrlab-coming');"
+                             " return el != null && el.style.display === 'block'; }")
+
+    page.keyboard.press("PageDown")
+    wait_until(page, coming, timeout=5, what="the 'coming' sign of a slow step")
+    assert "Next step coming" in page.locator("#llrlab-coming").inner_text()
+    _step(page, st, 2)
+    wait_until(page, lambda: not coming(), what="the sign gone with the step")

@@ -32,7 +32,8 @@ pytestmark = pytest.mark.browser
 #: Every route of the server (the page, Bokeh's and Panel's endpoints and static files).
 ROUTES = ["/", "/?token=wrong-token-value", "/ws", "/metadata", "/autoload.js",
           "/favicon.ico", "/static/js/bokeh.min.js", "/static/extensions/panel/panel.min.js",
-          "/components/panel/x.js"]
+          "/components/panel/x.js", "/lecture/calibration", "/lecture?channel=x",
+          "/lecture-position?channel=x"]
 
 
 @pytest.fixture
@@ -126,6 +127,15 @@ def test_the_token_is_checked_on_every_request(server, browser):
     assert _get(base + "/", cookie)[0] == 200
     assert _ws(port, cookie=cookie) == 101
     assert _get(base + "/", cookie.split("=")[0] + "=" + token[:-1] + "x")[0] == 403
+    # the lecture routes with the cookie: a lesson or a lecture that does not exist is one
+    # plain answer (nothing of the request echoed)
+    status, _, body = _get(base + "/lecture/no-such-lesson", cookie)
+    assert status == 404 and b"Its lessons: calibration, forensic." in body
+    assert b"no-such-lesson" not in body
+    status, _, body = _get(base + "/lecture-position?channel=" + "a" * 24, cookie)
+    assert status == 404 and b"no lecture has this link" in body
+    status, _, body = _get(base + "/lecture?channel=<script>", cookie)
+    assert status == 404 and b"<script>" not in body
 
     # in a browser: the link works, the bare address does not
     ctx = new_context(browser, viewport={"width": 1400, "height": 1000})

@@ -40,6 +40,11 @@ SECRET = "Wk3-secret_token.2024~x"
     ("{'token': [b'abc'], 'theme': [b'dark']}", "{'token': ***, 'theme': [b'dark']}"),
     ('{"token": "abc", "n": 1}', '{"token": ***, "n": 1}'),
     ("{'llrlab_token_x': 'abc'}", "{'llrlab_token_x': ***}"),
+    # a lecture's link (the speaker view's, the lecture page's, the class's) holds its token
+    ("200 GET /lecture-position?channel=Ab-9_x&since=3 (127.0.0.1) 1.00ms",
+     "200 GET /lecture-position?channel=***&since=3 (127.0.0.1) 1.00ms"),
+    ("GET /?view=speaker&channel=Zz9", "GET /?view=speaker&channel=***"),
+    ("GET /?channels=4", "GET /?channels=4"),
     # lines without tokens are left alone
     ("Refusing websocket connection from Origin 'http://evil.example.org'",
      "Refusing websocket connection from Origin 'http://evil.example.org'"),
