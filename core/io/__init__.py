@@ -77,6 +77,7 @@ from .bosaris_text import (
     write_score_text,
 )
 from .conditions import attach_conditions_with_report
+from .frame import as_labels, trials_from_frame
 from .hdf5 import (
     is_hdf5,
     write_key_hdf5,
@@ -101,6 +102,7 @@ __all__ = [
     "Limits",
     "Ndx",
     "ScoreFormat",
+    "as_labels",
     "attach_conditions",
     "attach_conditions_with_report",
     "check_extension",
@@ -115,6 +117,7 @@ __all__ = [
     "read_ndx",
     "read_score_file",
     "score_orientation",
+    "trials_from_frame",
     "write_key",
     "write_ndx",
     "write_score_file",

@@ -3,6 +3,8 @@
 One ``param.Parameterized`` per card or concern, and one class that wires them together:
 
 * :class:`DataState` (``data.py``) -- loaded systems and the jobs that load files;
+  :func:`systems_from_objects` (``objects.py``) -- the systems of scores held in Python
+  objects (arrays, Trials, DataFrames: a notebook's);
 * :class:`OperatingPointState` (``operating_point.py``) -- costs, priors and prior log-odds,
   linked both ways;
 * :class:`CalibrationState` (``calibration.py``) -- calibration method, training prior,
@@ -49,6 +51,7 @@ _EXPORTS = {
     "SyncRunner": "jobs",
     "user_message": "jobs",
     "LessonState": "lesson",
+    "systems_from_objects": "objects",
     "PLO_LIMIT": "operating_point",
     "OperatingPointState": "operating_point",
     "HIGHLIGHTS": "presenter",
