@@ -6,7 +6,8 @@ of the user's is read or written), on a notebook this test writes:
 
 1. ``dash = Dashboard((tar, non))`` and ``dash``: the dashboard shows inline;
 2. ``f"PLO={dash.operating_point.plo}..."``: the kernel's operating point, read back;
-3. ``dash.operating_point = {"p_target": 0.25}``: the operating point set from Python.
+3. ``dash.operating_point = {"p_target": 0.25}``: the operating point set from Python;
+4. ``Dashboard(frame)`` on a pandas DataFrame of scores and labels: a second dashboard.
 
 The test runs all cells through the *Run* menu, waits for the plots (a canvas in the first
 cell's output) and for the page to show the operating point set by the third cell, drags the
@@ -55,6 +56,10 @@ CELLS = [
     # at that moment is lost (seen with ipykernel 7); a cell's value is always shown
     'f"PLO={dash.operating_point.plo:.6f} P={dash.operating_point.p_target:.6f}"',
     'dash.operating_point = {"p_target": 0.25}',
+    "import pandas as pd\n"
+    "frame = pd.DataFrame({'score': np.r_[rng.normal(1.5, 1, 300), rng.normal(-1.5, 1, 3000)],"
+    " 'label': ['target'] * 300 + ['nontarget'] * 3000})\n"
+    "Dashboard(frame, name='frame')",
 ]
 _PLO = re.compile(r"PLO=(-?[0-9.]+) P=([0-9.]+)")
 #: Time for the kernel to start, import the dashboard and compute (seconds, idle machine).
@@ -171,6 +176,9 @@ def test_dashboard_in_jupyterlab_follows_a_drag(lab, page, shot_on_failure):
     wait_until(page, lambda: abs(_page_plo(page) - set_plo) < 1e-3, KERNEL,
                "the page to show the operating point set from Python")
     assert abs(p0 - 0.25) > 1e-6 and abs(plo0 - set_plo) > 1e-3  # printed before it was set
+    # the dashboard of the DataFrame renders too
+    wait_until(page, lambda: _cell(page, 3).locator(".jp-OutputArea-output canvas").count()
+               >= 3, KERNEL, "the DataFrame's dashboard's plots in the output")
     rendered = time.monotonic() - t0
     # drag the operating point on the NBER plot from plo(0.25) to -4
     start = _figure_point(page, "nber", set_plo, 0.5)
