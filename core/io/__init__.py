@@ -61,8 +61,9 @@ Examples
 from __future__ import annotations
 
 import os
+import warnings
 
-from ..errors import DataError, FileFormatError
+from ..errors import DataError, FileFormatError, LlrlabWarning
 from ..trials import Scores, Trials
 from ._formats import read_as
 from ._source import STDIN, Limits, default_limits, make_limits, path_name
@@ -236,6 +237,19 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
     key_src = as_source(key_name, limits)  # before spending time on the score file
     src = as_source(name, limits)
     from ._hints import key_hint, score_hint
+    from .peers import genuine_impostor, is_bare_scores
+
+    if is_bare_scores(src) and is_bare_scores(key_src):
+        # pyeer's genuine and impostor files, given as the two files of a score file and key
+        # (the command line's SCORES KEY, a FILE spec of llrlab serve, the upload's two files)
+        warnings.warn(LlrlabWarning(
+            f"{src.name} and {key_src.name} hold one score per line each: read as genuine "
+            f"(target) scores and impostor (non-target) scores, in that order (pyeer's "
+            f"files)"), stacklevel=2)
+        trials = _guard_memory(src.name, lambda: genuine_impostor(
+            src, key_src, progress=progress, limits=limits))
+        return oriented(trials), JoinReport(src.name, key_src.name, len(trials), 0, 0, None,
+                                            None, 0, 0)
 
     try:
         scores = _guard_memory(src.name, lambda: _read(

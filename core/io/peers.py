@@ -177,26 +177,46 @@ def load_genuine_impostor(tar_path, non_path, *, progress=None, limits=None):
         A file that is not one score per line (saying what it was detected as), or a bad
         line.
     """
-    from ..trials import Trials
-    from ._formats import detect, head_of, read_as
+    from ._formats import detect, head_of
     from ._source import make_limits, path_name
     from .bosaris_text import as_source
 
     limits = make_limits(None, None, limits)
-    parts = []
+    srcs = []
     for path, option in ((tar_path, "--tar"), (non_path, "--non")):
         src = as_source(path_name(path), limits)
-        fmt = detect(head_of(src))
-        if src.is_hdf5 or fmt is None or fmt.name != "bare-scores":
+        if not is_bare_scores(src):
+            fmt = detect(head_of(src))
             what = fmt.description(head_of(src)) if fmt is not None else \
                 "not a file of one score per line"
             raise FileFormatError(src.name, f"detected as {what}; {option} takes a file of "
                                             f"one score per line (pyeer's genuine or impostor "
                                             f"scores)")
+        srcs.append(src)
+    from .orientation import oriented
+
+    return oriented(genuine_impostor(*srcs, progress=progress, limits=limits))
+
+
+def is_bare_scores(src):
+    """True when the opened source ``src`` is a text file of one score per line."""
+    from ._formats import detect, head_of
+
+    if src.is_hdf5:
+        return False
+    fmt = detect(head_of(src))
+    return fmt is not None and fmt.name == "bare-scores"
+
+
+def genuine_impostor(tar_src, non_src, *, progress=None, limits=None):
+    """Trials (not yet oriented) from two opened sources of one score per line: every
+    score of ``tar_src`` a target, every one of ``non_src`` a non-target."""
+    from ..trials import Trials
+    from ._formats import read_as
+
+    parts = []
+    for src in (tar_src, non_src):
         data, _ = read_as(src, "unlabelled", progress=progress, limits=limits)
         parts.append(np.asarray(data.scores, dtype=np.float64))
     labels = np.concatenate([np.ones(parts[0].size, bool), np.zeros(parts[1].size, bool)])
-    from .orientation import oriented
-
-    return oriented(Trials(np.concatenate(parts), labels,
-                           source=f"{path_name(tar_path)} + {path_name(non_path)}"))
+    return Trials(np.concatenate(parts), labels, source=f"{tar_src.name} + {non_src.name}")

@@ -382,6 +382,35 @@ def test_peer_formats_load_through_the_upload_path(app_state):
     up.cleanup()
 
 
+def test_pyeer_genuine_and_impostor_files_through_the_upload_and_serve(app_state, tmp_path,
+                                                                      monkeypatch):
+    """pyeer's two files of one score per line (genuine, impostor) as the upload's scores and
+    key, and as a ``llrlab serve`` FILE spec: targets and non-targets, said in the page."""
+    up = UploadPanel(app_state)
+    send(up.scores, "genuine.txt", b"2.5\n1.9\n3.1\n0.4\n")
+    send(up.key, "impostor.txt", b"-1.2\n0.1\n-2.5\n-0.3\n-1.9\n0.8\n")
+    up._load()
+    assert app_state.status.error == ""
+    t = app_state.data.systems["uploaded"].eval
+    assert list(t.tar) == [2.5, 1.9, 3.1, 0.4] and list(t.non) == [-1.2, 0.1, -2.5, -0.3,
+                                                                   -1.9, 0.8]
+    assert "read as genuine (target) scores and impostor (non-target)" in \
+        app_state.data.notes_text()
+    up.cleanup()
+    from llrlab.dashboard import app as app_module
+    from llrlab.dashboard.app import FileSpec
+    from llrlab.dashboard.cli import parse_file_specs
+
+    (tmp_path / "g.txt").write_text("2.5\n1.9\n3.1\n0.4\n")
+    (tmp_path / "i.txt").write_text("-1.2\n0.1\n-2.5\n")
+    monkeypatch.setattr(app_module, "_FILE_CACHE", {})
+    specs = parse_file_specs([f"eval:pyeer={tmp_path / 'g.txt'},{tmp_path / 'i.txt'}"])
+    assert specs == [FileSpec("pyeer", "eval", str(tmp_path / "g.txt"), str(tmp_path / "i.txt"))]
+    state = create_app(specs, demo=False, threaded=False).state
+    t = state.data.systems["pyeer"].eval
+    assert (len(t.tar), len(t.non)) == (4, 3)
+
+
 def test_serve_reads_its_files_with_the_reading_options(tmp_path, monkeypatch):
     """``llrlab serve FILE --distance --llr-unit log10`` (the options the server sets in
     ``READ_OPTIONS``): the session's trials are the negated, converted scores."""

@@ -160,6 +160,12 @@ def test_pyeer_genuine_and_impostor_files_equal_the_native_file(tmp_path):
     assert _eval_json("--tar", gen, "--non", imp) == want
     t = load_genuine_impostor(gen, imp)
     assert (t.n_tar, t.n_non) == (labels.sum(), (~labels).sum())
+    # as the two files of SCORES KEY (as llrlab serve, report and the upload take them):
+    # the same trials, and a line saying how they were read
+    assert _eval_json(gen, imp) == want
+    r = _run("eval", gen, imp)
+    assert r.returncode == 0
+    assert "read as genuine (target) scores and impostor (non-target) scores" in r.stderr
 
 
 def test_genuine_and_impostor_words_are_labels(tmp_path):
