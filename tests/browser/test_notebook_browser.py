@@ -1,6 +1,8 @@
-"""The dashboard in a real JupyterLab: a notebook on arrays, run from the menu, in chromium.
+"""The dashboard in a real JupyterLab and a real Notebook 7: a notebook on arrays and a
+DataFrame, run from the menu, in chromium.
 
-``jupyter lab`` runs headless on a free port of 127.0.0.1 (a known token, a temporary root
+``jupyter lab`` (and then ``jupyter notebook``) runs headless on a free port of 127.0.0.1
+(a known token, a temporary root
 directory and Jupyter config, settings and runtime directories of its own, so that nothing
 of the user's is read or written), on a notebook this test writes:
 
@@ -66,11 +68,17 @@ _PLO = re.compile(r"PLO=(-?[0-9.]+) P=([0-9.]+)")
 KERNEL = 120.0
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """``jupyter lab`` on a notebook of :data:`CELLS`; yields its address."""
-    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (pip install "
-                        "-e '.[test]' installs it): no notebook to test in")
+#: The two notebook front ends users run: (module run with ``python -m``, the notebook's path).
+FRONT_ENDS = {"jupyterlab": "lab/tree/dashboard.ipynb", "notebook": "notebooks/dashboard.ipynb"}
+
+
+@pytest.fixture(scope="module", params=sorted(FRONT_ENDS))
+def lab(request, tmp_path_factory):
+    """JupyterLab (``jupyter lab``) or Notebook 7 (``jupyter notebook``) on a notebook of
+    :data:`CELLS`; yields its address."""
+    app = request.param
+    pytest.importorskip(app, reason=f"{app} is not installed (pip install -e '.[test]' "
+                        f"installs it): no notebook to test in")
     pytest.importorskip("ipykernel", reason="ipykernel is not installed: no kernel")
     import nbformat
 
@@ -91,10 +99,11 @@ def lab(tmp_path_factory):
                JUPYTERLAB_SETTINGS_DIR=str(settings),
                JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"))
     port = free_port()
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+    cmd = [sys.executable, "-m", app, "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+           f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}"]
+    if app == "jupyterlab":
+        cmd.append("--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # containers run as root; jupyter refuses it otherwise
     with open(base / "server.log", "w") as log:
@@ -102,10 +111,43 @@ def lab(tmp_path_factory):
                                 start_new_session=True)
         try:
             wait_for_port(port, proc, timeout=SERVER_START)
-            yield f"http://127.0.0.1:{port}/lab/tree/dashboard.ipynb?token={TOKEN}"
+            yield f"http://127.0.0.1:{port}/{FRONT_ENDS[app]}?token={TOKEN}"
         finally:
             stop_process_group(proc)  # the server and its kernel
     assert proc.poll() is not None
+
+
+def _idle(page):
+    """The kernel is idle: JupyterLab's status bar ("Python 3 ... | Idle") or the notebook's
+    execution indicator ("Kernel status: Idle", Notebook 7)."""
+    bar = " ".join(page.locator(".jp-StatusBar-Widget").all_inner_texts())
+    shown = page.evaluate("() => [...document.querySelectorAll("
+                          "'.jp-Notebook-ExecutionIndicator')].map(e => e.textContent).join(' ')")
+    return re.search(r"Python 3.*\|\s*Idle", bar) is not None or "Kernel status: Idle" in shown
+
+
+def _run_all(page):
+    """Run > Run All Cells from the menu; returns the time it was chosen."""
+    page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    return time.monotonic()
+
+
+def _not_started(page):
+    """No cell has run or been queued ("[ ]:" before every cell)."""
+    prompts = page.evaluate("() => [...document.querySelectorAll('.jp-InputPrompt')]"
+                            ".map(e => e.textContent.trim())")
+    return all(p in ("[ ]:", "") for p in prompts)
+
+
+def _kernel_chosen(page):
+    """Answer "Select Kernel" with the proposed kernel, as a user does (Notebook 7 asks when
+    the cells are run while its session is still starting); True when no dialog is left."""
+    dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    if dialog.count():
+        dialog.locator("button", has_text=re.compile(r"^Select$")).click()
+        return False
+    return True
 
 
 def _cell(page, i):
@@ -160,15 +202,19 @@ def test_dashboard_in_jupyterlab_follows_a_drag(lab, page, shot_on_failure):
     page.goto(lab, timeout=scaled_ms(PAGE_LOAD))
     # the notebook is open and its kernel idle
     wait_until(page, lambda: _cell(page, 2).count() == 1, PAGE_LOAD, "the notebook's cells")
-    wait_until(page, lambda: re.search(r"Python 3.*\|\s*Idle", page.locator(
-        ".jp-StatusBar-Widget").all_inner_texts().__str__()) is not None, KERNEL,
-        "an idle kernel")
-    # Run > Run All Cells, as a user does
-    page.locator(".lm-MenuBar-item", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-    # the plots render inside the first cell's output
-    wait_until(page, lambda: _cell(page, 0).locator(".jp-OutputArea-output canvas").count()
-               >= 3, KERNEL, "the dashboard's plots in the output")
+    wait_until(page, lambda: _idle(page), KERNEL, "an idle kernel")
+    # Run > Run All Cells, as a user does (again, as a user would, when the front end took
+    # the first one while its kernel session was still starting: nothing ran)
+    runs = [_run_all(page)]
+
+    def plots():
+        if not _kernel_chosen(page):
+            return False
+        if _not_started(page) and time.monotonic() - runs[-1] > scaled(15):
+            runs.append(_run_all(page))
+        return _cell(page, 0).locator(".jp-OutputArea-output canvas").count() >= 3
+
+    wait_until(page, plots, KERNEL, "the dashboard's plots in the output")
     wait_until(page, lambda: _printed(page) is not None, KERNEL, "the second cell's output")
     plo0, p0 = _printed(page)
     # the third cell set the operating point from Python: the page shows it
@@ -195,7 +241,8 @@ def test_dashboard_in_jupyterlab_follows_a_drag(lab, page, shot_on_failure):
     plo, p = _printed(page)
     assert abs(plo - _page_plo(page)) < 5e-4  # the page's box has three decimals
     assert p == pytest.approx(1 / (1 + math.exp(-plo)), abs=1e-6)  # costs 1: plo moves p
-    print(f"\nJupyterLab: page open to plots and state {rendered:.1f} s, whole test "
+    front = "Notebook 7" if "/notebooks/" in page.url else "JupyterLab"
+    print(f"\n{front}: page open to plots and state {rendered:.1f} s, whole test "
           f"{time.monotonic() - t0:.1f} s (time scale x{scaled(1.0):.2g})")
     # the page loaded no script from the network: only Panel's stylesheets of models made
     # after the first render are asked of its CDN (blocked here; the page works without)
