@@ -202,11 +202,11 @@ def run_serve(args):
     options = {"higher_is_target": getattr(args, "higher_is_target", True),
                "unit": getattr(args, "llr_unit", "ln"), "columns": getattr(args, "columns", None)}
     if options != {"higher_is_target": True, "unit": "ln", "columns": None}:
-        if not specs or getattr(args, "dask", None) is not None:
+        if not specs:
             sys.stderr.write("llrlab serve: error: --distance, --higher-is-target, --llr-unit "
-                             "and --columns say how the FILEs given are read (not the demo, "
-                             "nor --dask); give the FILEs, or tick 'Scores are distances' "
-                             "when uploading\n")
+                             "and --columns say how the FILEs given are read (not the demo); "
+                             "give the FILEs, or tick 'Scores are distances' when "
+                             "uploading\n")
             return 2
         from . import app as app_module
 

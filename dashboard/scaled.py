@@ -68,8 +68,11 @@ def load_scaled(scores, key, progress):
 
     from llrlab.core.scale import open_scores
 
+    from .app import READ_OPTIONS, read_options
+
     progress(0.1, "")
-    s = open_scores(scores, key)
+    with read_options(**READ_OPTIONS):  # --distance, --llr-unit, --columns of llrlab serve
+        s = open_scores(scores, key)
     s = s.with_frame(s.frame, os.path.basename(os.fspath(scores)))
     len(s)
     progress(1.0, "")

@@ -146,9 +146,6 @@ def _check_args(args):
     if args.tar is not None and args.scores is not None:
         raise LlrlabError("give the scores either as SCORES [KEY] or as --tar GENUINE --non "
                           "IMPOSTOR, not both")
-    if args.dask is not None and (not args.higher_is_target or args.llr_unit != "ln"):
-        raise LlrlabError("--dask reads the scores as they are; negate or convert them in the "
-                          "Parquet table, or leave --dask out to use --distance or --llr-unit")
     if args.tar is not None and args.dask is not None:
         raise LlrlabError("--dask reads a Parquet or HDF5 SCORES file; leave --tar/--non "
                           "out, or --dask")

@@ -46,7 +46,20 @@ BLOCK_CELLS = 1 << 24
 
 def open_scores(path, key=None, **kw):
     """A labelled score set from a path: an HDF5 score file with its ``key``, a Parquet
-    file, or a directory of Parquet files (see the module docstring)."""
+    file, or a directory of Parquet files (see the module docstring).  Under
+    :func:`~llrlab.core.io.score_orientation` (``--distance``, ``--llr-unit``) its scores
+    are negated and converted as the in-memory loaders do
+    (:func:`~llrlab.core.io.orientation.oriented`)."""
+    from ..io.orientation import LLR_UNITS, higher_is_target, llr_unit
+
+    out = _open_scores(path, key, **kw)
+    factor = LLR_UNITS[llr_unit()] * (1.0 if higher_is_target() else -1.0)
+    if factor == 1.0:
+        return out
+    return out.with_frame(out.frame.assign(score=out.frame["score"] * factor))
+
+
+def _open_scores(path, key=None, **kw):
     from ..io.hdf5 import is_hdf5
 
     name = os.fspath(path)

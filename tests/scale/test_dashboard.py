@@ -92,3 +92,16 @@ def test_serve_dask_refuses_fusion_with_a_message(files):
     systems = {"A": SystemData(eval=open_scores(pe)), "B": SystemData(eval=open_scores(pd_))}
     with pytest.raises(DataError, match="fusion needs the trials in memory"):
         compute_results(("k",), systems=systems, system="A", fusion=True)
+
+
+def test_serve_dask_reads_distances_and_llr_units(files, monkeypatch):
+    """``llrlab serve --dask --distance --llr-unit log10``: the lazily read scores are
+    negated and converted as the in-memory loaders do (the server's READ_OPTIONS)."""
+    from llrlab.dashboard import app as app_module
+
+    _, ev, _, pe = files
+    monkeypatch.setattr(app_module, "READ_OPTIONS", {"higher_is_target": False,
+                                                     "unit": "log10"})
+    s = scaled.load_scaled(str(pe), None, lambda *a: None)
+    got = np.sort(s.frame["score"].compute(scheduler="threads").to_numpy())
+    assert np.allclose(got, np.sort(-np.log(10.0) * ev.scores), rtol=1e-15, atol=0)

@@ -72,6 +72,21 @@ def test_cli_dask_output_equals_the_json_output(h5pair):
     _same(json.loads(o2), json.loads(o1))
 
 
+@pytest.mark.parametrize("options", [["--distance"], ["--llr-unit", "log10"],
+                                     ["--higher-is-target", "false", "--llr-unit", "bits"]])
+def test_cli_dask_reads_distances_and_llr_units_as_in_memory(h5pair, options):
+    """``--distance`` and ``--llr-unit`` with ``--dask``: the same JSON as in memory (the
+    scores negated and converted as they are read), and not the JSON without them."""
+    s, k = h5pair
+    base = ["eval", str(s), str(k), "--json", "--p-target", "0.05", *options]
+    c1, o1, e1 = _run(base)
+    c2, o2, e2 = _run([*base, "--dask"])
+    assert (c1, c2) == (0, 0), e1 + e2
+    _same(json.loads(o2), json.loads(o1))
+    plain = json.loads(_run(base[:6])[1])
+    assert json.loads(o2)["cllr"] != pytest.approx(plain["cllr"])
+
+
 def test_cli_dask_condition_weights_and_calibration_equal_the_json_output(h5pair, tmp_path):
     s, k = h5pair
     base = ["eval", str(s), str(k), "--json", "--condition-weights", "tel=2,mic=1,far=1",
