@@ -200,16 +200,17 @@ _FILE_CACHE: dict = {}
 READ_OPTIONS: dict = {}
 
 
-def read_options(*, higher_is_target=True, unit="ln", columns=None):
+def read_options(*, higher_is_target=True, unit="ln", columns=None, fta_as_error=False):
     """The context in which a server-side file is read (see ``llrlab.core.io``)."""
     from contextlib import ExitStack
 
-    from llrlab.core.io import score_orientation
+    from llrlab.core.io import failures_to_acquire, score_orientation
     from llrlab.core.io.labelled import column_names
 
     stack = ExitStack()
     stack.enter_context(score_orientation(higher_is_target=higher_is_target, unit=unit))
     stack.enter_context(column_names(columns))
+    stack.enter_context(failures_to_acquire(as_error=fta_as_error))
     return stack
 
 

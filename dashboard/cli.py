@@ -200,13 +200,15 @@ def run_serve(args):
         sys.stderr.write(f"llrlab serve: warning: {text}\n")
 
     options = {"higher_is_target": getattr(args, "higher_is_target", True),
-               "unit": getattr(args, "llr_unit", "ln"), "columns": getattr(args, "columns", None)}
-    if options != {"higher_is_target": True, "unit": "ln", "columns": None}:
+               "unit": getattr(args, "llr_unit", "ln"), "columns": getattr(args, "columns", None),
+               "fta_as_error": getattr(args, "fta_as_error", False)}
+    if options != {"higher_is_target": True, "unit": "ln", "columns": None,
+                   "fta_as_error": False}:
         if not specs:
-            sys.stderr.write("llrlab serve: error: --distance, --higher-is-target, --llr-unit "
-                             "and --columns say how the FILEs given are read (not the demo); "
-                             "give the FILEs, or tick 'Scores are distances' when "
-                             "uploading\n")
+            sys.stderr.write("llrlab serve: error: --distance, --higher-is-target, --llr-unit, "
+                             "--columns and --fta-as-error say how the FILEs given are read "
+                             "(not the demo); give the FILEs, or tick the boxes of the "
+                             "upload card when uploading\n")
             return 2
         from . import app as app_module
 

@@ -287,6 +287,10 @@ class UploadPanel:
         # ``llrlab CMD --distance`` does (llrlab.core.io.orientation)
         self.distance = pn.widgets.Checkbox(name="Scores are distances (smaller = target)",
                                             value=False)
+        # NaN scores of bob.measure / bob.bio files (failures to acquire): left out and
+        # counted, or counted as errors as ISO/IEC 19795-1 does (``--fta-as-error``)
+        self.fta = pn.widgets.Checkbox(name="Failures to acquire (NaN scores) count as errors",
+                                       value=False)
         self.system = pn.widgets.TextInput(name="System name", value="uploaded",
                                            sizing_mode="stretch_width")
         self.button = pn.widgets.Button(name="Load uploaded file", button_type="primary",
@@ -304,7 +308,7 @@ class UploadPanel:
         self.layout = pn.Column(
             self.scores, self.key, pn.Row(pn.pane.Markdown("Use as:", margin=(8, 5)),
                                           self.role),
-            self.distance, self.system, self.button, self.status, self._channel,
+            self.distance, self.fta, self.system, self.button, self.status, self._channel,
             sizing_mode="stretch_width")
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.on_session_destroyed(lambda _ctx: self.cleanup())
@@ -429,12 +433,13 @@ class UploadPanel:
         system = self.system.value.strip() or "uploaded"
         limits = upload_limits(self.max_bytes)
 
-        higher = not self.distance.value
+        higher, fta = not self.distance.value, self.fta.value
 
         def loader(scores, key, progress):
-            from llrlab.core.io import score_orientation
+            from llrlab.core.io import failures_to_acquire, score_orientation
 
-            with score_orientation(higher_is_target=higher):
+            with score_orientation(higher_is_target=higher), \
+                    failures_to_acquire(as_error=fta):
                 return load_with_notes(scores, key, progress, limits=limits)
 
         self.state.data.load_files([(system, self.role.value, scores_path, key_path)],

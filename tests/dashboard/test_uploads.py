@@ -382,6 +382,31 @@ def test_peer_formats_load_through_the_upload_path(app_state):
     up.cleanup()
 
 
+def test_failures_to_acquire_as_errors_through_the_upload_and_serve(app_state, tmp_path,
+                                                                    monkeypatch):
+    """The upload card's box and ``llrlab serve FILE --fta-as-error``: a NaN-scored target
+    is kept as a miss (scored below every other), as on the command line."""
+    up = UploadPanel(app_state)
+    data = b"1 0.5\n-1 -0.3\n1 nan\n-1 0.2\n1 1.5\n"
+    send(up.scores, "bob.txt", data)
+    up._load()
+    assert len(app_state.data.systems["uploaded"].eval) == 4
+    up.fta.value = True
+    up._load()
+    t = app_state.data.systems["uploaded"].eval
+    assert app_state.status.error == "" and len(t) == 5 and min(t.tar) < min(t.non)
+    up.cleanup()
+    from llrlab.dashboard import app as app_module
+    from llrlab.dashboard.app import FileSpec
+
+    p = tmp_path / "bob.txt"
+    p.write_bytes(data)
+    monkeypatch.setattr(app_module, "READ_OPTIONS", {"fta_as_error": True})
+    monkeypatch.setattr(app_module, "_FILE_CACHE", {})
+    state = create_app([FileSpec("bob", "eval", str(p))], demo=False, threaded=False).state
+    assert len(state.data.systems["bob"].eval) == 5
+
+
 def test_pyeer_genuine_and_impostor_files_through_the_upload_and_serve(app_state, tmp_path,
                                                                       monkeypatch):
     """pyeer's two files of one score per line (genuine, impostor) as the upload's scores and
@@ -430,7 +455,8 @@ def test_serve_reads_its_files_with_the_reading_options(tmp_path, monkeypatch):
 def test_serve_refuses_reading_options_without_files(capsys):
     from llrlab.dashboard.cli import build_parser, run_serve
 
-    args = build_parser().parse_args(["serve", "--distance", "--no-show"])
-    assert run_serve(args) == 2
-    assert "--distance, --higher-is-target, --llr-unit and --columns say how the FILEs" in \
-        capsys.readouterr().err
+    for option in ("--distance", "--fta-as-error"):
+        args = build_parser().parse_args(["serve", option, "--no-show"])
+        assert run_serve(args) == 2
+        assert "--llr-unit, --columns and --fta-as-error say how the FILEs" in \
+            capsys.readouterr().err
