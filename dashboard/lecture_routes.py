@@ -72,8 +72,9 @@ def lecture_page_gzip(lesson):
             return data, hit[1]
     packed = gzip.compress(data, compresslevel=6, mtime=0)
     with _gz_lock:
-        _gz.clear()  # (lecture_bytes keeps a few pages; the newest one's gzip is enough)
-        _gz[id(data)] = (data, packed)
+        _gz[id(data)] = (data, packed)  # (as many as lecture_bytes keeps pages)
+        while len(_gz) > 4:
+            del _gz[next(iter(_gz))]
     return data, packed
 
 
