@@ -20,7 +20,7 @@ import math
 from contextlib import contextmanager
 
 __all__ = ["LLR_UNITS", "higher_is_target", "in_llr_unit", "llr_unit", "oriented",
-           "score_orientation"]
+           "score_factor", "score_orientation"]
 
 _HIGHER = contextvars.ContextVar("llrlab_higher_is_target", default=True)
 _UNIT = contextvars.ContextVar("llrlab_llr_unit", default="ln")
@@ -65,10 +65,16 @@ def higher_is_target():
     return _HIGHER.get()
 
 
+def score_factor():
+    """What a score read is multiplied by under the orientation and unit in force: -1 for
+    distances, times the unit's factor to natural log (1.0 for llrlab's own scores)."""
+    return LLR_UNITS[_UNIT.get()] * (1.0 if _HIGHER.get() else -1.0)
+
+
 def oriented(data):
     """``data`` (Trials or Scores) as read: its scores negated when they are distances, and
     turned into natural-log LLRs from the unit in force."""
-    factor = LLR_UNITS[_UNIT.get()] * (1.0 if _HIGHER.get() else -1.0)
+    factor = score_factor()
     if factor == 1.0 or data is None or not hasattr(data, "with_scores"):
         return data
     return data.with_scores(factor * data.scores)

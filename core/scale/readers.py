@@ -50,10 +50,10 @@ def open_scores(path, key=None, **kw):
     :func:`~llrlab.core.io.score_orientation` (``--distance``, ``--llr-unit``) its scores
     are negated and converted as the in-memory loaders do
     (:func:`~llrlab.core.io.orientation.oriented`)."""
-    from ..io.orientation import LLR_UNITS, higher_is_target, llr_unit
+    from ..io.orientation import score_factor
 
     out = _open_scores(path, key, **kw)
-    factor = LLR_UNITS[llr_unit()] * (1.0 if higher_is_target() else -1.0)
+    factor = score_factor()
     if factor == 1.0:
         return out
     return out.with_frame(out.frame.assign(score=out.frame["score"] * factor))
