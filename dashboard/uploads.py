@@ -436,10 +436,9 @@ class UploadPanel:
         higher, fta = not self.distance.value, self.fta.value
 
         def loader(scores, key, progress):
-            from llrlab.core.io import failures_to_acquire, score_orientation
+            from .app import read_options
 
-            with score_orientation(higher_is_target=higher), \
-                    failures_to_acquire(as_error=fta):
+            with read_options(higher_is_target=higher, fta_as_error=fta):
                 return load_with_notes(scores, key, progress, limits=limits)
 
         self.state.data.load_files([(system, self.role.value, scores_path, key_path)],
