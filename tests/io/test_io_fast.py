@@ -283,14 +283,20 @@ _SHAPE_IDS = {
 @given(n_models=st.integers(1, 30), n_segs=st.integers(1, 40),
        ids=st.sampled_from(["short", "long"]), unique=st.booleans(),
        seed=st.integers(0, 2**16), extra=st.integers(0, 20),
-       missing=st.integers(0, 20), dup=st.integers(0, 3), conflict=st.booleans())
+       missing=st.integers(0, 20), dup=st.integers(0, 3), conflict=st.booleans(),
+       id_chunks=st.sampled_from(["head", "category", "numbered", "raw"]))
 def test_loads_of_every_shape_are_the_same_both_ways(monkeypatch, tmp_path_factory, n_models,
                                                      n_segs, ids, unique, seed, extra, missing,
-                                                     dup, conflict):
+                                                     dup, conflict, id_chunks):
     from llrlab.core.io import _source
 
     monkeypatch.setattr(_source, "BLOCK", 512)  # many blocks
     monkeypatch.setattr(_fast, "CHUNK_ROWS", 5)  # many chunks, ids repeating across them
+    # each way the fast reader can take an id column: as the head of the file decides, as
+    # categories, as str chunks numbered one by one, as str chunks kept as they are
+    if id_chunks != "head":
+        monkeypatch.setattr(_fast, "CATEGORY_BELOW", 2.0 if id_chunks == "category" else 0.0)
+        monkeypatch.setattr(_fast, "RAW_ABOVE", -1.0 if id_chunks == "raw" else 2.0)
     rng = np.random.default_rng(seed)
     m_name, s_name = _SHAPE_IDS[ids]
     if unique:  # each segment against a few models
