@@ -39,7 +39,7 @@ import sys
 import numpy as np
 
 from ..errors import LlrlabError
-from ..trials import IdCodes
+from ..trials import IdCodes, vocab_index
 from ._columns import (
     ID,
     NUMBER,
@@ -152,29 +152,46 @@ class _ChunkIds:
     positions (4 bytes a row) until the end, besides the ids themselves.
     """
 
-    def __init__(self, capacity):
+    def __init__(self, capacity, known=None):
         self.parts = []
         self.codes = Grow(np.int32, capacity)
         self.size = 0  # entries in the concatenation
-        self._last = None  # (distinct ids, offset) of the previous chunk
+        self._last = None  # (distinct ids, their codes) of the previous chunk
         self._raw = False  # chunks kept as they are (their ids are nearly all distinct)
+        # ids known already (the score file's, when this is its key): an id found there is
+        # coded by its position in them, and only the others are kept
+        self._known = known
+        self._base = 0 if known is None else known.size
 
-    def _offset(self, k):
-        if self.size + k >= 2**31:
+    def _place(self, ids):
+        """The codes of ``ids`` (str objects): their position in the known ids, else
+        ``base +`` their position in the concatenation of the parts (where they are added)."""
+        if self._known is None:
+            pos = np.arange(self.size, self.size + ids.size, dtype=np.int64)
+            new = None
+        else:
+            pos = vocab_index(self._known).get_indexer(ids).astype(np.int64, copy=False)
+            new = np.flatnonzero(pos < 0)
+            if new.size == 0:
+                return pos
+            ids = ids[new]
+        if self._base + self.size + ids.size >= 2**31:
             raise _GiveUp("more than 2^31 ids")  # pragma: no cover - 2^31 rows
-        offset = self.size
-        self.size += k
-        return offset
+        if new is None:
+            pos += self._base
+        else:
+            pos[new] = np.arange(self._base + self.size, self._base + self.size + ids.size)
+        self.size += ids.size
+        self.parts.append(ids)
+        return pos
 
     def add(self, ids):
         """A chunk's ids as str objects, numbered within the chunk at once (hash-based
         ``pandas.factorize``): only the chunk's distinct ids are kept, not a pointer per row,
         and the final numbering hashes fewer entries."""
         if self._raw:  # ids seen so far nearly all distinct: numbering a chunk saves nothing
-            offset = self._offset(ids.size)
-            self.parts.append(ids)
             self._last = None
-            self.codes.append(np.arange(offset, offset + ids.size, dtype=np.int32))
+            self.codes.append(self._place(ids).astype(np.int32))
             return
         import pandas as pd
 
@@ -186,12 +203,11 @@ class _ChunkIds:
         """A chunk's distinct ids (str objects) and each row's code into them."""
         last = self._last
         if last is not None and len(last[0]) == len(uniques) and np.array_equal(last[0], uniques):
-            offset = last[1]
+            lut = last[1]
         else:
-            offset = self._offset(len(uniques))
-            self.parts.append(uniques)
-            self._last = (uniques, offset)
-        self.codes.append(codes.astype(np.int32, copy=False) + np.int32(offset))
+            lut = self._place(uniques).astype(np.int32)
+            self._last = (uniques, lut)
+        self.codes.append(lut[codes])
 
     def add_categories(self, cats, codes):
         """A chunk's categories (an Index of str) and each row's code into them."""
@@ -202,13 +218,19 @@ class _ChunkIds:
         one holding a control character (the exact reader then reports or splits it)."""
         import pandas as pd
 
-        allu = np.concatenate(self.parts) if len(self.parts) != 1 else self.parts[0]
-        self.parts = []
-        gcodes, vocab = pd.factorize(allu, sort=False)
-        del allu
-        vocab = np.asarray(vocab, dtype=object)
-        if (vocab == "").any() or _BAD_ID.search("".join(vocab.tolist())):
-            raise _GiveUp("empty id, or a control character")
+        if self.parts:
+            allu = np.concatenate(self.parts) if len(self.parts) != 1 else self.parts[0]
+            self.parts = []
+            gcodes, vocab = pd.factorize(allu, sort=False)
+            del allu
+            vocab = np.asarray(vocab, dtype=object)
+            if (vocab == "").any() or _BAD_ID.search("".join(vocab.tolist())):
+                raise _GiveUp("empty id, or a control character")
+        else:
+            gcodes, vocab = np.zeros(0, np.intp), np.zeros(0, dtype=object)
+        if self._base:  # the known ids first, as they are, then the new ones
+            gcodes = np.concatenate([np.arange(self._base), gcodes + self._base])
+            vocab = np.concatenate([self._known, vocab]) if vocab.size else self._known
         dt = np.int32 if vocab.size < 2**31 else np.int64
         return IdCodes.trusted(gcodes.astype(dt, copy=False)[self.codes.result()], vocab)
 
@@ -248,9 +270,11 @@ def _text_dtypes(src, cols, delimiter, skip_line):
     return out
 
 
-def read_fast(src, cols, delimiter, skip_line, progress, limits):
+def read_fast(src, cols, delimiter, skip_line, progress, limits, known=None):
     """``(n, values)`` as the exact reader would return them, or None (see the module
-    docstring); limit errors and read errors of the source are raised."""
+    docstring); limit errors and read errors of the source are raised.  ``known``: for some
+    id columns (by index), distinct ids known already (an object array of str) which number
+    the column's ids where they are the same (see :class:`_ChunkIds`)."""
     pd, extra = _pandas(src)
     if pd is None:
         return None
@@ -265,7 +289,8 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
 
     def first(block):
         rows = expected_rows(src, block.count(b"\n") or 1, len(block))
-        state["b"] = Builders(src, cols, rows, limits, ids=_ChunkIds)
+        state["b"] = Builders(src, cols, rows, limits,
+                              ids=lambda cap, j: _ChunkIds(cap, (known or {}).get(j)))
 
     feed = _Feed(src, delimiter, skip_line, progress, first)
     try:
