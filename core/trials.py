@@ -326,10 +326,9 @@ def extend_vocab(base, other):
     """
     if other is base or (other.size == base.size and np.array_equal(other, base)):
         return np.arange(base.size, dtype=np.int64), base
-    if (other.size > base.size > _SMALL_VOCAB and np.array_equal(other[:base.size], base)
-            and (vocab_index(base).get_indexer(other[base.size:]) < 0).all()):
+    if other.size > base.size > _SMALL_VOCAB and np.array_equal(other[:base.size], base):
         # ``other`` is ``base`` extended (a key numbered after its score file's ids, see
-        # llrlab.core.io._fast): only the new ids are looked up, in base's kept hash table
+        # llrlab.core.io._fast); its ids being distinct, the rest are new to ``base``
         return np.arange(other.size, dtype=np.int64), other
     if base.size + other.size <= _SMALL_VOCAB:
         d = {s: i for i, s in enumerate(base.tolist())}
