@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from ._parallel import chunk_slices
+from ._parallel import PARALLEL_MIN, chunk_slices, run_pair
 from ._repr import summary_repr
 from ._validate import as_tar_non, as_weights, check_sorted
 
@@ -252,12 +252,27 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
     when None is returned its content is undefined (the near-tie groups need the original
     order: with ``overwrite`` they return None, for the caller to sort the pairs).
     """
-    n = x.size
     bits = max(1, int(bits))
+    tagged = tag_codes(x, codes, bits)
+
+    def sort_x():
+        if overwrite:
+            x.sort()
+            return x
+        return np.sort(x)
+
+    xs, _ = run_pair(sort_x, tagged.sort, parallel=x.size >= PARALLEL_MIN)
+    return untag_codes(xs, tagged, bits, x, codes, overwrite=overwrite)
+
+
+def tag_codes(x, codes, bits):
+    """The scores ``x`` with the lowest ``bits`` bits of their mantissa replaced by
+    ``codes`` (counted down below zero), the keys of the tagged sort of
+    :func:`cosort_codes` (a new array; ``-0.0`` as ``+0.0``)."""
     low = (1 << bits) - 1
-    tagged = np.empty(n)
+    tagged = np.empty(x.size)
     tv = tagged.view(np.int64)
-    for sl in chunk_slices(n, _PIECE):
+    for sl in chunk_slices(x.size, _PIECE):
         np.add(x[sl], 0.0, out=tagged[sl])  # -0.0 as +0.0
         iv = tv[sl]
         c = iv >> 63  # -1 (all bits) below zero, else 0
@@ -265,15 +280,20 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
         c ^= codes[sl]  # counted down below zero (larger bits, more negative)
         iv &= ~low
         iv |= c
-    if overwrite:
-        x.sort()
-        xs = x
-    else:
-        xs = np.sort(x)
+    return tagged
+
+
+def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
+    """The end of :func:`cosort_codes`: ``(xs, sorted codes)`` from the sorted scores
+    ``xs`` and the sorted :func:`tag_codes` keys ``tagged`` (consumed) of the scores ``x``
+    and ``codes``; None for infinite or NaN scores, or for near ties with ``overwrite``
+    (``x`` is then ``xs``, no longer in its original order)."""
+    n = xs.size
+    low = (1 << bits) - 1
     if n and not (np.isfinite(xs[0]) and np.isfinite(xs[-1])):
         return None
     xs += 0.0
-    tagged.sort()
+    tv = tagged.view(np.int64)
     sorted_codes = np.empty(n, dtype=np.uint8 if bits <= 8 else np.intp)
     neg = int(np.searchsorted(tagged, 0.0, side="left"))
     xv = xs.view(np.int64)
@@ -292,7 +312,7 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
         same &= kk[1:] != kk[:-1]
         if same.any():
             near.append(np.unique(hi[1:][same]))
-    del tagged
+    del tagged, tv
     if near:
         groups = np.unique(np.concatenate(near))
         if groups.size > 1024 or overwrite:

@@ -200,6 +200,9 @@ def analyze(tar, non=None, *, plo=None, tar_weights=None, non_weights=None,
     (0.1429, 0.25, 0.5833333333333333)
     """
     trials = tar if isinstance(tar, Trials) else None
+    if trials is not None and non is None:
+        # integer weights: Cllr from the gathers that are sorted (no file-order copies)
+        trials._sort_with_cllr()
     if trials is not None and non is None and "cllr_parts" in trials._cache:
         # a condition-weighted pool: its sort and Cllr were taken from its trials' shared
         # sort (llrlab.core.conditions), so the classes are not copied out in file order

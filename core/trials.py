@@ -806,34 +806,67 @@ class Trials(_Frozen):
                 self._cache["sorted"] = sort_scores(self.scores[self.labels],
                                                     self.scores[~self.labels], overwrite=True)
             else:
-                strata = (None, None)
-                if self.weights is not None and self.has_conditions:
-                    # weighted error rates have a variance per condition (their strata)
-                    codes = self.condition_index()[1]
-                    strata = (codes[self.labels], codes[~self.labels])
+                strata = self._strata()
                 done = self._sorted_counts(strata) if self.weights is not None else None
                 self._cache["sorted"] = done or sort_scores(
                     t.tar, t.non, tar_weights=t.tar_weights, non_weights=t.non_weights,
                     tar_strata=strata[0], non_strata=strata[1])
         return self._cache["sorted"]
 
-    def _sorted_counts(self, strata):
+    def _strata(self):
+        """The condition codes of the target and of the non-target trials when the trials
+        are weighted and have conditions (weighted error rates have a variance per
+        condition, their strata), else ``(None, None)``."""
+        if self.weights is not None and self.has_conditions:
+            codes = self.condition_index()[1]
+            return codes[self.labels], codes[~self.labels]
+        return None, None
+
+    def _sort_with_cllr(self):
+        """Sort trials with integer weights (counts) and take the parts of their Cllr from
+        the same gathers of each class, before they are sorted in place (no second gather
+        of the scores and weights in file order): caches :meth:`sorted` and the mean target
+        and non-target log-losses (nats, prior log-odds 0) that
+        :func:`~llrlab.core.analysis.analyze` reads, bitwise those of the class arrays in
+        file order.  Returns False (nothing cached) when it does not apply: no weights,
+        other weights, a sort there already, or scores that the integer-weight sort
+        declines."""
+        if self.weights is None or "sorted" in self._cache:
+            return False
+        self.require_both_classes()
+        parts = []
+        done = self._sorted_counts(self._strata(), cllr_parts=parts)
+        if done is None:
+            return False
+        self._with_sorted(done, tuple(parts))
+        return True
+
+    def _sorted_counts(self, strata, cllr_parts=None):
         """:meth:`sorted` of trials whose weights are small integers (counts, see
         ``_sorting.small_codes``): the weights turned into 1-byte codes once for all the
         trials, and each class's scores and codes gathered and sorted together, in place, by
         ``_sorting.cosort_codes`` -- no float64 gather of the weights and no copy of the
         scores' gathers, the same sorted scores and weights as
         :func:`~llrlab.core._sorting.sort_scores`, bit for bit.  None when it does not apply
-        (other weights, scores a few units in the last place apart), for the general sort."""
+        (other weights, scores a few units in the last place apart), for the general sort.
+        With a list ``cllr_parts``, the mean log-loss of Cllr of each class (targets first;
+        nats, prior log-odds 0) is appended to it, computed on the class's gather in file
+        order before it is sorted."""
         from ._sorting import _cosort_weight_codes, presorted, small_codes
+        from .cllr import softplus_sum
 
         codes = small_codes(self.weights)
         if codes is None:
             return None
         parts = []
-        for mask, ss in ((self.labels, strata[0]), (~self.labels, strata[1])):
+        for mask, ss, sign in ((self.labels, strata[0], -1.0), (~self.labels, strata[1], 1.0)):
             # a fresh gather, sorted in place (regathered by the general sort after None)
-            done = _cosort_weight_codes(self.scores[mask], codes[mask], ss, overwrite=True)
+            x, c = self.scores[mask], codes[mask]
+            if cllr_parts is not None:
+                # integer weights: their sum is exact in any order, as float64 weights'
+                cllr_parts.append(softplus_sum(x, sign=sign, weights=c)
+                                  / float(c.sum(dtype=np.int64)))
+            done = _cosort_weight_codes(x, c, ss, overwrite=True)
             if done is None:
                 return None
             parts.append(done)
