@@ -63,6 +63,11 @@ class SortedScores:
         The condition (stratum) code of each sorted score, for the stratified variance of
         weighted error rates (:meth:`rate_variances`); None: one stratum.  Equal scores may be
         in any order: no threshold separates them.
+    exact_cw : bool
+        True when every cumulative weight is exact (integer weights, counts, whose sums stay
+        below ``2**53``): then a sum from the top equals the total less a cumulative sum,
+        bit for bit, and :attr:`non_cw_above` is that difference (no second cumulative
+        sum).
     """
 
     tar: np.ndarray
@@ -75,6 +80,7 @@ class SortedScores:
     non_w: np.ndarray | None = None
     tar_strata: np.ndarray | None = None
     non_strata: np.ndarray | None = None
+    exact_cw: bool = False
 
     def __post_init__(self):
         if self.non_cw is not None and self.non_w is None:  # built from cw only
@@ -144,9 +150,18 @@ class SortedScores:
         """``above[i]``: total weight of the non-targets from sorted index ``i`` up, shape
         (N + 1,) (``above[N] == 0``); summed from the top, so small tails are exact to
         rounding.  Only for weighted trials."""
+        if self.exact_cw:  # integer sums: the same numbers, exactly
+            return self.n_non - self.non_cw
         out = np.zeros(self.non.size + 1)
         np.cumsum(self.non_w[::-1], out=out[-2::-1])
         return out
+
+    def non_weight_from(self, i):
+        """``non_cw_above[i]``, the non-target weight from sorted index ``i`` up (weighted
+        trials); with :attr:`exact_cw` computed at ``i`` only."""
+        if self.exact_cw and "non_cw_above" not in self.__dict__:
+            return self.n_non - self.non_cw[i]
+        return self.non_cw_above[i]
 
     @property
     def weighted(self):
@@ -186,7 +201,8 @@ class SortedScores:
             return p_miss, (self.non.size - i).astype(np.float64) / self.n_non
         # below every score the rate is 1 exactly (the suffix sum of all weights and the
         # forward total n_non may differ in the last bits)
-        return p_miss, np.where(i == 0, 1.0, np.minimum(self.non_cw_above[i] / self.n_non, 1.0))
+        return p_miss, np.where(i == 0, 1.0, np.minimum(self.non_weight_from(i) / self.n_non,
+                                                        1.0))
 
 
 def _sort_with_weights(x, w, strata=None, overwrite=False):
@@ -390,15 +406,19 @@ def _cumulative(w):
     return cw
 
 
-def presorted(tar, non, tar_w=None, non_w=None, tar_strata=None, non_strata=None):
+def presorted(tar, non, tar_w=None, non_w=None, tar_strata=None, non_strata=None, *,
+              integer_weights=False):
     """:class:`SortedScores` of scores already sorted ascending (and their weights and strata
     in that order, or None): no check, no sort.  For callers that took the order from
-    another sort of the same scores (:meth:`Trials.condition_sorted`)."""
+    another sort of the same scores (:meth:`Trials.condition_sorted`).  ``integer_weights``:
+    the weights are integers (counts), so every cumulative sum below ``2**53`` is exact
+    (:attr:`SortedScores.exact_cw`)."""
     if tar_w is None:
         return SortedScores(tar, non, None, None, float(tar.size), float(non.size))
     tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
+    exact = bool(integer_weights) and max(tcw[-1], ncw[-1]) < 2.0 ** 53
     return SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w,
-                        tar_strata, non_strata)
+                        tar_strata, non_strata, exact)
 
 
 def _segment_sums(w, starts):

@@ -287,7 +287,7 @@ def analyze_transformed(base: Analysis, transform, *, plo=None) -> Analysis:
     tar = _transform_sorted(transform, s.tar, "target")
     non = _transform_sorted(transform, s.non, "non-target")
     t = SortedScores(tar, non, s.tar_cw, s.non_cw, s.n_tar, s.n_non, s.tar_w, s.non_w,
-                     s.tar_strata, s.non_strata)
+                     s.tar_strata, s.non_strata, s.exact_cw)
     ct, cn = _ce_parts(tar, non, 0.0, s.tar_w, s.non_w)
     return _from_sorted(t, base.plo if plo is None else as_plo(plo),
                         float((ct + cn) / (2 * _LN2)))

@@ -417,16 +417,29 @@ def _row_words(flat):
 def _ranked(flat, codes, n_codes):
     """``(names, codes)`` sorted as :func:`factorize` gives them, from codes in order of
     first appearance (``0 .. n_codes - 1``)."""
-    import pandas as pd
-
-    first = pd.Series(codes).drop_duplicates().index.to_numpy()
-    rep = np.empty(n_codes, dtype=np.intp)
-    rep[codes[first]] = first
+    rep = _first_positions(codes, n_codes)
     names = flat[rep]
     order = np.argsort(names, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     return names[order], rank[codes], rep
+
+
+def _first_positions(codes, n_codes):
+    """The index of the first occurrence of each code ``0 .. n_codes - 1`` (every code
+    occurs): prefixes of growing length are searched until every code is found, so the cost
+    is that of the prefix up to the last first appearance, not of the whole array."""
+    rep = np.full(n_codes, -1, dtype=np.intp)
+    missing, a, step = n_codes, 0, 1 << 14
+    while missing:
+        part = codes[a:a + step]
+        u, i = np.unique(part, return_index=True)
+        new = rep[u] < 0
+        rep[u[new]] = a + i[new]
+        missing -= int(np.count_nonzero(new))
+        a += step
+        step *= 2
+    return rep
 
 
 def _hash_factorize(flat, keys):
@@ -449,20 +462,20 @@ def _hash_factorize(flat, keys):
     n, width = rows.shape
     mult = (np.arange(1, width + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) | \
         np.uint64(1)
+    # the digest: sum_j mult_j * word_j (mod 2**64), one matrix-vector product per piece of
+    # rows (odd multipliers: labels that differ in one word always differ); a collision is
+    # caught by the check below
     digest = np.empty(n, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for a in range(0, n, _HASH_PIECE):
-            r = rows[a:a + _HASH_PIECE].astype(np.uint64, copy=False)
-            h = digest[a:a + _HASH_PIECE]
-            np.multiply(r[:, 0], mult[0], out=h)
-            for j in range(1, width):
-                h ^= h >> np.uint64(29)
-                h += r[:, j] * mult[j]
-            h ^= h >> np.uint64(32)
+            np.matmul(rows[a:a + _HASH_PIECE].astype(np.uint64, copy=False), mult,
+                      out=digest[a:a + _HASH_PIECE])
     codes, uniques = pd.factorize(digest, sort=False)
+    del digest
     names, ranked, rep = _ranked(flat, codes, uniques.size)
+    reps = rows[rep]  # each code's first label: the check gathers from a small table
     for a in range(0, n, _HASH_PIECE):
-        if not np.array_equal(rows[a:a + _HASH_PIECE], rows[rep[codes[a:a + _HASH_PIECE]]]):
+        if not np.array_equal(rows[a:a + _HASH_PIECE], reps[codes[a:a + _HASH_PIECE]]):
             return None
     return names, ranked
 
@@ -871,7 +884,7 @@ class Trials(_Frozen):
                 return None
             parts.append(done)
         (tar, tar_w, tar_s), (non, non_w, non_s) = parts
-        return presorted(tar, non, tar_w, non_w, tar_s, non_s)
+        return presorted(tar, non, tar_w, non_w, tar_s, non_s, integer_weights=True)
 
     def condition_sorted(self):
         """Each class's scores sorted, with the condition of each (cached).
