@@ -96,8 +96,8 @@ def run_pair(first, second, *, parallel=True):
 
     For two independent steps that release the GIL (two sorts of 10^7 scores): the results
     are those of the plain calls whatever the threads.  ``first`` may use
-    :func:`map_chunks` (the pool's other workers take its chunks); an exception of either
-    is raised after both have finished.
+    :func:`map_chunks` (the pool's other workers take its chunks).  An exception of either
+    is raised (in a pool thread, after both have finished).
     """
     if _POOL is None or not parallel:
         return first(), second()
