@@ -169,7 +169,7 @@ def test_run_pair_runs_both_and_raises_the_first_s_error():
                 raise ValueError("first")
 
             with pytest.raises(ValueError, match="first"):
-                parallel.run_pair(boom, lambda: done.append(k))
+                parallel.run_pair(boom, lambda k=k: done.append(k))
     finally:
         parallel.set_threads(saved)
     assert done == [2]  # in a pool thread, the first failed while the second ran
