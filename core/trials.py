@@ -19,6 +19,7 @@ from dataclasses import FrozenInstanceError
 
 import numpy as np
 
+from ._parallel import map_chunks
 from ._validate import as_scores, as_weights
 from .errors import DataError
 
@@ -465,18 +466,20 @@ def _hash_factorize(flat, keys):
     # the digest: sum_j mult_j * word_j (mod 2**64), one matrix-vector product per piece of
     # rows (odd multipliers: labels that differ in one word always differ); a collision is
     # caught by the check below
+    # (pieces in llrlab's chunk threads: numpy releases the GIL in both passes)
     digest = np.empty(n, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for a in range(0, n, _HASH_PIECE):
-            np.matmul(rows[a:a + _HASH_PIECE].astype(np.uint64, copy=False), mult,
-                      out=digest[a:a + _HASH_PIECE])
+
+    def digest_piece(sl):
+        with np.errstate(over="ignore"):
+            np.matmul(rows[sl].astype(np.uint64, copy=False), mult, out=digest[sl])
+
+    map_chunks(digest_piece, n, chunk=_HASH_PIECE)
     codes, uniques = pd.factorize(digest, sort=False)
-    del digest
     names, ranked, rep = _ranked(flat, codes, uniques.size)
     reps = rows[rep]  # each code's first label: the check gathers from a small table
-    for a in range(0, n, _HASH_PIECE):
-        if not np.array_equal(rows[a:a + _HASH_PIECE], reps[codes[a:a + _HASH_PIECE]]):
-            return None
+    if not all(map_chunks(lambda sl: np.array_equal(rows[sl], reps[codes[sl]]), n,
+                          chunk=_HASH_PIECE)):
+        return None
     return names, ranked
 
 
@@ -995,6 +998,18 @@ class Trials(_Frozen):
         """The same trials with new per-trial weights (None removes them)."""
         return Trials(self.scores, self.labels, weights, self._pass("condition"),
                       self._pass("model"), self._pass("segment"), self.source)
+
+    def _with_checked_weights(self, weights):
+        """:meth:`with_weights` for float64 weights the caller computed and knows to be
+        finite and non-negative, with a positive sum in each class (no pass over the
+        scores, labels or weights to check them again)."""
+        out = Trials.__new__(Trials)
+        for name in ("source", "scores", "labels"):
+            object.__setattr__(out, name, getattr(self, name))
+        object.__setattr__(out, "weights", weights)
+        object.__setattr__(out, "_cols", dict(self._cols))
+        object.__setattr__(out, "_cache", {})
+        return out
 
     def with_conditions(self, conditions):
         """The same trials with new conditions (array of str or IdCodes; None removes them)."""
