@@ -42,15 +42,24 @@ def _split(x, lab, w):
     return x[lab], x[~lab], w[lab], w[~lab]
 
 
+def _arrays(rows):
+    """Scores, labels and integer weights of drawn trials; None without weight in a class."""
+    x = np.array([r[0] for r in rows])
+    lab = np.array([r[1] for r in rows])
+    w = np.array([r[2] for r in rows], dtype=np.int64)
+    if not (w[lab].sum() > 0 and w[~lab].sum() > 0):
+        return None
+    return x, lab, w
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(trial, min_size=2, max_size=150))
 def test_integer_weights_analyse_as_the_pairs_sort_bitwise(rows):
-    x = np.array([r[0] for r in rows])
-    lab = np.array([r[1] for r in rows])
-    w = np.array([r[2] for r in rows], dtype=np.float64)
-    tar, non, tw, nw = _split(x, lab, w)
-    if not (tw.sum() > 0 and nw.sum() > 0):
+    if (drawn := _arrays(rows)) is None:
         return
+    x, lab, w = drawn
+    w = w.astype(np.float64)
+    tar, non, tw, nw = _split(x, lab, w)
     t = Trials(x, lab, weights=w)
     got = analyze(t, plo=_GRID)
     # the arrays go through the general sort of (score, weight) pairs and Cllr in file order
@@ -62,11 +71,9 @@ def test_integer_weights_analyse_as_the_pairs_sort_bitwise(rows):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(trial, min_size=2, max_size=80))
 def test_integer_weights_count_as_repeated_trials(rows):
-    x = np.array([r[0] for r in rows])
-    lab = np.array([r[1] for r in rows])
-    w = np.array([r[2] for r in rows], dtype=np.int64)
-    if not (w[lab].sum() > 0 and w[~lab].sum() > 0):
+    if (drawn := _arrays(rows)) is None:
         return
+    x, lab, w = drawn
     got = analyze(Trials(x, lab, weights=w.astype(np.float64)), plo=_GRID)
     xr, lr = np.repeat(x, w), np.repeat(lab, w)
     want = analyze(xr[lr], xr[~lr], plo=_GRID)
