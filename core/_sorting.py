@@ -256,8 +256,9 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
     ``0 <= code < 2**bits`` of finite scores; None for infinite or NaN scores.
 
     Two sorts of float64 (numpy sorts these with SIMD, several times faster than pairs or
-    an argsort): the scores themselves, and the scores with the lowest ``bits`` bits of
-    their mantissa replaced by the code (counted down for negative scores, so that ties
+    an argsort; in two threads for long arrays when llrlab's pool has them, see
+    ``_parallel.run_pair``): the scores themselves, and the scores with the lowest ``bits``
+    bits of their mantissa replaced by the code (counted down for negative scores, so that ties
     still come out by code).  A score and its tagged copy differ by less than ``2**bits``
     units in the last place, so the tagged sort puts the codes in score order except
     among scores that differ only in those bits; such groups, rare with few bits, are found
