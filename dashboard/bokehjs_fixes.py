@@ -89,6 +89,16 @@ BOKEHJS_FIXES_JS = r"""
     const apply = D.prototype.apply_json_patch;
     const roots = new Set();
     let depth = 0;
+    let scheduled = false;
+    const flush = () => {
+      scheduled = false;
+      const todo = [...roots];
+      roots.clear();
+      for (const view of todo) {
+        if (view.model.document == null) { continue; }  // (removed meanwhile)
+        try { invalidate.call(view); } catch (e) { console.error(e); }
+      }
+    };
     L.prototype.invalidate_layout = function () {
       if (depth === 0) { return invalidate.call(this); }
       let view = this;
@@ -101,13 +111,9 @@ BOKEHJS_FIXES_JS = r"""
         return apply.apply(this, args);
       } finally {
         depth -= 1;
-        if (depth === 0 && roots.size) {
-          const todo = [...roots];
-          roots.clear();
-          for (const view of todo) {
-            if (view.model.document == null) { continue; }  // (removed meanwhile)
-            try { invalidate.call(view); } catch (e) { console.error(e); }
-          }
+        if (depth === 0 && roots.size && !scheduled) {
+          scheduled = true;
+          requestAnimationFrame(flush);
         }
       }
     };
