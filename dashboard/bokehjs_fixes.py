@@ -22,9 +22,10 @@ page (``getComputedStyle`` after a change of the DOM):
 3. **Every property that affects the layout recomputes the layout of the whole page at
    once**, inside the message: ``LayoutDOMView.invalidate_layout`` walks to the root and
    lays everything out, for each such property (a step sets a dozen widths, visibilities,
-   styles and texts).  While a message from the server is applied, the invalidations are
-   collected, and each root is laid out once when the message has been applied: the same
-   final layout, computed once.
+   styles and texts), and a page that opens receives a few hundred messages.  While a
+   message from the server is applied, the invalidations are collected, and each root is
+   laid out once on the next animation frame, before the browser paints: the same final
+   layout, computed once for all the messages that arrived in between.
 
 Each fix is installed once per page, and only when BokehJS has the function it replaces
 (checked by name; otherwise the page works as before and says so in the browser console).
