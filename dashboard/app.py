@@ -426,6 +426,24 @@ def _fill_when_ready(*areas):
     return slots
 
 
+def _when_first_shown(tabs, index, make, made):
+    """Tab ``index`` of ``tabs`` (an empty column) gets its view, ``make()``, the first time
+    it is shown; the view then follows the tab (``view.follow_tab``: it computes only while
+    shown).  A page that never shows the tab neither builds nor sends it: a lesson's page
+    opens without the comparison's and the forensic views' figures and widgets.  ``made``
+    (a dict) gets the view under ``index``."""
+    slot = tabs.objects[index]
+
+    def shown(*_):
+        if tabs.active == index and not slot.objects:
+            view = made[index] = make()
+            view.follow_tab(tabs, index)
+            slot.objects = [view]
+
+    tabs.param.watch(shown, ["active"])
+    shown()
+
+
 def _arg(args, name):
     """The first value of the query parameter ``name`` as text ('' when absent)."""
     value = (args.get(name) or [b""])[0]
@@ -540,12 +558,14 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                     views={"nber": nber, "det": det, "metrics": metrics,
                            "calibration": calib, "histogram": hist})
     # tabs below the alerts: the views above, then the comparison of all systems and the
-    # forensic views (each computed only while its tab is shown)
-    compare = CompareView(state=state)
-    forensic = ForensicView(state=state)
-    tabs = compare.follow_tab(forensic.follow_tab(pn.Tabs(
-        ("Operating point", area), ("Compare systems", compare), ("Forensic", forensic),
-        sizing_mode="stretch_width", name="tabs"), 2), 1)
+    # forensic views (each made when its tab is first shown, computed only while it is)
+    tabs = pn.Tabs(("Operating point", area),
+                   ("Compare systems", pn.Column(sizing_mode="stretch_width")),
+                   ("Forensic", pn.Column(sizing_mode="stretch_width")),
+                   sizing_mode="stretch_width", name="tabs")
+    tab_views = {}  # index -> the view, once made
+    _when_first_shown(tabs, 1, lambda: CompareView(state=state), tab_views)
+    _when_first_shown(tabs, 2, lambda: ForensicView(state=state), tab_views)
     area.attach_tabs(tabs)
     main = [_alerts(state), page, tabs]
     side = pn.Column(*sidebar, sizing_mode="stretch_width")
@@ -587,6 +607,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     template.uploads = uploads
     template.page_control = page
     template.main_area = area
+    template.tabs, template.tab_views = tabs, tab_views
     return template
 
 

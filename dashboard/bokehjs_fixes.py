@@ -22,9 +22,10 @@ page (``getComputedStyle`` after a change of the DOM):
 3. **Every property that affects the layout recomputes the layout of the whole page at
    once**, inside the message: ``LayoutDOMView.invalidate_layout`` walks to the root and
    lays everything out, for each such property (a step sets a dozen widths, visibilities,
-   styles and texts).  While a message from the server is applied, the invalidations are
-   collected, and each root is laid out once when the message has been applied: the same
-   final layout, computed once.
+   styles and texts), and a page that opens receives a few hundred messages.  While a
+   message from the server is applied, the invalidations are collected, and each root is
+   laid out once on the next animation frame, before the browser paints: the same final
+   layout, computed once for all the messages that arrived in between.
 
 Each fix is installed once per page, and only when BokehJS has the function it replaces
 (checked by name; otherwise the page works as before and says so in the browser console).
@@ -89,6 +90,16 @@ BOKEHJS_FIXES_JS = r"""
     const apply = D.prototype.apply_json_patch;
     const roots = new Set();
     let depth = 0;
+    let scheduled = false;
+    const flush = () => {
+      scheduled = false;
+      const todo = [...roots];
+      roots.clear();
+      for (const view of todo) {
+        if (view.model.document == null) { continue; }  // (removed meanwhile)
+        try { invalidate.call(view); } catch (e) { console.error(e); }
+      }
+    };
     L.prototype.invalidate_layout = function () {
       if (depth === 0) { return invalidate.call(this); }
       let view = this;
@@ -101,13 +112,9 @@ BOKEHJS_FIXES_JS = r"""
         return apply.apply(this, args);
       } finally {
         depth -= 1;
-        if (depth === 0 && roots.size) {
-          const todo = [...roots];
-          roots.clear();
-          for (const view of todo) {
-            if (view.model.document == null) { continue; }  // (removed meanwhile)
-            try { invalidate.call(view); } catch (e) { console.error(e); }
-          }
+        if (depth === 0 && roots.size && !scheduled) {
+          scheduled = true;
+          requestAnimationFrame(flush);
         }
       }
     };
