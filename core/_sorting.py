@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from ._parallel import chunk_slices
+from ._parallel import PARALLEL_MIN, chunk_slices, run_pair
 from ._repr import summary_repr
 from ._validate import as_tar_non, as_weights, check_sorted
 
@@ -63,6 +63,11 @@ class SortedScores:
         The condition (stratum) code of each sorted score, for the stratified variance of
         weighted error rates (:meth:`rate_variances`); None: one stratum.  Equal scores may be
         in any order: no threshold separates them.
+    exact_cw : bool
+        True when every cumulative weight is exact (integer weights, counts, whose sums stay
+        below ``2**53``): then a sum from the top equals the total less a cumulative sum,
+        bit for bit, and :attr:`non_cw_above` is that difference (no second cumulative
+        sum).
     """
 
     tar: np.ndarray
@@ -75,6 +80,7 @@ class SortedScores:
     non_w: np.ndarray | None = None
     tar_strata: np.ndarray | None = None
     non_strata: np.ndarray | None = None
+    exact_cw: bool = False
 
     def __post_init__(self):
         if self.non_cw is not None and self.non_w is None:  # built from cw only
@@ -144,9 +150,18 @@ class SortedScores:
         """``above[i]``: total weight of the non-targets from sorted index ``i`` up, shape
         (N + 1,) (``above[N] == 0``); summed from the top, so small tails are exact to
         rounding.  Only for weighted trials."""
+        if self.exact_cw:  # integer sums: the same numbers, exactly
+            return self.n_non - self.non_cw
         out = np.zeros(self.non.size + 1)
         np.cumsum(self.non_w[::-1], out=out[-2::-1])
         return out
+
+    def non_weight_from(self, i):
+        """``non_cw_above[i]``, the non-target weight from sorted index ``i`` up (weighted
+        trials); with :attr:`exact_cw` computed at ``i`` only."""
+        if self.exact_cw and "non_cw_above" not in self.__dict__:
+            return self.n_non - self.non_cw[i]
+        return self.non_cw_above[i]
 
     @property
     def weighted(self):
@@ -186,7 +201,8 @@ class SortedScores:
             return p_miss, (self.non.size - i).astype(np.float64) / self.n_non
         # below every score the rate is 1 exactly (the suffix sum of all weights and the
         # forward total n_non may differ in the last bits)
-        return p_miss, np.where(i == 0, 1.0, np.minimum(self.non_cw_above[i] / self.n_non, 1.0))
+        return p_miss, np.where(i == 0, 1.0, np.minimum(self.non_weight_from(i) / self.n_non,
+                                                        1.0))
 
 
 def _sort_with_weights(x, w, strata=None, overwrite=False):
@@ -240,8 +256,9 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
     ``0 <= code < 2**bits`` of finite scores; None for infinite or NaN scores.
 
     Two sorts of float64 (numpy sorts these with SIMD, several times faster than pairs or
-    an argsort): the scores themselves, and the scores with the lowest ``bits`` bits of
-    their mantissa replaced by the code (counted down for negative scores, so that ties
+    an argsort; in two threads for long arrays when llrlab's pool has them, see
+    ``_parallel.run_pair``): the scores themselves, and the scores with the lowest ``bits``
+    bits of their mantissa replaced by the code (counted down for negative scores, so that ties
     still come out by code).  A score and its tagged copy differ by less than ``2**bits``
     units in the last place, so the tagged sort puts the codes in score order except
     among scores that differ only in those bits; such groups, rare with few bits, are found
@@ -252,12 +269,27 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
     when None is returned its content is undefined (the near-tie groups need the original
     order: with ``overwrite`` they return None, for the caller to sort the pairs).
     """
-    n = x.size
     bits = max(1, int(bits))
+    tagged = tag_codes(x, codes, bits)
+
+    def sort_x():
+        if overwrite:
+            x.sort()
+            return x
+        return np.sort(x)
+
+    xs, _ = run_pair(sort_x, tagged.sort, parallel=x.size >= PARALLEL_MIN)
+    return untag_codes(xs, tagged, bits, x, codes, overwrite=overwrite)
+
+
+def tag_codes(x, codes, bits):
+    """The scores ``x`` with the lowest ``bits`` bits of their mantissa replaced by
+    ``codes`` (counted down below zero), the keys of the tagged sort of
+    :func:`cosort_codes` (a new array; ``-0.0`` as ``+0.0``)."""
     low = (1 << bits) - 1
-    tagged = np.empty(n)
+    tagged = np.empty(x.size)
     tv = tagged.view(np.int64)
-    for sl in chunk_slices(n, _PIECE):
+    for sl in chunk_slices(x.size, _PIECE):
         np.add(x[sl], 0.0, out=tagged[sl])  # -0.0 as +0.0
         iv = tv[sl]
         c = iv >> 63  # -1 (all bits) below zero, else 0
@@ -265,15 +297,20 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
         c ^= codes[sl]  # counted down below zero (larger bits, more negative)
         iv &= ~low
         iv |= c
-    if overwrite:
-        x.sort()
-        xs = x
-    else:
-        xs = np.sort(x)
+    return tagged
+
+
+def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
+    """The end of :func:`cosort_codes`: ``(xs, sorted codes)`` from the sorted scores
+    ``xs`` and the sorted :func:`tag_codes` keys ``tagged`` (consumed) of the scores ``x``
+    and ``codes``; None for infinite or NaN scores, or for near ties with ``overwrite``
+    (``x`` is then ``xs``, no longer in its original order)."""
+    n = xs.size
+    low = (1 << bits) - 1
     if n and not (np.isfinite(xs[0]) and np.isfinite(xs[-1])):
         return None
     xs += 0.0
-    tagged.sort()
+    tv = tagged.view(np.int64)
     sorted_codes = np.empty(n, dtype=np.uint8 if bits <= 8 else np.intp)
     neg = int(np.searchsorted(tagged, 0.0, side="left"))
     xv = xs.view(np.int64)
@@ -292,7 +329,7 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
         same &= kk[1:] != kk[:-1]
         if same.any():
             near.append(np.unique(hi[1:][same]))
-    del tagged
+    del tagged, tv
     if near:
         groups = np.unique(np.concatenate(near))
         if groups.size > 1024 or overwrite:
@@ -370,15 +407,19 @@ def _cumulative(w):
     return cw
 
 
-def presorted(tar, non, tar_w=None, non_w=None, tar_strata=None, non_strata=None):
+def presorted(tar, non, tar_w=None, non_w=None, tar_strata=None, non_strata=None, *,
+              integer_weights=False):
     """:class:`SortedScores` of scores already sorted ascending (and their weights and strata
     in that order, or None): no check, no sort.  For callers that took the order from
-    another sort of the same scores (:meth:`Trials.condition_sorted`)."""
+    another sort of the same scores (:meth:`Trials.condition_sorted`).  ``integer_weights``:
+    the weights are integers (counts), so every cumulative sum below ``2**53`` is exact
+    (:attr:`SortedScores.exact_cw`)."""
     if tar_w is None:
         return SortedScores(tar, non, None, None, float(tar.size), float(non.size))
     tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
+    exact = bool(integer_weights) and max(tcw[-1], ncw[-1]) < 2.0 ** 53
     return SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w,
-                        tar_strata, non_strata)
+                        tar_strata, non_strata, exact)
 
 
 def _segment_sums(w, starts):

@@ -200,6 +200,9 @@ def analyze(tar, non=None, *, plo=None, tar_weights=None, non_weights=None,
     (0.1429, 0.25, 0.5833333333333333)
     """
     trials = tar if isinstance(tar, Trials) else None
+    if trials is not None and non is None:
+        # integer weights: Cllr from the gathers that are sorted (no file-order copies)
+        trials._sort_with_cllr()
     if trials is not None and non is None and "cllr_parts" in trials._cache:
         # a condition-weighted pool: its sort and Cllr were taken from its trials' shared
         # sort (llrlab.core.conditions), so the classes are not copied out in file order
@@ -284,7 +287,7 @@ def analyze_transformed(base: Analysis, transform, *, plo=None) -> Analysis:
     tar = _transform_sorted(transform, s.tar, "target")
     non = _transform_sorted(transform, s.non, "non-target")
     t = SortedScores(tar, non, s.tar_cw, s.non_cw, s.n_tar, s.n_non, s.tar_w, s.non_w,
-                     s.tar_strata, s.non_strata)
+                     s.tar_strata, s.non_strata, s.exact_cw)
     ct, cn = _ce_parts(tar, non, 0.0, s.tar_w, s.non_w)
     return _from_sorted(t, base.plo if plo is None else as_plo(plo),
                         float((ct + cn) / (2 * _LN2)))

@@ -31,13 +31,15 @@ def softplus_sum(x, *, sign=1.0, shift=0.0, weights=None, scale=1.0):
     weights, a chunk's terms are computed and summed in pieces that stay in the core's
     cache, and the pieces' sums combined in the order of numpy's pairwise summation: the
     sum is bitwise ``softplus_terms(chunk).sum()``.  A trial of weight 0 adds nothing, also
-    when its term is infinite (an LLR of -inf for a target).
+    when its term is infinite (an LLR of -inf for a target).  Integer ``weights`` (counts,
+    e.g. 1-byte codes) are converted to float64 chunk by chunk: the same sum as of their
+    float64 copy.
     """
 
     def part(sl):
         if weights is None:
             return _pairwise_terms_sum(x[sl], sign, shift, scale)
-        xs, w = x[sl], weights[sl]
+        xs, w = x[sl], weights[sl].astype(np.float64, copy=False)
         b = _terms_into(xs, sign, shift, np.empty(xs.size), np.empty(xs.size), scale)
         with np.errstate(invalid="ignore"):
             total = float(np.einsum("i,i->", b, w))  # no BLAS thread team per chunk

@@ -321,7 +321,9 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         table = np.zeros(2 * n_all)
         table[0::2][keep_cond], table[1::2][keep_cond] = beta_n, beta_t
         beta = table[key if sub is trials else key[in_pool]]
-        weighted = sub.with_weights(beta if sub.weights is None else beta * sub.weights)
+        # beta is finite and positive on every pooled trial (checked masses): no new check
+        weighted = (sub._with_checked_weights(beta) if sub.weights is None
+                    else sub.with_weights(beta * sub.weights))
         if shared_sort:
             weighted._with_sorted(_pool_sorted(trials, keep_cond, table),
                               _pool_cllr_parts(trials, keep_cond, table))

@@ -21,6 +21,7 @@ from dataclasses import FrozenInstanceError
 
 import numpy as np
 
+from ._parallel import map_chunks
 from ._validate import as_scores, as_weights
 from .errors import DataError
 
@@ -464,16 +465,29 @@ def _row_words(flat):
 def _ranked(flat, codes, n_codes):
     """``(names, codes)`` sorted as :func:`factorize` gives them, from codes in order of
     first appearance (``0 .. n_codes - 1``)."""
-    import pandas as pd
-
-    first = pd.Series(codes).drop_duplicates().index.to_numpy()
-    rep = np.empty(n_codes, dtype=np.intp)
-    rep[codes[first]] = first
+    rep = _first_positions(codes, n_codes)
     names = flat[rep]
     order = np.argsort(names, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     return names[order], rank[codes], rep
+
+
+def _first_positions(codes, n_codes):
+    """The index of the first occurrence of each code ``0 .. n_codes - 1`` (every code
+    occurs): prefixes of growing length are searched until every code is found, so the cost
+    is that of the prefix up to the last first appearance, not of the whole array."""
+    rep = np.full(n_codes, -1, dtype=np.intp)
+    missing, a, step = n_codes, 0, 1 << 14
+    while missing:
+        part = codes[a:a + step]
+        u, i = np.unique(part, return_index=True)
+        new = rep[u] < 0
+        rep[u[new]] = a + i[new]
+        missing -= int(np.count_nonzero(new))
+        a += step
+        step *= 2
+    return rep
 
 
 def _hash_factorize(flat, keys):
@@ -496,21 +510,23 @@ def _hash_factorize(flat, keys):
     n, width = rows.shape
     mult = (np.arange(1, width + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) | \
         np.uint64(1)
+    # the digest: sum_j mult_j * word_j (mod 2**64), one matrix-vector product per piece of
+    # rows (odd multipliers: labels that differ in one word always differ); a collision is
+    # caught by the check below
+    # (pieces in llrlab's chunk threads: numpy releases the GIL in both passes)
     digest = np.empty(n, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for a in range(0, n, _HASH_PIECE):
-            r = rows[a:a + _HASH_PIECE].astype(np.uint64, copy=False)
-            h = digest[a:a + _HASH_PIECE]
-            np.multiply(r[:, 0], mult[0], out=h)
-            for j in range(1, width):
-                h ^= h >> np.uint64(29)
-                h += r[:, j] * mult[j]
-            h ^= h >> np.uint64(32)
+
+    def digest_piece(sl):
+        with np.errstate(over="ignore"):
+            np.matmul(rows[sl].astype(np.uint64, copy=False), mult, out=digest[sl])
+
+    map_chunks(digest_piece, n, chunk=_HASH_PIECE)
     codes, uniques = pd.factorize(digest, sort=False)
     names, ranked, rep = _ranked(flat, codes, uniques.size)
-    for a in range(0, n, _HASH_PIECE):
-        if not np.array_equal(rows[a:a + _HASH_PIECE], rows[rep[codes[a:a + _HASH_PIECE]]]):
-            return None
+    reps = rows[rep]  # each code's first label: the check gathers from a small table
+    if not all(map_chunks(lambda sl: np.array_equal(rows[sl], reps[codes[sl]]), n,
+                          chunk=_HASH_PIECE)):
+        return None
     return names, ranked
 
 
@@ -853,39 +869,72 @@ class Trials(_Frozen):
                 self._cache["sorted"] = sort_scores(self.scores[self.labels],
                                                     self.scores[~self.labels], overwrite=True)
             else:
-                strata = (None, None)
-                if self.weights is not None and self.has_conditions:
-                    # weighted error rates have a variance per condition (their strata)
-                    codes = self.condition_index()[1]
-                    strata = (codes[self.labels], codes[~self.labels])
+                strata = self._strata()
                 done = self._sorted_counts(strata) if self.weights is not None else None
                 self._cache["sorted"] = done or sort_scores(
                     t.tar, t.non, tar_weights=t.tar_weights, non_weights=t.non_weights,
                     tar_strata=strata[0], non_strata=strata[1])
         return self._cache["sorted"]
 
-    def _sorted_counts(self, strata):
+    def _strata(self):
+        """The condition codes of the target and of the non-target trials when the trials
+        are weighted and have conditions (weighted error rates have a variance per
+        condition, their strata), else ``(None, None)``."""
+        if self.weights is not None and self.has_conditions:
+            codes = self.condition_index()[1]
+            return codes[self.labels], codes[~self.labels]
+        return None, None
+
+    def _sort_with_cllr(self):
+        """Sort trials with integer weights (counts) and take the parts of their Cllr from
+        the same gathers of each class, before they are sorted in place (no second gather
+        of the scores and weights in file order): caches :meth:`sorted` and the mean target
+        and non-target log-losses (nats, prior log-odds 0) that
+        :func:`~llrlab.core.analysis.analyze` reads, bitwise those of the class arrays in
+        file order.  Returns False (nothing cached) when it does not apply: no weights,
+        other weights, a sort there already, or scores that the integer-weight sort
+        declines."""
+        if self.weights is None or "sorted" in self._cache:
+            return False
+        self.require_both_classes()
+        parts = []
+        done = self._sorted_counts(self._strata(), cllr_parts=parts)
+        if done is None:
+            return False
+        self._with_sorted(done, tuple(parts))
+        return True
+
+    def _sorted_counts(self, strata, cllr_parts=None):
         """:meth:`sorted` of trials whose weights are small integers (counts, see
         ``_sorting.small_codes``): the weights turned into 1-byte codes once for all the
         trials, and each class's scores and codes gathered and sorted together, in place, by
         ``_sorting.cosort_codes`` -- no float64 gather of the weights and no copy of the
         scores' gathers, the same sorted scores and weights as
         :func:`~llrlab.core._sorting.sort_scores`, bit for bit.  None when it does not apply
-        (other weights, scores a few units in the last place apart), for the general sort."""
+        (other weights, scores a few units in the last place apart), for the general sort.
+        With a list ``cllr_parts``, the mean log-loss of Cllr of each class (targets first;
+        nats, prior log-odds 0) is appended to it, computed on the class's gather in file
+        order before it is sorted."""
         from ._sorting import _cosort_weight_codes, presorted, small_codes
+        from .cllr import softplus_sum
 
         codes = small_codes(self.weights)
         if codes is None:
             return None
         parts = []
-        for mask, ss in ((self.labels, strata[0]), (~self.labels, strata[1])):
+        for mask, ss, sign in ((self.labels, strata[0], -1.0), (~self.labels, strata[1], 1.0)):
             # a fresh gather, sorted in place (regathered by the general sort after None)
-            done = _cosort_weight_codes(self.scores[mask], codes[mask], ss, overwrite=True)
+            x, c = self.scores[mask], codes[mask]
+            if cllr_parts is not None:
+                # integer weights: their sum is exact in any order, as float64 weights'
+                cllr_parts.append(softplus_sum(x, sign=sign, weights=c)
+                                  / float(c.sum(dtype=np.int64)))
+            done = _cosort_weight_codes(x, c, ss, overwrite=True)
             if done is None:
                 return None
             parts.append(done)
         (tar, tar_w, tar_s), (non, non_w, non_s) = parts
-        return presorted(tar, non, tar_w, non_w, tar_s, non_s)
+        return presorted(tar, non, tar_w, non_w, tar_s, non_s, integer_weights=True)
 
     def condition_sorted(self):
         """Each class's scores sorted, with the condition of each (cached).
@@ -996,6 +1045,18 @@ class Trials(_Frozen):
         """The same trials with new per-trial weights (None removes them)."""
         return Trials(self.scores, self.labels, weights, self._pass("condition"),
                       self._pass("model"), self._pass("segment"), self.source)
+
+    def _with_checked_weights(self, weights):
+        """:meth:`with_weights` for float64 weights the caller computed and knows to be
+        finite and non-negative, with a positive sum in each class (no pass over the
+        scores, labels or weights to check them again)."""
+        out = Trials.__new__(Trials)
+        for name in ("source", "scores", "labels"):
+            object.__setattr__(out, name, getattr(self, name))
+        object.__setattr__(out, "weights", weights)
+        object.__setattr__(out, "_cols", dict(self._cols))
+        object.__setattr__(out, "_cache", {})
+        return out
 
     def with_conditions(self, conditions):
         """The same trials with new conditions (array of str or IdCodes; None removes them)."""

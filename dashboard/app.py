@@ -13,6 +13,7 @@ chosen plots fill the screen.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -41,6 +42,7 @@ from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.session import end_with_session, link_sources, quiet_closed_connections
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
+from llrlab.dashboard.state.shared import SHARED
 from llrlab.dashboard.url import POINT_NAMES, Debounced, keep_lesson_in_address, sync_url
 from llrlab.dashboard.views import (
     CalibrationView,
@@ -120,12 +122,17 @@ def demo_specs():
     return out
 
 
+def _no_hold(_doc):
+    return contextlib.nullcontext()
+
+
 class ThreadRunner:
     """Runs heavy jobs in a worker thread and applies their results on the event loop.
 
     Bokeh documents may only be changed on their event loop: results, errors and progress are
     handed back with ``Document.add_next_tick_callback`` (thread-safe), inside which Panel's
-    current document is set so that widget updates are dispatched directly.  An exception
+    current document is set and held, so that everything a result changes in the page
+    reaches the browser as one message.  An exception
     raised while a result is applied is logged with its traceback and handed to
     ``on_failure`` (the page shows one line), never swallowed.
     """
@@ -137,9 +144,10 @@ class ThreadRunner:
 
     def _schedule(self, fn, *args):
         doc = self.doc
+        held = pn.io.hold if getattr(doc, "session_context", None) else _no_hold
 
         def cb():
-            with set_curdoc(doc):
+            with set_curdoc(doc), held(doc):
                 try:
                     fn(*args)
                 except Exception as exc:  # never let a callback kill the session
@@ -154,6 +162,18 @@ class ThreadRunner:
             doc.add_next_tick_callback(cb)
         except Exception:  # the session has gone
             log.debug("session closed before a result arrived")
+
+    def follow(self, future, on_done, on_error):
+        """Hand the result (or the exception) of ``future``, computed elsewhere, to
+        ``on_done`` (``on_error``) on the event loop."""
+        def finished(f):
+            exc = f.exception()
+            if exc is not None:
+                self._schedule(on_error, exc)
+            else:
+                self._schedule(on_done, f.result())
+
+        future.add_done_callback(finished)
 
     def run(self, job, on_done, on_error, on_progress):
         # progress: only the latest value matters; at most one update waits on the loop
@@ -214,14 +234,16 @@ def read_options(*, higher_is_target=True, unit="ln", columns=None, fta_as_error
     return stack
 
 
+def _stamp(path):
+    """A server-side file as it is now: (absolute path, modification time)."""
+    return None if path is None else (os.path.abspath(path), os.path.getmtime(path))
+
+
 def _cached_loader(scores, key, progress):
     """Load a server-side file once per (path, key, modification time) for all sessions:
     ``(trials, notes)`` (see :func:`~llrlab.dashboard.state.data.load_with_notes`)."""
-    def stamp(p):
-        return None if p is None else (os.path.abspath(p), os.path.getmtime(p))
-
     try:
-        k = (stamp(scores), stamp(key))
+        k = (_stamp(scores), _stamp(key))
     except OSError:
         k = None
     if k is not None and k in _FILE_CACHE:
@@ -251,8 +273,12 @@ def load_specs(state: DashboardState, specs, *, replace=True, interactive=False,
         return
     display = {s.scores: os.path.basename(s.scores) for s in specs}
     display.update({s.key: os.path.basename(s.key) for s in specs if s.key})
+    try:  # the same files give every session the same results: they are shared
+        origin = tuple((s.system, s.role, _stamp(s.scores), _stamp(s.key)) for s in specs)
+    except OSError:  # (the load reports it)
+        origin = None
     state.data.load_files(items, display=display, replace=replace, loader=_cached_loader,
-                          interactive=interactive)
+                          interactive=interactive, origin=origin)
 
 
 # -------------------------------------------------------------------------------- the page
@@ -400,6 +426,24 @@ def _fill_when_ready(*areas):
     return slots
 
 
+def _when_first_shown(tabs, index, make, made):
+    """Tab ``index`` of ``tabs`` (an empty column) gets its view, ``make()``, the first time
+    it is shown; the view then follows the tab (``view.follow_tab``: it computes only while
+    shown).  A page that never shows the tab neither builds nor sends it: a lesson's page
+    opens without the comparison's and the forensic views' figures and widgets.  ``made``
+    (a dict) gets the view under ``index``."""
+    slot = tabs.objects[index]
+
+    def shown(*_):
+        if tabs.active == index and not slot.objects:
+            view = made[index] = make()
+            view.follow_tab(tabs, index)
+            slot.objects = [view]
+
+    tabs.param.watch(shown, ["active"])
+    shown()
+
+
 def _arg(args, name):
     """The first value of the query parameter ``name`` as text ('' when absent)."""
     value = (args.get(name) or [b""])[0]
@@ -461,7 +505,9 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     doc = pn.state.curdoc
     runner = (ThreadRunner(doc) if threaded and doc is not None and doc.session_context
               else SyncRunner())
-    state = DashboardState(runner=runner, lessons=lessons)
+    state = DashboardState(runner=runner, lessons=lessons, shared=SHARED)
+    if isinstance(runner, ThreadRunner):  # a step, a view, a result: one message each
+        state.batch = lambda: pn.io.hold(doc)
     links_before = link_sources()  # the page's own JavaScript links: see end_with_session
     if isinstance(runner, ThreadRunner):
         quiet_closed_connections()  # a closed page ends without noise in the server's log
@@ -512,12 +558,14 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                     views={"nber": nber, "det": det, "metrics": metrics,
                            "calibration": calib, "histogram": hist})
     # tabs below the alerts: the views above, then the comparison of all systems and the
-    # forensic views (each computed only while its tab is shown)
-    compare = CompareView(state=state)
-    forensic = ForensicView(state=state)
-    tabs = compare.follow_tab(forensic.follow_tab(pn.Tabs(
-        ("Operating point", area), ("Compare systems", compare), ("Forensic", forensic),
-        sizing_mode="stretch_width", name="tabs"), 2), 1)
+    # forensic views (each made when its tab is first shown, computed only while it is)
+    tabs = pn.Tabs(("Operating point", area),
+                   ("Compare systems", pn.Column(sizing_mode="stretch_width")),
+                   ("Forensic", pn.Column(sizing_mode="stretch_width")),
+                   sizing_mode="stretch_width", name="tabs")
+    tab_views = {}  # index -> the view, once made
+    _when_first_shown(tabs, 1, lambda: CompareView(state=state), tab_views)
+    _when_first_shown(tabs, 2, lambda: ForensicView(state=state), tab_views)
     area.attach_tabs(tabs)
     main = [_alerts(state), page, tabs]
     side = pn.Column(*sidebar, sizing_mode="stretch_width")
@@ -559,6 +607,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     template.uploads = uploads
     template.page_control = page
     template.main_area = area
+    template.tabs, template.tab_views = tabs, tab_views
     return template
 
 

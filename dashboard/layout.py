@@ -191,7 +191,7 @@ class StageNav(_FollowsLesson):
         if self._updating or event.new is None or not st.lesson.lesson:
             return
         if int(event.new) != st.lesson.step:
-            st.lesson.open(st.lesson.lesson, int(event.new))
+            st.goto_step(int(event.new))
 
     _updating = False
 
@@ -396,6 +396,7 @@ class MainArea(pn.viewable.Viewer):
         st.lesson.param.watch(self._publish, ["lesson", "step"])
         self.page.param.watch(self._key, ["presses"])
         st.status.param.watch(self._shown, ["busy"])
+        st.param.watch(self._shown, ["coming"])
         self.page.param.watch(self._blackout, ["blackout"])
         self.page.param.watch(lambda e: None if e.new else self._follow_channel(
             self.channel.position), ["hidden"])
@@ -464,7 +465,8 @@ class MainArea(pn.viewable.Viewer):
     def _shown(self, *_):
         """Tell the page that the steps of its key presses are shown (when no computation
         is left): the page's "Next step coming" goes."""
-        if not self.state.status.busy and self.page.done != self.page.presses:
+        st = self.state
+        if not st.status.busy and not st.coming and self.page.done != self.page.presses:
             self.page.done = self.page.presses
 
     def _move(self, token):
@@ -479,7 +481,7 @@ class MainArea(pn.viewable.Viewer):
             k = 1 if token == "h" else n if token == "e" else int(token[1:])
             k = max(1, min(n, k))
             if lesson is not None:
-                st.lesson.open(st.lesson.lesson, k)
+                st.goto_step(k)
             else:
                 st.show_view(k - 1)
 
@@ -519,13 +521,14 @@ class MainArea(pn.viewable.Viewer):
     def _follow_channel(self, position):
         """The speaker view (or the lecture page) moved: show its step (and its black
         screen).  A page nobody sees (the lecturer presents from the lecture page in another
-        tab) follows when it is seen again: a step here costs the server a second of work
-        that would delay the class's pages."""
+        tab) follows when it is seen again: a step here costs the server 0.1-0.3 s of work
+        that would delay the class's pages, for a page nobody looks at."""
         if self.page.hidden:
             return
         lesson = self.state.lesson
-        if position.lesson and position.lesson in lesson.library and (
-                position.lesson, position.step) != (lesson.lesson, lesson.step):
+        if position.lesson and position.lesson == lesson.lesson:
+            self.state.goto_step(position.step)  # (complete, in one update)
+        elif position.lesson and position.lesson in lesson.library:
             lesson.open(position.lesson, position.step)
         if self.page.blackout != position.blackout:
             self.page.blackout = position.blackout

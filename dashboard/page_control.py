@@ -18,12 +18,15 @@ page's header is hidden, so that the stage has the whole window.  A step forward
 from the last step shows "End of the lesson" for a moment instead of doing nothing.  The
 black screen is drawn here at once; the server learns of it (``blackout``) and may set it too
 (the speaker view's button).  No server-side code knows the browser's window otherwise.
+When first drawn it also installs :mod:`.bokehjs_fixes` (what BokehJS costs per update).
 """
 
 from __future__ import annotations
 
 import param
 from panel.reactive import ReactiveHTML
+
+from .bokehjs_fixes import BOKEHJS_FIXES_JS
 
 __all__ = ["KEY_JS", "KEY_TOKENS", "PageControl"]
 
@@ -93,7 +96,7 @@ class PageControl(ReactiveHTML):
 
     _template = '<div id="llrlab_page" style="display: none"></div>'
     _scripts = {  # noqa: RUF012 (Panel's class attribute)
-        "render": """
+        "render": BOKEHJS_FIXES_JS + """
           state.digits = '';
           state.send = (token) => {
             const old = data.keys ? data.keys.split(' ') : [];

@@ -170,8 +170,18 @@ class DashboardState(param.Parameterized):
     cond_op = param.Parameter(default=None, precedence=-1, doc="""
         role -> list of OperatingPoint, one per drawn condition (when their curves are
         shown).""")
+    coming = param.Integer(default=0, precedence=-1, doc="""
+        The lesson step being prepared, to be shown once its results are ready (0: none);
+        see :meth:`goto_step`.""")
 
-    def __init__(self, runner=None, *, snapshot=None, lessons=None, **params):
+    def __init__(self, runner=None, *, snapshot=None, lessons=None, shared=None, **params):
+        #: Results shared with the other sessions of the process (a
+        #: :class:`~.shared.SharedResults`), or None: each session computes its own.
+        self.shared = shared
+        #: ``batch()``: a context in which every change of the page is sent to the browser
+        #: as one update (the app sets the document's hold; by default nothing).
+        self.batch = contextlib.nullcontext
+        self._goto = 0
         self._holding = 0
         self._style_before = False
         self._was_staged = False
@@ -234,6 +244,9 @@ class DashboardState(param.Parameterized):
                 self.conditions.reset()
         if not self._holding:
             self.refresh()
+        lesson = self.lesson.current()
+        if lesson is not None and data.origin is not None:  # its data steps can be shared
+            self.prepare(lesson, self.lesson.step)
 
     @param.depends(*(f"{name}.{p}" for name, cls in (("calibration", CalibrationState),
                                                      ("teaching", TeachingState),
@@ -311,6 +324,100 @@ class DashboardState(param.Parameterized):
         else:
             self.display.presentation = self._style_before
 
+    def goto_step(self, number):
+        """Show step ``number`` of the open lesson (clamped) complete, in one update.
+
+        When the step's heavy results are known (this session's cache, or the results
+        shared by the sessions of the process), the step is set at once, inside
+        :attr:`batch`: its text, panels, highlights and plots reach the page together.
+        Otherwise the page keeps showing the current step while ``coming`` names the one
+        on its way; its results are computed in the background (once for every session
+        that asks) and the step is then set the same way.  A newer request replaces one
+        still on its way.  Returns False when no lesson is open or nothing changes.
+        """
+        lesson = self.lesson.current()
+        if lesson is None:
+            return False
+        k = max(1, min(len(lesson), int(number)))
+        if k == (self.coming or self.lesson.step):
+            return False
+        self._goto += 1
+        gen, lesson_id = self._goto, self.lesson.lesson
+
+        def show(*_):
+            if gen != self._goto or self.lesson.lesson != lesson_id:
+                return  # a newer request, or the lesson was closed
+            with self.batch():
+                self.coming = 0
+                self.lesson.step = k
+
+        key = self._step_key(lesson.step(k))
+        if key is None or key in self._cache or (
+                self._shareable(key) and key in self.shared):
+            show()
+            return True
+        self.coming = k
+        self._fetch(key, show)
+        return True
+
+    @param.depends("lesson.lesson", watch=True)
+    def _lesson_opened(self):
+        lesson = self.lesson.current()
+        if lesson is not None:
+            self.prepare(lesson, self.lesson.step)
+
+    def prepare(self, lesson, start=1):
+        """Compute the results of every step of ``lesson`` in the background, once for all
+        the sessions of the process (the steps from ``start`` on first, then those before
+        it); a step that needs this session's own data is left for when it is shown.
+        Returns the number of steps sent to the worker."""
+        if self.shared is None:
+            return 0
+        n, start = len(lesson), max(1, min(len(lesson), int(start)))
+        order = [*range(start, n + 1), *range(start - 1, 0, -1)]
+        sent = 0
+        for k in order:
+            key = self._step_key(lesson.step(k))
+            if key is not None and self._shareable(key) and key not in self.shared:
+                self.shared.submit(key, self._job_for(key, None), urgent=False)
+                sent += 1
+        return sent
+
+    def _step_key(self, step):
+        """The results key a lesson step calls for: this session's choices with the step's
+        settings on top, on fresh parts (nothing is set here); None when a setting does not
+        apply (setting the step then reports why)."""
+        snapshot = step.snapshot()
+        parts = {}
+        try:
+            for name in ("teaching", "calibration", "conditions"):
+                mine = getattr(self, name)
+                part = parts[name] = type(mine)()
+                if name == "conditions":  # what the data offer decides the selection
+                    part.param.selected.objects = list(mine.param.selected.objects)
+                    part.param.update(available=list(mine.available), others=mine.others)
+                part.param.update(**{p: getattr(mine, p) for p in mine.result_params})
+                part.param.update(**{p: part.param[p].deserialize(v)
+                                     for p, v in snapshot.get(name, {}).items()})
+        except (ValueError, TypeError):
+            return None
+        return self._key(**parts)
+
+    def _fetch(self, key, then):
+        """Compute the results of ``key`` into the caches, then call ``then()`` (also when
+        the computation fails: setting the step then reports the failure)."""
+        if self._shareable(key):
+            future = self.shared.submit(key, self._job_for(key, None), urgent=True)
+            self.jobs.follow("preparing the step", future, then, then)
+            return
+
+        def done(out):
+            self._store(key, out[0])
+            then()
+
+        self.jobs.run("preparing the step", lambda progress: self._job_for(key, progress)(),
+                      done, then)
+
     @property
     def staged(self):
         """True when the main area shows a stage (presenter mode or an open lesson): the
@@ -318,10 +425,11 @@ class DashboardState(param.Parameterized):
         return bool(self.presenter.enabled or self.lesson.lesson)
 
     def navigate(self, delta):
-        """The arrow keys and the stage's buttons: ``delta`` steps through the open lesson,
-        else (in presenter mode) through the saved views."""
+        """The arrow keys and the stage's buttons: ``delta`` steps through the open lesson
+        (from the step coming, if one is), else (in presenter mode) through the saved
+        views."""
         if self.lesson.lesson:
-            self.lesson.go(delta)
+            self.goto_step((self.coming or self.lesson.step) + int(delta))
         elif self.presenter.views:
             i = self.presenter.step_index(delta if self.presenter.current >= 0 else 0)
             self.show_view(i)
@@ -511,14 +619,52 @@ class DashboardState(param.Parameterized):
     def _fused(self):
         return self.calibration.fusion and len(self.data.systems) > 1
 
-    def _key(self):
+    def _key(self, teaching=None, calibration=None, conditions=None):
+        """The results key of the current choices (or of the given parts' choices).
+
+        Teaching mode's results follow from their settings alone; data read from the
+        server's own files are named by ``data.origin`` (the same in every session):
+        such keys are shared between sessions (:meth:`_shareable`).  Other data are named
+        by this session's ``data.version``."""
+        cal = calibration or self.calibration
+        teaching = teaching or self.teaching
+        if teaching.enabled:
+            return ("teaching", teaching.spec(), cal.method, cal.prior_key())
+        cond = (conditions or self.conditions).spec()
+        data = ("files", self.data.origin) if self.data.origin is not None \
+            else self.data.version
+        if cal.fusion and len(self.data.systems) > 1:
+            return ("fusion", data, round(cal.train_prior, 12), cond)
+        return ("data", data, self.data.system, cal.method, cal.prior_key(), cond)
+
+    def _shareable(self, key):
+        """True when the results of ``key`` are the same in every session (see
+        :meth:`_key`) and a shared cache is installed."""
+        if self.shared is None:
+            return False
+        return key[0] == "teaching" or (isinstance(key[1], tuple) and key[1][0] == "files")
+
+    def _job_for(self, key, progress):
+        """``fn()`` computing ``(results, notes)`` for ``key`` from the current data (the
+        key's own settings for teaching mode; see :meth:`_key`)."""
+        kind = key[0]
+        teaching = key[1] if kind == "teaching" else None
         cal = self.calibration
-        if self.teaching.enabled:
-            return ("teaching", self.teaching.spec(), cal.method, cal.prior_key())
-        cond = self.conditions.spec()
-        if self._fused():
-            return ("fusion", self.data.version, round(cal.train_prior, 12), cond)
-        return ("data", self.data.version, self.data.system, cal.method, cal.prior_key(), cond)
+        # ("teaching", spec, method, prior), ("data", data, system, method, prior, cond),
+        # ("fusion", data, prior, cond); a prior of None: uncalibrated
+        method, prior = {"teaching": key[2:4], "data": key[3:5],
+                         "fusion": (cal.method, key[2])}[kind]
+        prior = cal.train_prior if prior is None else prior
+        kwargs = dict(systems=dict(self.data.systems),
+                      system=key[2] if kind == "data" else self.data.system,
+                      fusion=kind == "fusion", calibration=method, train_prior=prior,
+                      teaching=teaching, conditions=None if teaching else key[-1],
+                      raw_cache=self._raw_cache)
+
+        def fn():
+            return with_notes(compute.compute_results, key, progress=progress, **kwargs)
+
+        return fn
 
     def refresh(self):
         """Bring ``results`` up to date with the choices (cache hit, or a heavy job)."""
@@ -526,23 +672,22 @@ class DashboardState(param.Parameterized):
         if key == self._pending:  # the newest job already computes this
             return
         hit = self._cache.get(key)
+        notes = None
+        if hit is None and self._shareable(key):
+            shared = self.shared.get(key)
+            if shared is not None:
+                hit, notes = shared
+                self._store(key, hit)
         self._gen += 1
         gen = self._gen
         self._pending = None
         if hit is not None:
             self._last_good = self._choices()
             self._apply(hit)
+            if notes is not None:
+                self.status.notice = " ".join([*hit.notes, *notes])
             return
-        teaching = self.teaching.spec() if self.teaching.enabled else None
-        kwargs = dict(systems=dict(self.data.systems), system=self.data.system,
-                      fusion=self._fused(), calibration=self.calibration.method,
-                      train_prior=self.calibration.train_prior, teaching=teaching,
-                      conditions=None if teaching else self.conditions.spec(),
-                      raw_cache=self._raw_cache)
         choices = self._choices()
-
-        def job(progress):
-            return with_notes(compute.compute_results, key, progress=progress, **kwargs)
 
         def done(out):
             res, notes = out
@@ -555,7 +700,12 @@ class DashboardState(param.Parameterized):
             self.status.notice = " ".join([*res.notes, *notes])
 
         self._pending = key
-        self.jobs.run("computing", job, done, lambda exc: self._fail(gen, exc))
+        if self._shareable(key):  # computed once for every session that asks
+            future = self.shared.submit(key, self._job_for(key, None), urgent=True)
+            self.jobs.follow("computing", future, done, lambda exc: self._fail(gen, exc))
+            return
+        self.jobs.run("computing", lambda progress: self._job_for(key, progress)(), done,
+                      lambda exc: self._fail(gen, exc))
 
     def _store(self, key, res):
         self._cache.put(key, res)

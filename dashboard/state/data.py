@@ -62,6 +62,10 @@ class DataState(param.Parameterized):
     interactive = param.Boolean(default=True, precedence=-1, doc="""
         The last change of ``systems`` was a user's request (the dashboard then leaves
         teaching mode); False for data loaded at start-up.""")
+    origin = param.Parameter(default=None, precedence=-1, doc="""
+        What the loaded data are, the same in every session of the server (e.g. the
+        server's own files and their modification times), so that their results can be
+        shared between sessions; None when they are this session's own (uploads).""")
     notes = param.Dict(default={}, precedence=-1, doc="""
         (system, role) -> what loading that set reported (trials in only one of the score
         and key files, with counts; repeated lines), shown in the page while it is loaded.""")
@@ -87,9 +91,10 @@ class DataState(param.Parameterized):
         systems[system] = systems.get(system, SystemData()).replace(role, trials)
         self.set_systems(systems, show=system)
 
-    def set_systems(self, systems, *, show=None, interactive=True):
+    def set_systems(self, systems, *, show=None, interactive=True, origin=None):
         """Replace all loaded data: ``{name: SystemData}``; show system ``show`` (else keep
-        the shown one, else the first)."""
+        the shown one, else the first).  ``origin``: see the parameter (None: the data are
+        this session's own)."""
         systems = dict(systems)
         names = list(systems)
         current = show if show in systems else (self.system if self.system in systems
@@ -98,12 +103,12 @@ class DataState(param.Parameterized):
         before = self.version
         notes = {k: v for k, v in self.notes.items() if k[0] in systems}
         self.param.update(systems=systems, system=current, interactive=interactive,
-                          notes=notes)
+                          notes=notes, origin=origin)
         if self.version == before:  # the same objects again (a reload): still new data
             self.param.trigger("systems")
 
     def load_files(self, items, *, display=None, replace=False, loader=None, cleanup=None,
-                   interactive=True):
+                   interactive=True, origin=None):
         """Load files (in the background when the runner is threaded) and add them.
 
         Parameters
@@ -121,6 +126,9 @@ class DataState(param.Parameterized):
         interactive : bool
             A user's request: leave teaching mode and show the loaded system.  False (data
             loaded at start-up) keeps the choices, e.g. those restored from the URL.
+        origin : hashable, optional
+            With ``replace``: what the files are, the same in every session (see the
+            parameter); their results are then shared between sessions.
 
         A file that cannot be read sets the status error (its message names the file) and
         leaves the loaded data as they were.  What the loader reports (see
@@ -171,7 +179,7 @@ class DataState(param.Parameterized):
                     notes[(system, role)] = note
             self.notes = notes
             self.set_systems(systems, show=out[-1][0] if out and interactive else None,
-                             interactive=interactive)
+                             interactive=interactive, origin=origin if replace else None)
 
         def fail(exc):
             name = None

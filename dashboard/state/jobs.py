@@ -1,8 +1,11 @@
 """Background work of the dashboard: runners, the job helper that reports in a
 :class:`~.status.StatusState`, bounded caches and warnings collected as notes.
 
-A *runner* has one method, ``run(job, on_done, on_error, on_progress)``: it calls
-``job(progress)`` and hands its result to ``on_done`` (or its exception to ``on_error``).
+A *runner* has two methods: ``run(job, on_done, on_error, on_progress)`` calls
+``job(progress)`` and hands its result to ``on_done`` (or its exception to ``on_error``);
+``follow(future, on_done, on_error)`` does the same with a
+:class:`concurrent.futures.Future` computed elsewhere (the results shared by the sessions,
+:mod:`.shared`).
 :class:`SyncRunner` does so inline (tests, benchmarks, notebooks); the app installs one that
 runs the job in a worker thread and calls back on the session's event loop.
 """
@@ -40,6 +43,11 @@ class SyncRunner:
             on_error(exc)
         else:
             on_done(result)
+
+    def follow(self, future, on_done, on_error):
+        """Wait for ``future`` (computed elsewhere, e.g. by the shared results' worker)
+        and hand over its result or its exception."""
+        self.run(lambda _progress: future.result(), on_done, on_error, None)
 
 
 def with_notes(fn, *args, **kwargs):
@@ -100,6 +108,17 @@ class Jobs:
             self.runner.run(job, self._unless_closed(on_done), self._unless_closed(on_error),
                             lambda *_: None)
             return
+        self.runner.run(job, *self._tracked(what, on_done, on_error), self.status.step)
+
+    def follow(self, what, future, on_done, on_error):
+        """Like :meth:`run`, for a :class:`concurrent.futures.Future` computed elsewhere
+        (the status shows ``what`` meanwhile, without a progress value)."""
+        if not self.closed:
+            self.runner.follow(future, *self._tracked(what, on_done, on_error))
+
+    def _tracked(self, what, on_done, on_error):
+        """Show ``what`` as busy until the job ends; ``(done, fail)`` that end it and call
+        ``on_done`` / ``on_error`` (neither once the session has closed)."""
 
         def done(result):
             if not self.closed:
@@ -112,7 +131,7 @@ class Jobs:
                 on_error(exc)
 
         self.status.begin(what)
-        self.runner.run(job, done, fail, self.status.step)
+        return done, fail
 
     def _unless_closed(self, fn):
         def call(arg):

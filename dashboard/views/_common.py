@@ -8,6 +8,7 @@ re-exported here.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 
@@ -268,21 +269,30 @@ def add_condition_slots(view, n, *, prefix, empty, glyphs):
 
     n = min(n, MAX_CONDITIONS)
     built = len(view.condition_renderers)
-    for k in range(built, n):
-        color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
-        dash = CONDITION_DASHES[k % len(CONDITION_DASHES)]
-        slot = {}
-        for role in ("eval", "dev"):
-            src = ColumnDataSource(empty(), name=f"{prefix}_condition_{role}_{k}")
-            view.condition_sources[role].append(src)
-            slot.update(glyphs(src, role, color, dash))
-        view.condition_renderers.append(slot)
-        item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
-                          visible=False)
-        view.condition_items.append(item)
-        view.legend.items.append(item)
-        view.styler.add(slot.values())
-    return n > built
+    if n <= built:
+        return False
+    # served: the document's model graph is recomputed once, not once per new model
+    doc = view.figure.document
+    with doc.models.freeze() if doc is not None else contextlib.nullcontext():
+        for k in range(built, n):
+            _add_condition_slot(view, k, prefix, empty, glyphs)
+    return True
+
+
+def _add_condition_slot(view, k, prefix, empty, glyphs):
+    color = CONDITION_COLORS[k % len(CONDITION_COLORS)]
+    dash = CONDITION_DASHES[k % len(CONDITION_DASHES)]
+    slot = {}
+    for role in ("eval", "dev"):
+        src = ColumnDataSource(empty(), name=f"{prefix}_condition_{role}_{k}")
+        view.condition_sources[role].append(src)
+        slot.update(glyphs(src, role, color, dash))
+    view.condition_renderers.append(slot)
+    item = LegendItem(label=f"condition {k + 1}", renderers=list(slot.values()),
+                      visible=False)
+    view.condition_items.append(item)
+    view.legend.items.append(item)
+    view.styler.add(slot.values())
 
 
 def condition_roles(res, display):

@@ -155,6 +155,9 @@ def test_svg_output_ticked_in_the_page_saves_svg(page, serve, tmp_path):
     # ticked off again: PNG
     page.locator(".bk-label", has_text="SVG output").first.click()
     wait_until(page, lambda: not sessions[0].state.display.svg, what="SVG output off")
+    wait_until(page, lambda: page.evaluate(
+        "() => Bokeh.documents[0].get_model_by_name('nber').output_backend") == "canvas",
+        what="the figure's backend back to canvas")
     name, data = save_through_toolbar(page, "nber", tmp_path / "saved.png")
     assert name == "llrlab-nber.png"
     assert data.startswith(b"\x89PNG")

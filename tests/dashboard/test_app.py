@@ -188,3 +188,23 @@ def test_an_error_in_any_callback_of_a_served_page_stays_in_its_error_bar(caplog
     del doc
     gc.collect()
     assert len(app._PAGE_STATES) == held - 1
+
+
+def test_the_comparison_and_forensic_tabs_are_built_when_first_shown():
+    from llrlab.dashboard.views import ForensicView
+    from llrlab.dashboard.views.compare import CompareView
+
+    page = create_app(threaded=False)
+    tabs, made = page.tabs, page.tab_views
+    assert made == {} and [len(tabs.objects[i].objects) for i in (1, 2)] == [0, 0]
+    tabs.active = 2
+    forensic = made[2]
+    assert isinstance(forensic, ForensicView) and 1 not in made
+    assert len(tabs.objects[2].objects) == 1 and forensic.tippett.active  # shown, computing
+    tabs.active = 1
+    compare = made[1]
+    assert isinstance(compare, CompareView) and compare.cstate.active
+    assert not forensic.tippett.active
+    tabs.active = 2  # shown again: the same view, not a second one
+    assert made[2] is forensic and len(tabs.objects[2].objects) == 1
+    assert forensic.tippett.active and not compare.cstate.active
