@@ -14,6 +14,8 @@ then cached, read-only).  Ids given as strings are encoded on demand the other w
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import weakref
 from dataclasses import FrozenInstanceError
 
@@ -325,6 +327,10 @@ def extend_vocab(base, other):
     """
     if other is base or (other.size == base.size and np.array_equal(other, base)):
         return np.arange(base.size, dtype=np.int64), base
+    if other.size > base.size > _SMALL_VOCAB and np.array_equal(other[:base.size], base):
+        # ``other`` is ``base`` extended (a key numbered after its score file's ids, see
+        # llrlab.core.io._fast); its ids being distinct, the rest are new to ``base``
+        return np.arange(other.size, dtype=np.int64), other
     if base.size + other.size <= _SMALL_VOCAB:
         d = {s: i for i, s in enumerate(base.tolist())}
         remap = np.fromiter((d.setdefault(s, len(d)) for s in other.tolist()),
@@ -333,12 +339,53 @@ def extend_vocab(base, other):
     else:
         import pandas as pd
 
-        remap = pd.Index(base, dtype=object, copy=False).get_indexer(
+        remap = vocab_index(base).get_indexer(
             pd.Index(other, dtype=object, copy=False)).astype(np.int64, copy=False)
         missing = np.flatnonzero(remap < 0)
         remap[missing] = base.size + np.arange(missing.size)
         new = other[missing]
     return remap, (np.concatenate([base, new]) if new.size else base)
+
+
+_INDEXES = contextvars.ContextVar("llrlab_vocab_indexes", default=None)
+
+
+@contextlib.contextmanager
+def shared_vocab_indexes():
+    """Within the block, :func:`vocab_index` builds the hash table of a vocabulary once (a key
+    read after its score file looks its ids up in the score file's vocabulary, and the join
+    looks up the same vocabulary again); they are dropped when the block ends."""
+    token = _INDEXES.set({})
+    try:
+        yield
+    finally:
+        _INDEXES.reset(token)
+
+
+def vocab_index(vocab):
+    """A ``pandas.Index`` over ``vocab`` (an object array of distinct str): the same one
+    within a :func:`shared_vocab_indexes` block, a new one otherwise.
+
+    Examples
+    --------
+    >>> v = np.array(["a", "b"], dtype=object)
+    >>> vocab_index(v).get_indexer(["b", "c"]).tolist()
+    [1, -1]
+    >>> with shared_vocab_indexes():
+    ...     vocab_index(v) is vocab_index(v)
+    True
+    """
+    import pandas as pd
+
+    kept = _INDEXES.get()
+    if kept is not None:
+        entry = kept.get(id(vocab))
+        if entry is not None and entry[0] is vocab:
+            return entry[1]
+    index = pd.Index(vocab, dtype=object, copy=False)
+    if kept is not None:
+        kept[id(vocab)] = (vocab, index)
+    return index
 
 
 def trial_codes(*sets):

@@ -64,7 +64,7 @@ import os
 import warnings
 
 from ..errors import DataError, FileFormatError, LlrlabWarning
-from ..trials import Scores, Trials
+from ..trials import Scores, Trials, shared_vocab_indexes
 from ._formats import read_as
 from ._source import STDIN, Limits, default_limits, make_limits, path_name
 from .bosaris_text import (
@@ -143,10 +143,10 @@ def _stage(progress, lo, hi):
     return None if progress is None else _Stage(progress, lo, hi)
 
 
-def _read(src, role, progress=None, limits=None):
+def _read(src, role, progress=None, limits=None, like=None):
     """``src`` read for ``role`` by the format the registry picks (see
     :mod:`llrlab.core.io._formats`)."""
-    return read_as(src, role, progress=progress, limits=limits)[0]
+    return read_as(src, role, progress=progress, limits=limits, like=like)[0]
 
 
 def _guard_memory(name, call):
@@ -256,14 +256,17 @@ def load_trials_with_report(scores_path, key_path=None, *, progress=None, max_tr
             src, "scores", _stage(progress, 0.0, 0.55), limits))
     except FileFormatError as exc:
         raise score_hint(src, key_src, exc) from None
-    try:
-        key = _guard_memory(key_src.name, lambda: _read(
-            key_src, "key", _stage(progress, 0.55, 0.9), limits))
-    except FileFormatError as exc:
-        raise key_hint(src, key_src, exc) from None
-    if progress:
-        progress(0.9, f"joining {src.name} and {key_src.name}")
-    trials, report = _guard_memory(src.name, lambda: joined_trials(scores, key))
+    # the key's ids are numbered after the score file's (hashed once, in the score file's
+    # hash table, which the join then uses again)
+    with shared_vocab_indexes():
+        try:
+            key = _guard_memory(key_src.name, lambda: _read(
+                key_src, "key", _stage(progress, 0.55, 0.9), limits, like=scores))
+        except FileFormatError as exc:
+            raise key_hint(src, key_src, exc) from None
+        if progress:
+            progress(0.9, f"joining {src.name} and {key_src.name}")
+        trials, report = _guard_memory(src.name, lambda: joined_trials(scores, key))
     if progress:
         progress(1.0, f"{len(trials)} trials")
     return oriented(trials), report

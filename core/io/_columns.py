@@ -193,14 +193,15 @@ class Columns:
 
 class Builders:
     """The growing output arrays of the columns, with the limits checked as they grow
-    (``ids``: the builder of an id column, default :class:`IdEncoder`)."""
+    (``ids(capacity, j)``: the builder of the id column ``j``, default :class:`IdEncoder`)."""
 
     def __init__(self, src, cols, capacity, limits, *, ids=None):
         self.src, self.cols, self.limits = src, cols, limits
         self.row_bytes = sum(_ITEMSIZE[c.kind] for c in cols)
         self.n = 0
-        self.out = [(ids or IdEncoder)(capacity) if c.kind == ID else
-                    Grow(np.float64 if c.kind == NUMBER else bool, capacity) for c in cols]
+        self.out = [(ids(capacity, j) if ids else IdEncoder(capacity)) if c.kind == ID else
+                    Grow(np.float64 if c.kind == NUMBER else bool, capacity)
+                    for j, c in enumerate(cols)]
 
     def grow(self, rows):
         """Check the limits for ``rows`` more rows (before they are parsed)."""
@@ -226,7 +227,7 @@ def expected_rows(src, sample_rows, sample_bytes):
 
 
 def read_columns(src, cols, *, delimiter, describe, first_line, skip_line=None,
-                 progress=None, limits=None, fast=True):
+                 progress=None, limits=None, fast=True, known=None):
     """Read the columns ``cols`` (one :class:`Col` per field) of every data row of ``src``.
 
     Parameters
@@ -247,6 +248,11 @@ def read_columns(src, cols, *, delimiter, describe, first_line, skip_line=None,
     limits : Limits, optional
     fast : bool
         Try the pandas reader first.
+    known : dict, optional
+        For id columns (by index): the distinct ids (object array of str) of another file
+        read already, e.g. the score file of this key.  The fast reader numbers the ids it
+        finds there by their position in them (the vocabulary starts with them), so that
+        they are hashed once and the join has nothing to look up; a hint only.
 
     Returns
     -------
@@ -261,7 +267,7 @@ def read_columns(src, cols, *, delimiter, describe, first_line, skip_line=None,
     if fast:
         from ._fast import read_fast
 
-        got = read_fast(src, cols, delimiter, skip_line, progress, limits)
+        got = read_fast(src, cols, delimiter, skip_line, progress, limits, known)
         if got is not None:
             n, values = got
             return Columns(n, values, locator)

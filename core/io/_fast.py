@@ -39,7 +39,7 @@ import sys
 import numpy as np
 
 from ..errors import LlrlabError
-from ..trials import IdCodes
+from ..trials import IdCodes, vocab_index
 from ._columns import (
     ID,
     NUMBER,
@@ -131,71 +131,117 @@ class _Feed(ReadOnlyRaw):
             super().close()
 
 
+#: A chunk of str ids with more than this share of distinct ids is kept as it is, and so are
+#: the chunks after it (numbering each chunk first would only hash every id once more).
+RAW_ABOVE = 0.9
+
+
 class _ChunkIds:
     """One id column read chunk by chunk, numbered once at the end.
 
     A chunk hands in either its column of str objects (``dtype=object``: the parser makes one
     object per distinct string of a chunk) or its categories and codes (``category``: the
-    parser hashes the bytes in C and makes objects only for the distinct ids).  The row keeps
-    its position in the concatenation of what the chunks handed in, and :meth:`result`
-    numbers that concatenation with one hash-based ``pandas.factorize``: no Python operation
-    per row or per id.  Consecutive chunks with the same categories (a model's trials against
-    the same segments) share one copy, so with repeating ids the concatenation is small;
-    with unique ids the objects are numbered once, not once per chunk and again at the end.
-    Memory: the positions (4 bytes a row) until the end, besides the ids themselves.
+    parser hashes the bytes in C and makes objects only for the distinct ids).  A column of
+    str objects is numbered within the chunk (hash-based ``pandas.factorize``) and only its
+    distinct ids are kept -- unless the chunks' ids are nearly all distinct, when numbering
+    them twice would gain nothing and the chunk is kept as it is.  The row keeps its position
+    in the concatenation of what the chunks handed in, and :meth:`result` numbers that
+    concatenation with one hash-based ``pandas.factorize``: no Python operation per row or
+    per id.  Consecutive chunks with the same distinct ids (a model's trials against the same
+    segments) share one copy, so with repeating ids the concatenation is small.  Memory: the
+    positions (4 bytes a row) until the end, besides the ids themselves.
     """
 
-    def __init__(self, capacity):
+    def __init__(self, capacity, known=None):
         self.parts = []
         self.codes = Grow(np.int32, capacity)
         self.size = 0  # entries in the concatenation
-        self._last = None  # (categories, offset) of the previous chunk
+        self._last = None  # (distinct ids, their codes) of the previous chunk
+        self._raw = False  # chunks kept as they are (their ids are nearly all distinct)
+        # ids known already (the score file's, when this is its key): an id found there is
+        # coded by its position in them, and only the others are kept
+        self._known = known
+        self._base = 0 if known is None else known.size
 
-    def _offset(self, k):
-        if self.size + k >= 2**31:
+    def _place(self, ids):
+        """The codes of ``ids`` (str objects): their position in the known ids, else
+        ``base +`` their position in the concatenation of the parts (where they are added)."""
+        if self._known is None:
+            pos = np.arange(self.size, self.size + ids.size, dtype=np.int64)
+            new = None
+        else:
+            pos = vocab_index(self._known).get_indexer(ids).astype(np.int64, copy=False)
+            new = np.flatnonzero(pos < 0)
+            if new.size == 0:
+                return pos
+            ids = ids[new]
+        if self._base + self.size + ids.size >= 2**31:
             raise _GiveUp("more than 2^31 ids")  # pragma: no cover - 2^31 rows
-        offset = self.size
-        self.size += k
-        return offset
+        if new is None:
+            pos += self._base
+        else:
+            pos[new] = np.arange(self._base + self.size, self._base + self.size + ids.size)
+        self.size += ids.size
+        self.parts.append(ids)
+        return pos
 
     def add(self, ids):
-        """A chunk's ids as str objects."""
-        offset = self._offset(ids.size)
-        self.parts.append(ids)
-        self._last = None
-        self.codes.append(np.arange(offset, offset + ids.size, dtype=np.int32))
+        """A chunk's ids as str objects, numbered within the chunk at once (hash-based
+        ``pandas.factorize``): only the chunk's distinct ids are kept, not a pointer per row,
+        and the final numbering hashes fewer entries."""
+        if self._raw:  # ids seen so far nearly all distinct: numbering a chunk saves nothing
+            self._last = None
+            self.codes.append(self._place(ids).astype(np.int32))
+            return
+        import pandas as pd
+
+        codes, uniques = pd.factorize(ids, sort=False)
+        self._raw = len(uniques) > RAW_ABOVE * len(ids)
+        self.add_distinct(uniques, codes)
+
+    def add_distinct(self, uniques, codes):
+        """A chunk's distinct ids (str objects) and each row's code into them."""
+        last = self._last
+        if last is not None and len(last[0]) == len(uniques) and np.array_equal(last[0], uniques):
+            lut = last[1]
+        else:
+            lut = self._place(uniques).astype(np.int32)
+            self._last = (uniques, lut)
+        self.codes.append(lut[codes])
 
     def add_categories(self, cats, codes):
         """A chunk's categories (an Index of str) and each row's code into them."""
-        last = self._last
-        if last is not None and last[0].equals(cats):
-            offset = last[1]
-        else:
-            offset = self._offset(len(cats))
-            self.parts.append(cats.to_numpy(dtype=object))
-            self._last = (cats, offset)
-        self.codes.append(codes.astype(np.int32, copy=False) + np.int32(offset))
+        self.add_distinct(cats.to_numpy(dtype=object), codes)
 
     def result(self):
         """IdCodes of the column; gives up on an empty id (a line with a missing field) or
         one holding a control character (the exact reader then reports or splits it)."""
         import pandas as pd
 
-        allu = np.concatenate(self.parts) if len(self.parts) != 1 else self.parts[0]
-        self.parts = []
-        gcodes, vocab = pd.factorize(allu, sort=False)
-        del allu
-        vocab = np.asarray(vocab, dtype=object)
-        if (vocab == "").any() or _BAD_ID.search("".join(vocab.tolist())):
-            raise _GiveUp("empty id, or a control character")
+        if self.parts:
+            allu = np.concatenate(self.parts) if len(self.parts) != 1 else self.parts[0]
+            self.parts = []
+            gcodes, vocab = pd.factorize(allu, sort=False)
+            del allu
+            vocab = np.asarray(vocab, dtype=object)
+            if (vocab == "").any() or _BAD_ID.search("".join(vocab.tolist())):
+                raise _GiveUp("empty id, or a control character")
+        else:
+            gcodes, vocab = np.zeros(0, np.intp), np.zeros(0, dtype=object)
+        if self._base:  # the known ids first, as they are, then the new ones
+            gcodes = np.concatenate([np.arange(self._base), gcodes + self._base])
+            vocab = np.concatenate([self._known, vocab]) if vocab.size else self._known
         dt = np.int32 if vocab.size < 2**31 else np.int64
         return IdCodes.trusted(gcodes.astype(dt, copy=False)[self.codes.result()], vocab)
 
 
 #: Below this share of distinct values in the head of a file, an id column is read as a
 #: category (the parser hashes the bytes, and makes a str object only per distinct id);
-#: above it, as str objects (a category would sort every chunk's many distinct ids).
-CATEGORY_BELOW = 0.5
+#: above it, as str objects.  A category costs much more per distinct id of a chunk (pandas
+#: sorts the chunk's categories, converts them from Arrow strings and recodes the rows): with
+#: one id in three distinct (a segment against 3 models) str objects read ~1.4x faster,
+#: with one in ten (a model-major list of 4,000 segments) categories read ~1.2x faster.
+CATEGORY_BELOW = 0.2
 #: Bytes of the head looked at to choose.
 SAMPLE_BYTES = 1 << 20
 
@@ -224,9 +270,11 @@ def _text_dtypes(src, cols, delimiter, skip_line):
     return out
 
 
-def read_fast(src, cols, delimiter, skip_line, progress, limits):
+def read_fast(src, cols, delimiter, skip_line, progress, limits, known=None):
     """``(n, values)`` as the exact reader would return them, or None (see the module
-    docstring); limit errors and read errors of the source are raised."""
+    docstring); limit errors and read errors of the source are raised.  ``known``: for some
+    id columns (by index), distinct ids known already (an object array of str) which number
+    the column's ids where they are the same (see :class:`_ChunkIds`)."""
     pd, extra = _pandas(src)
     if pd is None:
         return None
@@ -241,7 +289,8 @@ def read_fast(src, cols, delimiter, skip_line, progress, limits):
 
     def first(block):
         rows = expected_rows(src, block.count(b"\n") or 1, len(block))
-        state["b"] = Builders(src, cols, rows, limits, ids=_ChunkIds)
+        state["b"] = Builders(src, cols, rows, limits,
+                              ids=lambda cap, j: _ChunkIds(cap, (known or {}).get(j)))
 
     feed = _Feed(src, delimiter, skip_line, progress, first)
     try:

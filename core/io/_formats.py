@@ -306,12 +306,12 @@ def _read_scores_text(src, role, progress, limits):
                            progress=progress, limits=limits)
 
 
-def _read_key_text(src, role, progress, limits):
+def _read_key_text(src, role, progress, limits, like=None):
     from .bosaris_text import read_key_text, read_ndx_text
 
     if role == "ndx":
         return read_ndx_text(src, limits=limits)
-    return read_key_text(src, progress=progress, limits=limits)
+    return read_key_text(src, progress=progress, limits=limits, like=like)
 
 
 def _read_labelled(src, role, progress, limits):
@@ -403,6 +403,9 @@ class Format:
         count (default: ``sniff``).
     write : callable, optional
         ``write(path, data, fmt)``: the writer of the format, where it has one.
+    takes_like : bool
+        ``read`` also takes ``like=``, a Table read already (the score file of a key) whose
+        ids it may number the file's ids after (a hint for speed; the result is the same).
     """
 
     name: str
@@ -412,6 +415,7 @@ class Format:
     read: object
     claims: object = None
     write: object = field(default=None, compare=False)
+    takes_like: bool = False
 
     def claims_file(self, head, role):
         return self.claims(head, role) if self.claims is not None else self.sniff(head)
@@ -463,7 +467,8 @@ REGISTRY = (
            claims=lambda head, role: _is_text(head) and (role != "score-file"
                                                          or _ncols(head) == 3)),
     Format("bosaris-key", ("key", "ndx"), "a BOSARIS key file (model segment target|nontarget)",
-           _shape_is("key"), _read_key_text, claims=lambda head, role: _is_text(head)),
+           _shape_is("key"), _read_key_text, claims=lambda head, role: _is_text(head),
+           takes_like=True),
     # the peers' files before llrlab's own labelled file (their sniffs exclude its shapes)
     Format("bob-measure", ("labelled", "score-file"), "a bob.measure 2-column label-score file "
            "(label first: 1/-1 or 1/0)", _is_bob_measure, _read_bob_measure),
@@ -516,7 +521,11 @@ def format_named(name):
     return next(f for f in REGISTRY if f.name == name)
 
 
-def read_as(src, role, *, progress=None, limits=None):
-    """``(data, format)``: the source read for ``role`` by the format the registry picks."""
+def read_as(src, role, *, progress=None, limits=None, like=None):
+    """``(data, format)``: the source read for ``role`` by the format the registry picks
+    (``like``: a Table read already whose ids the reader may number the file's ids after,
+    see :attr:`Format.takes_like`)."""
     fmt = format_for(head_of(src), role)
+    if like is not None and fmt.takes_like:
+        return fmt.read(src, role, progress, limits, like=like), fmt
     return fmt.read(src, role, progress, limits), fmt

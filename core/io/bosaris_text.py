@@ -393,23 +393,38 @@ def _dense_join(left, right, pl, pr, cells):
     return left_index, right_index, only_l, only_r
 
 
-def _sorted_join(left, right, pl, pr, compare_left, compare_right, left_what, right_what):
-    """Join by sorting both sides (this also finds and handles repeated trials)."""
-    ul, il, dup_l = _sorted_distinct(left, pl, compare_left, left_what)
-    ur, ir, dup_r = _sorted_distinct(right, pr, compare_right, right_what)
+def _sorted_join(left, right, codes, compare_left, compare_right, left_what, right_what):
+    """Join by sorting both sides (this also finds and handles repeated trials).
+
+    ``codes``: the list ``[left pair codes, right pair codes]``, emptied as they are sorted
+    (the unsorted codes are not kept beside the sorted ones: a third less peak memory).
+    """
+    ul, il, dup_l = _sorted_distinct(left, codes.pop(0), compare_left, left_what)
+    ur, ir, dup_r = _sorted_distinct(right, codes.pop(0), compare_right, right_what)
+    # each temporary is dropped as soon as it has served (n x 8 bytes each)
     if ur.size:
-        pos = np.minimum(np.searchsorted(ur, ul), ur.size - 1)
+        pos = np.searchsorted(ur, ul)
+        np.minimum(pos, ur.size - 1, out=pos)
         found = ur[pos] == ul
     else:
         pos = np.zeros(ul.size, dtype=np.intp)
         found = np.zeros(ul.size, dtype=bool)
+    n_right = ur.size
+    del ul, ur
+    hit = pos[found]  # sorted right position of each matched left code
+    del pos
     partner = np.full(len(left), -1, dtype=np.intp)  # right row of each left row, or -1
-    partner[il[found]] = ir[pos[found]]
+    partner[il[found]] = ir[hit]
+    only_l = np.sort(il[~found])
+    del il, found
+    matched = np.zeros(n_right, dtype=bool)
+    matched[hit] = True
+    del hit
+    only_r = np.sort(ir[~matched])
+    del ir, matched
     left_index = np.flatnonzero(partner >= 0)
     right_index = partner[left_index]
-    matched = np.zeros(ur.size, dtype=bool)
-    matched[pos[found]] = True
-    return left_index, right_index, np.sort(il[~found]), np.sort(ir[~matched]), dup_l, dup_r
+    return left_index, right_index, only_l, only_r, dup_l, dup_r
 
 
 def pair_codes(table, n_seg=None):
@@ -557,8 +572,10 @@ def join_tables(left, right, *, compare_left=(), compare_right=(), left_what="sc
         dup_l = dup_r = 0
         n_l, n_r = len(left), len(right)
     else:
+        codes = [pl, pr]  # handed over, so that each is freed once it is sorted
+        del pl, pr
         left_index, right_index, only_l, only_r, dup_l, dup_r = _sorted_join(
-            left, right, pl, pr, compare_left, compare_right, left_what, right_what)
+            left, right, codes, compare_left, compare_right, left_what, right_what)
         n_l = left_index.size + only_l.size
         n_r = right_index.size + only_r.size
     report = JoinReport(
@@ -602,13 +619,15 @@ def _describe(counts):
 
 
 def read_text_table(path, fields, values, *, progress=None, limits=None, fast=True,
-                    comma_counts=None, bare=None):
+                    comma_counts=None, bare=None, like=None):
     """Read a text trial list whose first two fields are the model and segment ids.
 
     ``fields``: the allowed ``(count, description)`` pairs, e.g. ``((3, "model segment
     score"),)``; ``values``: the Col of each field after the ids, by count, with its value
     name, e.g. ``{3: [("scores", Col(NUMBER, "score"))]}``.  ``bare``: the field count of a
-    file without ids (returned as a plain dict of values), if accepted.
+    file without ids (returned as a plain dict of values), if accepted.  ``like``: a Table
+    read already (the score file of this key) whose ids number this file's where they are
+    the same (see :func:`~llrlab.core.io._columns.read_columns`).
     """
     src = as_source(path, limits)
     if progress:
@@ -620,8 +639,13 @@ def read_text_table(path, fields, values, *, progress=None, limits=None, fast=Tr
     extra = values[fr.ncols]
     ids = [] if fr.ncols == bare else [Col(ID, "model id"), Col(ID, "segment id")]
     cols = ids + [c for _, c in extra]
+    known = None
+    if like is not None and ids:
+        known = {j: v for j, v in enumerate((like.model_vocab, like.seg_vocab))
+                 if isinstance(v, np.ndarray) and v.dtype == object and v.size}
     got = read_columns(src, cols, delimiter=fr.delimiter, describe=counts[fr.ncols],
-                       first_line=fr.line, progress=progress, limits=limits, fast=fast)
+                       first_line=fr.line, progress=progress, limits=limits, fast=fast,
+                       known=known)
     vals = {name: got.values[len(ids) + j] for j, (name, _) in enumerate(extra)}
     if progress:
         progress(1.0, f"read {src.name}")
@@ -651,11 +675,13 @@ def read_score_text(path, *, allow_bare=False, progress=None, limits=None, fast=
 def read_key_text(path, *, progress=None, limits=None, fast=True, like=None):
     """A BOSARIS key file ``model segment target|nontarget`` as a Table.
 
-    ``like`` is accepted for compatibility and ignored (the ids are codes anyway).
+    ``like``: the Table of the score file, read already; the key's ids are numbered after
+    its ids, so that each is hashed once and the join has nothing to look up (the result is
+    the same without it).
     """
     return read_text_table(path, ((3, "model segment target|nontarget"),),
                            {3: [("labels", Col(LABEL))]}, progress=progress, limits=limits,
-                           fast=fast)
+                           fast=fast, like=like)
 
 
 def read_ndx_text(path, *, limits=None, fast=True):

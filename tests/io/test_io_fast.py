@@ -283,14 +283,20 @@ _SHAPE_IDS = {
 @given(n_models=st.integers(1, 30), n_segs=st.integers(1, 40),
        ids=st.sampled_from(["short", "long"]), unique=st.booleans(),
        seed=st.integers(0, 2**16), extra=st.integers(0, 20),
-       missing=st.integers(0, 20), dup=st.integers(0, 3), conflict=st.booleans())
+       missing=st.integers(0, 20), dup=st.integers(0, 3), conflict=st.booleans(),
+       id_chunks=st.sampled_from(["head", "category", "numbered", "raw"]))
 def test_loads_of_every_shape_are_the_same_both_ways(monkeypatch, tmp_path_factory, n_models,
                                                      n_segs, ids, unique, seed, extra, missing,
-                                                     dup, conflict):
+                                                     dup, conflict, id_chunks):
     from llrlab.core.io import _source
 
     monkeypatch.setattr(_source, "BLOCK", 512)  # many blocks
     monkeypatch.setattr(_fast, "CHUNK_ROWS", 5)  # many chunks, ids repeating across them
+    # each way the fast reader can take an id column: as the head of the file decides, as
+    # categories, as str chunks numbered one by one, as str chunks kept as they are
+    if id_chunks != "head":
+        monkeypatch.setattr(_fast, "CATEGORY_BELOW", 2.0 if id_chunks == "category" else 0.0)
+        monkeypatch.setattr(_fast, "RAW_ABOVE", -1.0 if id_chunks == "raw" else 2.0)
     rng = np.random.default_rng(seed)
     m_name, s_name = _SHAPE_IDS[ids]
     if unique:  # each segment against a few models
@@ -317,3 +323,38 @@ def test_loads_of_every_shape_are_the_same_both_ways(monkeypatch, tmp_path_facto
     k.write_text("".join(key_lines))
     fast, exact = _load_both_ways(monkeypatch, s, k)
     assert fast == exact
+
+
+def test_a_key_is_numbered_after_its_score_file(tmp_path, monkeypatch):
+    """Read with the score file's Table as ``like``, the key's ids found there are coded by
+    their place in it (the very same str objects: the key's own copies are not kept), the
+    others follow; a whole load gives what the exact reader gives."""
+    from llrlab.core.io import _source
+    from llrlab.core.io._formats import read_as
+    from llrlab.core.io._source import open_source
+
+    monkeypatch.setattr(_fast, "CHUNK_ROWS", 701)  # many chunks
+    monkeypatch.setattr(_source, "BLOCK", 1 << 14)
+    rng = np.random.default_rng(3)
+    n = 9000  # segment vocabulary beyond extend_vocab's dictionary size
+    models = rng.integers(0, 50, n)
+    lab = rng.random(n) < 0.2
+    s, k = tmp_path / "s.txt", tmp_path / "k.txt"
+    s.write_text("".join(f"m{m} id{10270 + j % 7}/x{j}/{j:05d}.wav {j / 7!r}\n"
+                         for j, m in enumerate(models.tolist())))
+    key = [f"m{m} id{10270 + j % 7}/x{j}/{j:05d}.wav {'target' if t else 'nontarget'}\n"
+           for j, (m, t) in enumerate(zip(models.tolist(), lab.tolist(), strict=True))]
+    key = key[20:] + [f"m1 extra{j} nontarget\n" for j in range(30)]  # 20 missing, 30 extra
+    k.write_text("".join(key[i] for i in rng.permutation(len(key)).tolist()))
+    scores = read_as(open_source(str(s)), "scores")[0]
+    alone = read_as(open_source(str(k)), "key")[0]
+    numbered = read_as(open_source(str(k)), "key", like=scores)[0]
+    nv = scores.seg_vocab.size
+    assert numbered.seg_vocab.size == nv + 30
+    assert all(a is b for a, b in zip(numbered.seg_vocab[:nv].tolist(),
+                                      scores.seg_vocab.tolist(), strict=True))
+    assert numbered.segment_ids().tolist() == alone.segment_ids().tolist()
+    assert numbered.model_ids().tolist() == alone.model_ids().tolist()
+    assert np.array_equal(numbered.values["labels"], alone.values["labels"])
+    fast, exact = _load_both_ways(monkeypatch, s, k)
+    assert fast == exact and fast[0] == "ok"

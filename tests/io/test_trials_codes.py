@@ -221,3 +221,28 @@ def test_writing_uses_codes_and_round_trips(tmp_path):
     back = load_trials(tmp_path / "s.h5", tmp_path / "k.h5")
     assert back.model_ids.tolist() == ["b", "b", "a"]  # model-major, rows in order of appearance
     assert back.conditions.tolist() == ["c1", "c1", "c2"]
+
+
+def test_extend_vocab_of_an_extension_of_the_base_is_the_identity():
+    from llrlab.core.trials import _SMALL_VOCAB, extend_vocab
+
+    base = np.array([f"s{i}" for i in range(_SMALL_VOCAB + 10)], dtype=object)
+    other = np.concatenate([base, np.array(["new1", "new0"], dtype=object)])
+    remap, merged = extend_vocab(base, other)
+    assert merged is other and remap.tolist() == list(range(other.size))
+    # any other order is looked up: the same as a dictionary would give
+    other = other[::-1].copy()
+    remap, merged = extend_vocab(base, other)
+    assert merged.tolist() == [*base.tolist(), "new0", "new1"]
+    assert merged[remap].tolist() == other.tolist()
+
+
+def test_vocab_indexes_are_shared_within_the_block_only():
+    from llrlab.core.trials import shared_vocab_indexes, vocab_index
+
+    v = np.array(["a", "b"], dtype=object)
+    assert vocab_index(v) is not vocab_index(v)
+    with shared_vocab_indexes():
+        assert vocab_index(v) is vocab_index(v)
+        assert vocab_index(v.copy()) is not vocab_index(v)
+    assert vocab_index(v) is not vocab_index(v)
