@@ -12,7 +12,7 @@ from ..state import DashboardState
 from ._common import Styler, fit_figure, isolated, stage_min
 from .note import FigureNote
 
-__all__ = ["RoleCurvesView", "when_shown"]
+__all__ = ["RoleCurvesView", "UnitCurvesView", "when_shown"]
 
 _NO_MIN_WIDTH = ":host { min-width: 0 !important; }"
 
@@ -62,7 +62,7 @@ class RoleCurvesView(pn.viewable.Viewer):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         missing = [m for m in ("_curve", "_redraw") if not callable(getattr(cls, m, None))]
-        if missing:
+        if missing and not cls.__dict__.get("_BASE", False):
             raise TypeError(f"{cls.__name__} must define {' and '.join(missing)} "
                             "(see RoleCurvesView)")
 
@@ -174,4 +174,17 @@ class RoleCurvesView(pn.viewable.Viewer):
             ds = {} if res is None else res.datasets
             self._per_role = {role: self._curve(ds[role].llr)
                               for role in self.ROLES if role in ds}
+        self._redraw()
+
+
+class UnitCurvesView(RoleCurvesView):
+    """A :class:`RoleCurvesView` whose x axis is in the display's LLR unit (ln, log10, bits):
+    ``_redraw()`` draws the kept curves when they change and when the unit does."""
+
+    _BASE = True  # (a base of views: its subclasses give _curve and _redraw)
+
+    @param.depends("state.display.llr_unit", watch=True)
+    @isolated
+    @when_shown
+    def _on_unit(self):
         self._redraw()

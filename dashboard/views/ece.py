@@ -32,7 +32,7 @@ from llrlab.core.palette import PAIR_DASHES
 
 from ..compute import APE_PLO
 from ._common import COLORS, CURVE_DASHES, isolated, line_dash, new_figure
-from ._shown import RoleCurvesView, when_shown
+from ._shown import UnitCurvesView, when_shown
 
 __all__ = ["ECEView"]
 
@@ -46,7 +46,7 @@ def _empty():
     return {"x": e, "y": e}
 
 
-class ECEView(RoleCurvesView):
+class ECEView(UnitCurvesView):
     """The ECE plot of a :class:`DashboardState` (figure and sources built once); per set,
     its :class:`~llrlab.core.ECECurves` are kept (``_per_role``, :meth:`curves`)."""
 
@@ -81,12 +81,6 @@ class ECEView(RoleCurvesView):
         return ece_curves(llr, plo=APE_PLO)
 
     def _redraw(self):
-        self._on_unit()
-
-    @param.depends("state.display.llr_unit", watch=True)
-    @isolated
-    @when_shown
-    def _on_unit(self):
         """(Re)draw the curves with x in the display unit, y in bits."""
         unit = self.display.llr_unit
         x = llr_to_unit(APE_PLO, unit)

@@ -27,7 +27,7 @@ from llrlab.core import llr_from_unit, llr_label, llr_to_unit, tippett
 from llrlab.core.palette import PAIR_DASHES
 
 from ._common import COLORS, CURVE_DASHES, connect_drag, isolated, line_dash, new_figure
-from ._shown import RoleCurvesView, when_shown
+from ._shown import UnitCurvesView, when_shown
 
 __all__ = ["TIPPETT_POINTS", "TippettView"]
 
@@ -41,7 +41,7 @@ def _empty():
     return {"x": e, "y": e}
 
 
-class TippettView(RoleCurvesView):
+class TippettView(UnitCurvesView):
     """The Tippett plot of a :class:`DashboardState` (figure and sources built once); per
     set, its :class:`~llrlab.core.TippettCurves` are kept (``_per_role``, :meth:`curves`)."""
 
@@ -93,12 +93,6 @@ class TippettView(RoleCurvesView):
         return tippett(llr, max_points=TIPPETT_POINTS)
 
     def _redraw(self):
-        self._on_unit()
-
-    @param.depends("state.display.llr_unit", watch=True)
-    @isolated
-    @when_shown
-    def _on_unit(self):
         """(Re)draw the curves in the display unit, with an x range holding every finite
         corner and LR = 1 (infinite LLRs of pure PAV blocks are drawn at the ends)."""
         unit = self.unit
