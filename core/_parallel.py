@@ -95,9 +95,10 @@ def run_pair(first, second, *, parallel=True):
     ``second`` when the pool has threads and ``parallel`` is true, else one after the other.
 
     For two independent steps that release the GIL (two sorts of 10^7 scores): the results
-    are those of the plain calls whatever the threads.  ``first`` may use
-    :func:`map_chunks` (the pool's other workers take its chunks).  An exception of either
-    is raised (in a pool thread, after both have finished).
+    are those of the plain calls whatever the threads.  ``first`` must not use the pool
+    itself (:func:`map_chunks`): run in a pool thread, it would wait for workers that two
+    such calls at once (two sessions of a server) both hold.  ``second`` may.  An exception
+    of either is raised (in a pool thread, after both have finished).
     """
     if _POOL is None or not parallel:
         return first(), second()
