@@ -25,7 +25,11 @@ page (``getComputedStyle`` after a change of the DOM):
    styles and texts), and a page that opens receives a few hundred messages.  While a
    message from the server is applied, the invalidations are collected, and each root is
    laid out once on the next animation frame, before the browser paints: the same final
-   layout, computed once for all the messages that arrived in between.
+   layout, computed once for all the messages that arrived in between.  The root of each
+   view that asked is found when the layout runs, not when it asked: a view rebuilt
+   meanwhile (a plot's canvas after "SVG output" is turned off) hangs under its new parent,
+   and a root taken at the time of asking had gone, leaving the new canvas unsized and its
+   PNG export empty.
 
 Each fix is installed once per page, and only when BokehJS has the function it replaces
 (checked by name; otherwise the page works as before and says so in the browser console).
@@ -93,18 +97,19 @@ BOKEHJS_FIXES_JS = r"""
     let scheduled = false;
     const flush = () => {
       scheduled = false;
-      const todo = [...roots];
+      const todo = new Set();
+      for (let view of roots) {  // the roots as they are now (a view may have moved)
+        while (view.parent instanceof L) { view = view.parent; }
+        if (view.model.document != null && view.el.isConnected) { todo.add(view); }
+      }
       roots.clear();
       for (const view of todo) {
-        if (view.model.document == null) { continue; }  // (removed meanwhile)
         try { invalidate.call(view); } catch (e) { console.error(e); }
       }
     };
     L.prototype.invalidate_layout = function () {
       if (depth === 0) { return invalidate.call(this); }
-      let view = this;
-      while (view.parent instanceof L) { view = view.parent; }
-      roots.add(view);
+      roots.add(this);
     };
     D.prototype.apply_json_patch = function (...args) {
       depth += 1;
