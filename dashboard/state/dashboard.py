@@ -406,17 +406,24 @@ class DashboardState(param.Parameterized):
     def _fetch(self, key, then):
         """Compute the results of ``key`` into the caches, then call ``then()`` (also when
         the computation fails: setting the step then reports the failure)."""
-        if self._shareable(key):
-            future = self.shared.submit(key, self._job_for(key, None), urgent=True)
-            self.jobs.follow("preparing the step", future, then, then)
-            return
+        shared = self._shareable(key)
 
         def done(out):
-            self._store(key, out[0])
+            if not shared:  # (shared results are read from the shared cache, with notes)
+                self._store(key, out[0])
             then()
 
-        self.jobs.run("preparing the step", lambda progress: self._job_for(key, progress)(),
-                      done, then)
+        self._compute("preparing the step", key, done, then)
+
+    def _compute(self, what, key, done, fail):
+        """Compute ``(results, notes)`` of ``key`` as job ``what``, then ``done(out)`` or
+        ``fail(exc)``: in the results shared by the sessions when ``key`` is shareable
+        (once for every session that asks), else in this session's own job."""
+        if self._shareable(key):
+            future = self.shared.submit(key, self._job_for(key, None), urgent=True)
+            self.jobs.follow(what, future, done, fail)
+        else:
+            self.jobs.run(what, lambda progress: self._job_for(key, progress)(), done, fail)
 
     @property
     def staged(self):
@@ -700,12 +707,7 @@ class DashboardState(param.Parameterized):
             self.status.notice = " ".join([*res.notes, *notes])
 
         self._pending = key
-        if self._shareable(key):  # computed once for every session that asks
-            future = self.shared.submit(key, self._job_for(key, None), urgent=True)
-            self.jobs.follow("computing", future, done, lambda exc: self._fail(gen, exc))
-            return
-        self.jobs.run("computing", lambda progress: self._job_for(key, progress)(), done,
-                      lambda exc: self._fail(gen, exc))
+        self._compute("computing", key, done, lambda exc: self._fail(gen, exc))
 
     def _store(self, key, res):
         self._cache.put(key, res)
