@@ -390,3 +390,22 @@ def print_table(title, columns):
         tgt = "" if target is None else _FMT[unit].format(scale * target)
         ok = "" if target is None else ("yes" if v <= target else "NO")
         print(f"{name.ljust(width)}{''.join(cells)}  {tgt:>11}  {ok}")
+
+
+class Hogs:
+    """One busy Python process per core while the block runs."""
+
+    def __init__(self, on):
+        self.on, self.procs = on, []
+
+    def __enter__(self):
+        if self.on:
+            self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                          for _ in range(os.cpu_count() or 1)]
+            time.sleep(3)
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()

@@ -39,14 +39,13 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _served import Server
+from _served import Hogs, Server
 from _timing import load_average
 
 CHROMIUM = "/usr/bin/chromium"
@@ -73,25 +72,6 @@ def summary(values, unit="ms"):
     f, d = (1000.0, 0) if unit == "ms" else (1.0, 2)
     return (f"{f * statistics.median(values):7.{d}f} {f * pct(values, 0.9):7.{d}f} "
             f"{f * min(values):7.{d}f} {f * max(values):7.{d}f}  (n={len(values)})")
-
-
-class Hogs:
-    """One busy Python process per core while the block runs."""
-
-    def __init__(self, on):
-        self.on, self.procs = on, []
-
-    def __enter__(self):
-        if self.on:
-            self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                          for _ in range(os.cpu_count() or 1)]
-            time.sleep(3)
-        return self
-
-    def __exit__(self, *exc):
-        for p in self.procs:
-            p.kill()
-            p.wait()
 
 
 async def open_page(browser, url):

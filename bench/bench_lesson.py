@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -42,30 +41,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _lesson_page import PROBE_INIT, WATCH, expected_steps
-from _served import CHROMIUM, FLAGS, Server
+from _served import CHROMIUM, FLAGS, Hogs, Server
 
 LESSON = "calibration"
 
 
 # ------------------------------------------------------------------------------ the machine
-
-
-class Hog:
-    """One busy Python process per core (the "loaded" machine), stopped on exit."""
-
-    def __init__(self, n=None):
-        self.n = n or os.cpu_count() or 2
-        self.procs = []
-
-    def __enter__(self):
-        self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                      for _ in range(self.n)]
-        return self
-
-    def __exit__(self, *exc):
-        for p in self.procs:
-            p.kill()
-            p.wait()
 
 
 def _q(xs, q):
@@ -213,10 +194,7 @@ def main(argv=None):
     results = {c: {"steps": [], "loads": []} for c in args.conditions}
     for rep in range(args.repeats):
         for cond in args.conditions:
-            hog = Hog() if cond == "loaded" else None
-            if hog is not None:
-                hog.__enter__()
-            try:
+            with Hogs(cond == "loaded"):
                 time.sleep(1.0)
                 r = results[cond]
                 print(f"[{rep + 1}/{args.repeats}] {cond}: steps in chromium ...", flush=True)
@@ -229,9 +207,6 @@ def main(argv=None):
                               f" painted {x['painted'] * 1e3:5.0f} ms, {x['frames']} frames,"
                               f" {x['kb']:.0f} kB, server CPU {x['cpu'] * 1e3:.0f} ms",
                               flush=True)
-            finally:
-                if hog is not None:
-                    hog.__exit__(None, None, None)
     for cond in args.conditions:
         r = results[cond]
         load = statistics.mean(r["loads"]) if r["loads"] else os.getloadavg()[0]
