@@ -26,11 +26,8 @@ page (``getComputedStyle`` after a change of the DOM):
    message from the server is applied, the invalidations are collected, and each root is
    laid out once on the next animation frame, before the browser paints: the same final
    layout, computed once for all the messages that arrived in between.  The root of each
-   view that asked is found when the layout runs, not when it asked: a view rebuilt
-   meanwhile (a plot's canvas after "SVG output" is turned off) hangs under its new parent.
-   Taken at the time of asking, the root could be one that had gone by then: under load
-   the PNG export after "SVG output" was turned off gave no download (2 of 2 runs failed,
-   none since this change; the mechanism is inferred, not traced).
+   view that asked is found when the layout runs, not when it asked (a view rebuilt
+   meanwhile hangs under its new parent).
 
 Each fix is installed once per page, and only when BokehJS has the function it replaces
 (checked by name; otherwise the page works as before and says so in the browser console).
