@@ -112,7 +112,11 @@ def test_the_lecture_page_leads_the_class_and_the_dashboard(page, serve, browser
         wait_until(student, lambda: student.evaluate(
             "document.getElementById('llrlab-blackout').style.display") == "none",
             timeout=5, what="the class's screen back")
-        st.lesson.open("calibration", 6)
+        # the analyst moves the dashboard, as a user does (keys in its page; a change of the
+        # server's state from the test's thread would be made without the document's lock)
+        for k in (5, 6):
+            page.keyboard.press("PageDown")
+            wait_until(page, lambda k=k: st.lesson.step == k, what=f"the dashboard at {k}")
         for p in (lead, student):
             wait_until(p, lambda p=p: p.evaluate("llrlabLecture.current()") == 6, timeout=10,
                        what="the pages following the dashboard")
