@@ -32,7 +32,8 @@ from .lecture_channel import open_channel
 from .lesson_text import MATH_CSS, render_html, text_css
 from .page_control import PageControl
 from .safe import html_text, md_text
-from .stage_geometry import lesson_text_height, plan_stage, stage_scale
+from .stage_geometry import lesson_text_height, plan_stage, stage_scale, text_widths
+from .text_probe import TextHeights, TextProbe
 from .state import DashboardState
 from .state.presenter import STAGE_ONLY
 
@@ -284,7 +285,7 @@ class LessonText(_FollowsLesson):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.measured = {}
+        self.heights = TextHeights()
         self.text = pn.pane.HTML("", name="lesson_text", sizing_mode="stretch_width",
                                  margin=(0, 10), stylesheets=[_LESSON_TEXT_CSS])
         self._follow(pn.Column(self.text, css_classes=["llrlab-lesson-text"], width=360,
@@ -294,29 +295,43 @@ class LessonText(_FollowsLesson):
                                        "overflow": "hidden"}))
         self._update()
 
+    def step_html(self, k):
+        """The HTML of the open lesson's step ``k`` as its box shows it: the lesson's title
+        and the step's number, the step's title, its text (Markdown and formulas rendered on
+        the server; raw HTML shown as text)."""
+        lesson = self.state.lesson.current()
+        step = lesson.step(k)
+        return (f"<p><em>{html_text(lesson.title, 200)} · step {k} of {len(lesson)}</em></p>"
+                f"\n<h3>{html_text(step.title, 200)}</h3>\n{render_html(step.text)}")
+
     def _update(self, *_):
         st = self.state
-        lesson, step = st.lesson.current(), st.lesson.current_step()
+        step = st.lesson.current_step()
         if step is None:
             self.text.object = ""
             self._layout.visible = False
             return
-        self.text.object = (f"<p><em>{html_text(lesson.title, 200)} · step {st.lesson.step} "
-                            f"of {len(lesson)}</em></p>\n<h3>{html_text(step.title, 200)}"
-                            f"</h3>\n{render_html(step.text)}")
+        self.text.object = self.step_html(st.lesson.step)
         css = [_LESSON_TEXT_CSS, _text_css(st.display)]
         if self.text.stylesheets != css:
             self.text.stylesheets = css
         self._layout.visible = True
 
-    #: What the browser measured: {(lesson, step, text size, inner width): content height}.
-    measured: dict
+    #: What the browser measured (:class:`~.text_probe.TextHeights`): the heights of the
+    #: steps' text at the pane's widths, at each text size.
+    heights: TextHeights
+
+    def key(self, k=None):
+        """The key of step ``k`` (default: the current one) in :attr:`heights`."""
+        st = self.state
+        return (st.lesson.lesson, st.lesson.step if k is None else k, st.display.px("text"))
 
     def box_height(self, width):
-        """Height in pixels the step's box needs at ``width``: the estimate (see
-        :func:`.stage_geometry.lesson_text_height`), or what the browser measured when it
-        drew this step's text at this width (formulas and fonts make estimates uncertain),
-        corrected alike at another width."""
+        """Height in pixels the step's box needs at ``width``: what the browser measured when
+        it drew this step's text at this width (:mod:`.text_probe`: the page measures every
+        step at the widths the stage weighs before it is shown), else the estimate (see
+        :func:`.stage_geometry.lesson_text_height`), corrected by how far off it was where
+        the text was measured (formulas and fonts make estimates uncertain)."""
         st = self.state
         lesson, step = st.lesson.current(), st.lesson.current_step()
         if step is None:
@@ -328,38 +343,32 @@ class LessonText(_FollowsLesson):
                                       text_px=st.display.px("text"),
                                       heading_px=st.display.px("heading"))
 
-        est = estimate(width)
-        seen = self._seen()
+        seen = self.heights.get(self.key())
         if not seen:
-            return est
+            return estimate(width)
         # the pane's width as drawn is the box's less its border and margins
-        w0, h0 = min(seen, key=lambda wh: abs(wh[0] + _TEXT_FRAME - width))
+        w0 = min(seen, key=lambda w: abs(w + _TEXT_FRAME - width))
         if abs(w0 + _TEXT_FRAME - width) <= 6:
-            return int(h0 + 16)
+            return int(seen[w0] + 16)
         # at another width: the estimate, corrected by how far off it was where measured
         # (formulas, scripts and long words make it err by about the same factor)
-        ratio = (h0 + 16) / max(estimate(w0 + _TEXT_FRAME), 1)
-        return math.ceil(est * min(max(ratio, 0.6), 1.5))
-
-    def _seen(self):
-        st = self.state
-        key = (st.lesson.lesson, st.lesson.step, st.display.px("text"))
-        return [(w, h) for (k, w), h in self.measured.items() if k == key]
+        ratio = (seen[w0] + 16) / max(estimate(w0 + _TEXT_FRAME), 1)
+        return math.ceil(estimate(width) * min(max(ratio, 0.6), 1.5))
 
     def record(self, width, height):
         """The browser drew the current step's text ``width`` px wide and it needed
-        ``height`` px; True when that differs from what the layout assumed."""
-        st = self.state
-        key = ((st.lesson.lesson, st.lesson.step, st.display.px("text")), int(width))
-        if key in self.measured and abs(self.measured[key] - height) <= 2:
+        ``height`` px; True when that differs from what the layout assumed.  A measurement
+        of a pane narrower or wider than the box the stage gave it now (the page measured
+        while an older layout was shown) is not one of this layout's: it is dropped."""
+        if abs(int(width) + _TEXT_FRAME - self.allotted[0]) > 3:
             return False
-        self.measured[key] = int(height)
-        if len(self.measured) > 500:  # a long session: keep the newest
-            for k in list(self.measured)[:250]:
-                del self.measured[k]
-        return True
+        return self.heights.record(self.key(), width, height)
+
+    #: The box the stage gave the text (width, height; zero: none yet).
+    allotted = (0, 0)
 
     def resize(self, width, height):
+        self.allotted = (int(width), int(height))
         self._layout.param.update(width=int(width), height=int(height))
 
 
@@ -375,6 +384,7 @@ class MainArea(pn.viewable.Viewer):
         super().__init__(**params)
         self.items = {name: self._item(name, view) for name, view in self.views.items()}
         self.lesson_text = LessonText(state=self.state)
+        self.probe = TextProbe(self.lesson_text.heights)
         self.row = pn.Row(*self.items.values(), self.lesson_text, stylesheets=[_ROW_CSS],
                           sizing_mode="stretch_width", name="panels")
         # the lecture: the speaker view (and pages that follow) join the page's channel
@@ -407,6 +417,7 @@ class MainArea(pn.viewable.Viewer):
         st.display.param.watch(self._relayout, ["presentation"])
         self.page.param.watch(self._measured, ["main_width", "main_height", "stage_top"])
         self.page.param.watch(self._text_drawn, ["text_need"])
+        self.page.param.watch(self._text_sized, ["text_sizes"])
         self._collapse()
         self._at_end()
         self._publish()
@@ -552,6 +563,28 @@ class MainArea(pn.viewable.Viewer):
             self._sized = None
             self._measured()
 
+    def _text_sized(self, *_):
+        """The page measured a step's text at the widths the stage weighs (see
+        :mod:`.text_probe`): lay out again if it is the step shown and it needs another
+        height than the layout gave it."""
+        if self.lesson_text.key() in self.probe.take(self.page.text_sizes):
+            self._sized = None
+            self._measured()
+
+    def _ask_heights(self, room_w, scale):
+        """Send the page every step's text and the widths the stage weighs in a row
+        ``room_w`` px wide, once per lesson, type size and window (see :mod:`.text_probe`)."""
+        st = self.state
+        lesson = st.lesson.current()
+        columns, band = text_widths(room_w, scale)
+        probe = self.probe.ask(
+            st.lesson.lesson, st.display.px("text"),
+            [w - _TEXT_FRAME for w in (*columns, band)],
+            [self.lesson_text.step_html(k) for k in range(1, len(lesson) + 1)],
+            st.lesson.step, css=[_LESSON_TEXT_CSS, _text_css(st.display)])
+        if probe is not None:
+            self.page.text_probe = probe
+
     def _collapse(self, *_):
         """The sidebar folds in presentation style and on a stage (presenter mode, an open
         lesson: the plots and the step's text take the whole screen; the menu button
@@ -562,13 +595,18 @@ class MainArea(pn.viewable.Viewer):
         w, h = self.page.main_width, self.page.main_height
         return (w, h) if w > 0 and h > 0 else FALLBACK
 
+    def stage_scale(self):
+        """The stage's scale in the current main area (1 without the presentation style)."""
+        return stage_scale(*self._size()) if self.state.display.presentation else 1.0
+
     def stage_plan(self):
         """The stage's arrangement in the current main area (a
-        :class:`~.stage_geometry.StagePlan`) and its scale."""
+        :class:`~.stage_geometry.StagePlan`) and its scale.  The text's heights are those
+        at the display's type size: set ``display.scale`` to :meth:`stage_scale` first."""
         st = self.state
         shown = st.presenter.shown_panels()
         width, height = self._size()
-        scale = stage_scale(width, height) if st.display.presentation else 1.0
+        scale = self.stage_scale()
         gap = round(_GAP * scale)
         room_w = width - 2 * _SIDE
         room_h = (height - max(0, self.page.stage_top) - round(NAV_HEIGHT * scale) - gap
@@ -578,7 +616,9 @@ class MainArea(pn.viewable.Viewer):
             need = getattr(self.views[name], "stage_min", None)
             if need is not None:
                 mins[name] = need(scale)
-        text = self.lesson_text.box_height if st.lesson.lesson else None
+        text = None
+        if st.lesson.current_step() is not None:
+            text = self.lesson_text.box_height
         return plan_stage(room_w, room_h, shown, mins=mins, scale=scale,
                           text_height_at=text), scale
 
@@ -591,9 +631,12 @@ class MainArea(pn.viewable.Viewer):
         with contextlib.nullcontext():
             if staged:
                 self._stage_views(st.presenter.shown_panels())
-                plan, scale = self.stage_plan()
+                scale = self.stage_scale()
                 if st.display.scale != scale:
-                    st.display.scale = scale
+                    st.display.scale = scale  # (the text's type size: before the plan)
+                plan, _ = self.stage_plan()
+                if st.lesson.current_step() is not None:
+                    self._ask_heights(self._size()[0] - 2 * _SIDE, scale)
                 key = ("stage", tuple(sorted(plan.panels.items())), plan.text, scale)
                 self.row.css_classes = ["llrlab-stage"] + (["llrlab-text-above"]
                                                            if plan.above else [])

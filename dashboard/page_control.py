@@ -12,7 +12,8 @@ a number, then Enter                                   that step
 B or . (full stop)                                     black screen; again (or Esc) to return
 ====================================================  =====================================
 
-(the keys of presentation clickers and of PowerPoint, Keynote and reveal.js).  A click on the
+(the keys of presentation clickers and of PowerPoint, Keynote and reveal.js).  It measures a
+lesson's texts ahead of time for the stage's layout (:mod:`.text_probe`).  A click on the
 label of any checkbox or switch of the page toggles it.  On a stage the
 page's header is hidden, so that the stage has the whole window.  A step forward
 from the last step shows "End of the lesson" for a moment instead of doing nothing.  The
@@ -27,6 +28,7 @@ import param
 from panel.reactive import ReactiveHTML
 
 from .bokehjs_fixes import BOKEHJS_FIXES_JS
+from .text_probe import TEXT_PROBE_JS
 
 __all__ = ["KEY_JS", "KEY_TOKENS", "PageControl"]
 
@@ -80,6 +82,12 @@ class PageControl(ReactiveHTML):
     text_need = param.List(default=[0, 0, ""], doc="""
         The lesson text's box as drawn: [its width, the height its content needs, the
         text's key] (the server's estimate of that height is corrected with it).""")
+    text_probe = param.Dict(default={}, doc="""
+        Every step's text and the widths to measure it at (see :mod:`.text_probe`), sent by
+        the server when a lesson is shown on a stage.""")
+    text_sizes = param.List(default=[], doc="""
+        The page's reply: [probe token, [[step, [height at each width]], ...]], every step
+        measured so far.""")
     stage_top = param.Integer(default=0, doc="""
         Where the stage's bar starts below the top of the main area (alerts above it push
         it down), in pixels.""")
@@ -225,6 +233,8 @@ class PageControl(ReactiveHTML):
             for (const child of main.children) { state.ro.observe(child); }
             state.report();
           }
+          state.probe = __PROBE_JS__;
+          if (data.text_probe && data.text_probe.token) { self.text_probe(); }
           state.seen = () => {
             if (data.hidden !== document.hidden) { data.hidden = document.hidden; }
           };
@@ -233,7 +243,12 @@ class PageControl(ReactiveHTML):
           self.collapsed();
           self.blackout();
           self.staged();
-        """.replace("__KEY_JS__", KEY_JS),
+        """.replace("__KEY_JS__", KEY_JS).replace("__PROBE_JS__", TEXT_PROBE_JS),
+        "text_probe": """
+          state.probe(data.text_probe, (token, measured) => {
+            data.text_sizes = [token, measured];
+          }, state);
+        """,
         "collapsed": """
           const el = document.getElementById('sidebar');
           if (el == null || typeof bootstrap === 'undefined') { return; }

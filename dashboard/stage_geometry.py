@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from .text_fit import plain_text, text_height, text_lines
 
 __all__ = ["BASE", "GAP", "PLOT_MIN", "StagePlan", "lesson_text_height", "plan_stage",
-           "stage_scale"]
+           "stage_scale", "text_widths"]
 
 #: The main area of a 1280 x 720 window (the page's header above it): scale 1.
 BASE = (1280, 656)
@@ -64,6 +64,19 @@ def stage_scale(width, height):
         return 1.0
     s = min(width / BASE[0], height / BASE[1])
     return max(1.0, min(3.0, math.floor(s * 20) / 20))
+
+
+def text_widths(width, scale):
+    """The widths of a lesson text's box that :func:`plan_stage` weighs in a row ``width``
+    px wide: the columns beside the panels (narrowest first, every 10 px, and the widest allowed) and the band above
+    them (the whole row).  The page measures the text at exactly these widths
+    (:mod:`.text_probe`), so that a step's first layout is its last."""
+    lo = int(TEXT_MIN * scale)
+    hi = int(max(lo, min(TEXT_MAX * scale, TEXT_FRACTION * width)))
+    columns = list(range(lo, hi + 1, 10))
+    if columns[-1] != hi:
+        columns.append(hi)
+    return columns, int(width)
 
 
 def lesson_text_height(heading, caption, text, width, *, text_px, heading_px):
@@ -150,15 +163,14 @@ def plan_stage(width, height, panels, *, mins=None, scale=1.0, text_height_at=No
         return StagePlan(sizes, None, False, ease >= 1.0, area)
 
     # beside: the narrowest column the text fits in (or the widest allowed)
-    lo = int(TEXT_MIN * scale)
-    hi = int(max(lo, min(TEXT_MAX * scale, TEXT_FRACTION * width)))
-    tw = next((w for w in range(lo, hi + 1, 10) if text_height_at(w) <= height), hi)
+    columns, band_width = text_widths(width, scale)
+    tw = next((w for w in columns if text_height_at(w) <= height), columns[-1])
     sizes, ease, area = place(width - tw - gap, height)
     text_fits = text_height_at(tw) <= height
     candidates.append(StagePlan(sizes, (tw, height), False, ease >= 1.0 and text_fits,
                                 area - (0 if text_fits else 1e6 * (1 + text_height_at(tw)))))
     # above: a band across the row, as high as the text
-    band = text_height_at(width)
+    band = text_height_at(band_width)
     # (a band wraps the row: the panels' line starts a row gap and a little more below it)
     sizes, ease, area = place(width, height - band - gap - _WRAP)
     candidates.append(StagePlan(sizes, (width, band), True, ease >= 1.0,
