@@ -33,9 +33,9 @@ from .lesson_text import MATH_CSS, render_html, text_css
 from .page_control import PageControl
 from .safe import html_text, md_text
 from .stage_geometry import lesson_text_height, plan_stage, stage_scale, text_widths
-from .text_probe import TextHeights, TextProbe
 from .state import DashboardState
 from .state.presenter import STAGE_ONLY
+from .text_probe import TextHeights, TextProbe
 
 __all__ = ["PAIR_MIN_WIDTH", "PAIR_MIN_WIDTH_PRESENTATION", "SHRINK_CSS", "LessonText",
            "MainArea", "PageControl", "StageNav"]

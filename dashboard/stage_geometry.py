@@ -68,9 +68,9 @@ def stage_scale(width, height):
 
 def text_widths(width, scale):
     """The widths of a lesson text's box that :func:`plan_stage` weighs in a row ``width``
-    px wide: the columns beside the panels (narrowest first, every 10 px, and the widest allowed) and the band above
-    them (the whole row).  The page measures the text at exactly these widths
-    (:mod:`.text_probe`), so that a step's first layout is its last."""
+    px wide: the columns beside the panels (narrowest first, every 10 px, and the widest
+    allowed) and the band above them (the whole row).  The page measures the text at exactly
+    these widths (:mod:`.text_probe`), so that a step's first layout is its last."""
     lo = int(TEXT_MIN * scale)
     hi = int(max(lo, min(TEXT_MAX * scale, TEXT_FRACTION * width)))
     columns = list(range(lo, hi + 1, 10))

@@ -164,9 +164,10 @@ def _heights(item, n, n_widths):
 #: The page's part (a function of the probe, run by :class:`~.page_control.PageControl`
 #: when the server sends one): each step's HTML is drawn in hidden copies of the live text
 #: pane, one per width, placed beside it (so that they inherit the same fonts and
-#: stylesheets) and measured in one layout, the current step first, the others in the browser's idle time; ``report(token,
-#: measured)`` sends every step measured so far (``[[step, heights], ...]``: a busy server
-#: takes several messages as one, the last); a newer probe stops an older one.
+#: stylesheets) and measured in one layout, the current step first, the others in the
+#: browser's idle time; ``report(token, measured)`` sends every step measured so far
+#: (``[[step, heights], ...]``: a busy server takes several messages as one, the last); a
+#: newer probe stops an older one.
 TEXT_PROBE_JS = """(probe, report, state) => {
   state.probe_run = (state.probe_run || 0) + 1;
   const run = state.probe_run;

@@ -22,7 +22,7 @@ def _probe(n=4, widths=(275, 285, 1219), current=2):
 def test_the_current_step_goes_first_then_the_next_then_those_before():
     _, sent = _probe(n=5, current=3)
     assert [k for k, _ in sent["steps"]] == [3, 4, 5, 2, 1]
-    assert [html for _, html in sent["steps"]][0] == "<p>3</p>"
+    assert sent["steps"][0] == [3, "<p>3</p>"]
     assert sent["widths"] == [275, 285, 1219]
 
 
@@ -97,11 +97,11 @@ def test_the_layout_weighs_the_widths_the_page_measured():
     estimate is needed."""
     for width, scale in ((1244, 1.0), (1884, 1.5), (900, 1.0), (2500, 2.0)):
         columns, band = text_widths(width, scale)
-        asked = []
+        asked, middle = [], columns[len(columns) // 2]
 
-        def height_at(w, asked=asked):
+        def height_at(w, asked=asked, middle=middle):
             asked.append(w)
-            return 2000 if w < columns[len(columns) // 2] else 400
+            return 2000 if w < middle else 400
 
         plan = plan_stage(width, 600, ["nber", "det"], scale=scale, text_height_at=height_at)
         assert set(asked) <= {*columns, band}
