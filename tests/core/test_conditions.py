@@ -633,3 +633,23 @@ def test_packed_keys_hold_each_label_byte_for_byte(labels):
     for k, label in zip(keys.tolist(), labels, strict=True):
         assert k.to_bytes(8, "little") == label.encode("latin-1").ljust(8, b"\0")
     assert _unpacked(keys, values.dtype).tolist() == values.tolist()
+
+
+def test_condition_weights_of_coded_conditions_build_no_per_trial_strings():
+    """Conditions held as codes (as ``load_trials`` reads them) are pooled from the codes:
+    no object array of one string per trial is built (it cost more than the sort)."""
+    from llrlab.core import IdCodes
+
+    rng = np.random.default_rng(3)
+    n = 400
+    lab = rng.random(n) < 0.3
+    scores = np.where(lab, 1.0, -1.0) + rng.normal(size=n)
+    vocab = np.array(["tel/far", "mic", "tel/near"], dtype=object)
+    codes = IdCodes(rng.integers(0, 3, n).astype(np.int32), vocab)
+    t = Trials(scores, lab, conditions=codes)
+    cw = condition_weights(t, "equal")
+    res = analyze(cw.trials)
+    assert t._cols["condition"]._strings is None
+    want = condition_weights(Trials(scores, lab, conditions=vocab[codes.codes].astype(str)))
+    assert cw.trials.weights.tolist() == want.trials.weights.tolist()
+    assert res.cllr == analyze(want.trials).cllr
