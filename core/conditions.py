@@ -274,7 +274,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
     if not isinstance(trials, Trials):
         raise DataError(f"condition weights need Trials, got {type(trials).__name__}")
     where = _where(trials)
-    if trials.conditions is None:
+    if not trials.has_conditions:
         raise DataError(f"{where}the trials have no conditions; attach a condition file "
                         f"(llrlab.core.io.attach_conditions) or read a labelled file with a "
                         f"condition column")
@@ -370,7 +370,7 @@ def prepare_pooling(trials):
     :func:`condition_weights` with any weights or selection sorts nothing and makes a few
     passes over the trials.  Returns ``trials``; trials with weights or without conditions
     are returned as they are."""
-    if trials.conditions is not None and trials.weights is None:
+    if trials.has_conditions and trials.weights is None:
         trials.condition_sorted()
         _class_codes(trials)
         _condition_log_losses(trials)

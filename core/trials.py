@@ -438,9 +438,14 @@ def _packed(values):
         chars = np.ascontiguousarray(values.reshape(-1)).view(np.uint32).reshape(n, width)
         if n and int(chars.max()) > 0xFF:
             return None
-        packed = np.zeros((n, 8), dtype=np.uint8)
-        packed[:, :width] = chars  # exact: every character is below 256
-        return packed.view(np.uint64).reshape(n)
+        # each label's characters as bytes (exact: every one is below 256), copied into
+        # 8-byte records as one ``V<width>`` field: one copy of a few bytes per label, about
+        # three times faster than a strided 2-D assignment
+        chars8 = chars.astype(np.uint8)
+        packed = np.zeros(n, dtype=np.dtype({"names": ["a"], "formats": [f"V{width}"],
+                                             "itemsize": 8}))
+        packed["a"] = chars8.view(f"V{width}").reshape(n)
+        return packed.view(np.uint64)
     if kind == "S" and 0 < values.dtype.itemsize <= 8:
         return np.ascontiguousarray(values.reshape(-1), dtype="S8").view(np.uint64)
     return None

@@ -617,3 +617,39 @@ def test_by_condition_scales_linearly_in_the_number_of_conditions():
     assert_array_equal(r.min_dcf, np.where(correct, 0.0, 1.0))
     assert_array_equal(r.eer, np.where(correct, 0.0, 0.5))
     assert len(r.summary()["conditions"]) == n_cond
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=0xFF, exclude_characters="\0"),
+                        max_size=8), min_size=0, max_size=40))
+def test_packed_keys_hold_each_label_byte_for_byte(labels):
+    """The packed key of a label (at most 8 characters below U+0100) is its characters as
+    the bytes of one uint64, NUL-padded, and unpacks to the label."""
+    from llrlab.core.trials import _packed, _unpacked
+
+    values = np.array(labels, dtype=str) if labels else np.zeros(0, dtype="U1")
+    keys = _packed(values)
+    assert keys is not None and keys.dtype == np.uint64 and keys.shape == values.shape
+    for k, label in zip(keys.tolist(), labels, strict=True):
+        assert k.to_bytes(8, "little") == label.encode("latin-1").ljust(8, b"\0")
+    assert _unpacked(keys, values.dtype).tolist() == values.tolist()
+
+
+def test_condition_weights_of_coded_conditions_build_no_per_trial_strings():
+    """Conditions held as codes (as ``load_trials`` reads them) are pooled from the codes:
+    no object array of one string per trial is built (it cost more than the sort)."""
+    from llrlab.core import IdCodes
+
+    rng = np.random.default_rng(3)
+    n = 400
+    lab = rng.random(n) < 0.3
+    scores = np.where(lab, 1.0, -1.0) + rng.normal(size=n)
+    vocab = np.array(["tel/far", "mic", "tel/near"], dtype=object)
+    codes = IdCodes(rng.integers(0, 3, n).astype(np.int32), vocab)
+    t = Trials(scores, lab, conditions=codes)
+    cw = condition_weights(t, "equal")
+    res = analyze(cw.trials)
+    assert t._cols["condition"]._strings is None
+    want = condition_weights(Trials(scores, lab, conditions=vocab[codes.codes].astype(str)))
+    assert cw.trials.weights.tolist() == want.trials.weights.tolist()
+    assert res.cllr == analyze(want.trials).cllr
