@@ -75,6 +75,7 @@ from llrlab.core.palette import FILLS
 
 from .compute import APE_PLO, DET_POINTS, HIST_BINS, hist_range, histogram
 from .compute.results import DET_FMR
+from .op_grid_data import grid_columns, vertex_columns
 from .report_page import CSS, SCRIPT, TEMPLATE
 from .views._common import COLORS, finite, new_figure
 from .views.det import choose_ticks, probit_axes
@@ -163,17 +164,6 @@ def _legend_proxy(fig, renderer, kind, **style):
         "const r = cb_obj.document.get_model_by_name(" + repr(renderer.name) + ");"
         "if (r != null) { r.visible = cb_obj.visible; }")))
     return proxy
-
-
-def _vertex_grid_index(vertex, n_vertices):
-    """For each vertex, the grid index in the middle of the run where it is optimal (the
-    optimal vertex is monotone along the grid, so each vertex has one run)."""
-    change = np.flatnonzero(np.diff(vertex) != 0) + 1
-    starts = np.concatenate([[0], change])
-    ends = np.concatenate([change, [vertex.size]]) - 1
-    gi = np.zeros(n_vertices, dtype=np.int32)
-    gi[vertex[starts]] = (starts + ends) // 2
-    return gi
 
 
 def _fmt_count(v):
@@ -644,24 +634,11 @@ def _grid_models(sets, plo0, cache):
     g = grid_plo(step=GRID_STEP, include=[plo0])
     grids = [operating_point_grid(s.llr, g) for s in sets]
     i0 = int(np.flatnonzero(g == plo0)[0])
-    grid_data = {"plo": g}
-    verts, rows, weighted, tips = [], [], [], []
-    for j, (s, grid) in enumerate(zip(sets, grids, strict=True)):
-        nv = grid.vertex_p_miss.size
-        grid_data[f"m{j}"] = grid.misses.astype(np.int32)
-        grid_data[f"f{j}"] = grid.false_alarms.astype(np.int32)
-        grid_data[f"v{j}"] = grid.vertex.astype(np.uint16 if nv < 65536 else np.int32)
-        grid_data[f"s{j}"] = grid.dr30_safe.astype(np.uint8)
-        if grid.weighted:
-            grid_data[f"pm{j}"], grid_data[f"pf{j}"] = grid.p_miss, grid.p_fa
-        weighted.append(bool(grid.weighted))
-        verts.append(ColumnDataSource({
-            "p_miss": grid.vertex_p_miss, "p_fa": grid.vertex_p_fa,
-            "misses": grid.vertex_misses.astype(np.int32),
-            "false_alarms": grid.vertex_false_alarms.astype(np.int32),
-            "x": probit(grid.vertex_p_fa).astype(np.float32),  # marker positions only
-            "y": probit(grid.vertex_p_miss).astype(np.float32),
-            "gi": _vertex_grid_index(grid.vertex, nv)}, name=f"report_vertices_{j}"))
+    grid_data, weighted = grid_columns(g, grids)
+    verts = [ColumnDataSource(vertex_columns(grid), name=f"report_vertices_{j}")
+             for j, grid in enumerate(grids)]
+    rows, tips = [], []
+    for s, grid in zip(sets, grids, strict=True):
         tip = tippett(s.llr, max_points=CURVE_POINTS)
         tips.append(tip)
         row = grid.row(i0)

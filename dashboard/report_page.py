@@ -10,7 +10,8 @@ which
    ECE: ``x`` converted from the display unit);
 2. snaps it to the nearest point of the precomputed grid (binary search in ``grid.plo``, the
    lower point on a tie: ``llrlab.core.OperatingPointGrid.index``);
-3. reads the counts of that grid point and computes exactly what
+3. reads the counts of that grid point and computes (``llrlabReport.at``, which touches no
+   page element) exactly what
    ``llrlab.core.Analysis.at`` computes: ``Pmiss = misses / T`` and ``Pfa = false_alarms / N``
    (one IEEE division each; weighted rates are stored as they are), the normalized DCF
    ``cm * Pmiss + cf * Pfa`` with ``(cm, cf) = (1, exp(-plo))`` for ``plo < 0`` and
@@ -130,9 +131,10 @@ var llrlabReport = (function () {
     return nearest(P, plo);
   }
 
-  function move(mode, ev, M) {
-    var i = pick(mode, ev, M);
-    if (i === undefined) { return; }
+  // the numbers of Analysis.at at grid point i (col: the table's columns, one row per
+  // score set) and the DET and Tippett markers there: no page element is touched, so that
+  // every page that drags on the grid computes them here
+  function at(i, M) {
     var G = M.grid.data, plo = G.plo[i], nsets = M.T.length;
     var col = {label: M.labels.slice(), plo: [], effective_prior: [], act_dcf: [],
                min_dcf: [], p_miss: [], p_fa: [], misses: [], false_alarms: [],
@@ -171,6 +173,13 @@ var llrlabReport = (function () {
       tip.y.push(M.weighted[j] ? 1 - pm : (M.T[j] - m) / M.T[j], pf);
       tip.color.push("#ff7f0e", "#1f77b4");
     }
+    return {plo: plo, thr: thr, col: col, det: det, tip: tip};
+  }
+
+  function move(mode, ev, M) {
+    var i = pick(mode, ev, M);
+    if (i === undefined) { return; }
+    var A = at(i, M), plo = A.plo, thr = A.thr, col = A.col, det = A.det, tip = A.tip;
     M.op.data = col;
     // (a lecture file's step draws some of the plots: the others are null)
     if (M.det_op != null) { M.det_op.data = det; }
@@ -224,7 +233,7 @@ var llrlabReport = (function () {
         fixed(-plo * M.unit, 3) + ")");
   }
 
-  return {move: move, nearest: nearest, dcf: dcf, probit: probit};
+  return {move: move, pick: pick, at: at, nearest: nearest, dcf: dcf, probit: probit};
 })();
 """
 
