@@ -595,6 +595,10 @@ class MainArea(pn.viewable.Viewer):
         w, h = self.page.main_width, self.page.main_height
         return (w, h) if w > 0 and h > 0 else FALLBACK
 
+    def _room_width(self):
+        """The width of the stage's row: the main area less the stage's margins."""
+        return self._size()[0] - 2 * _SIDE
+
     def stage_scale(self):
         """The stage's scale in the current main area (1 without the presentation style)."""
         return stage_scale(*self._size()) if self.state.display.presentation else 1.0
@@ -605,10 +609,10 @@ class MainArea(pn.viewable.Viewer):
         at the display's type size: set ``display.scale`` to :meth:`stage_scale` first."""
         st = self.state
         shown = st.presenter.shown_panels()
-        width, height = self._size()
+        height = self._size()[1]
         scale = self.stage_scale()
         gap = round(_GAP * scale)
-        room_w = width - 2 * _SIDE
+        room_w = self._room_width()
         room_h = (height - max(0, self.page.stage_top) - round(NAV_HEIGHT * scale) - gap
                   - _BOTTOM)
         mins = {}
@@ -636,7 +640,7 @@ class MainArea(pn.viewable.Viewer):
                     st.display.scale = scale  # (the text's type size: before the plan)
                 plan, _ = self.stage_plan()
                 if st.lesson.current_step() is not None:
-                    self._ask_heights(self._size()[0] - 2 * _SIDE, scale)
+                    self._ask_heights(self._room_width(), scale)
                 key = ("stage", tuple(sorted(plan.panels.items())), plan.text, scale)
                 self.row.css_classes = ["llrlab-stage"] + (["llrlab-text-above"]
                                                            if plan.above else [])
