@@ -413,3 +413,20 @@ def test_fixed_rate_search_equals_the_sweep(seed):
     assert_array_equal(r.p_fa, c.p_fa[k])
     assert_array_equal(r.p_miss, c.p_miss[k])
     assert_array_equal(r.false_alarms, c.false_alarms[k])
+
+
+def test_the_first_rate_at_most_x_equals_the_search_in_the_rate_array():
+    """``_first_rate_at_most`` (no array of n + 1 rates) gives what a binary search in the
+    array gives, at any x: the grid's own values, their neighbours, 0, 1, outside, NaN."""
+    from llrlab.core.threshold import _first_rate_at_most
+
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 7, 10, 997, 1000, 12345, 10**6):
+        rate = (n - np.arange(n + 1)) / n
+        grid = rng.integers(0, n + 1, 20) / n
+        xs = np.concatenate([rng.random(20), grid, np.nextafter(grid, 0), np.nextafter(grid, 1),
+                             [0.0, 1.0, -0.1, 1.5, np.nan, 1e-300, 0.01, 0.001, np.inf,
+                              -np.inf]])
+        assert_array_equal(_first_rate_at_most(n, xs),
+                           np.searchsorted(-rate, -xs, side="left"))
+    assert _first_rate_at_most(100, 0.01).shape == ()
