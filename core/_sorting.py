@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from ._parallel import PARALLEL_MIN, chunk_slices, run_pair
+from ._parallel import PARALLEL_MIN, map_chunks, run_pair
 from ._repr import summary_repr
 from ._validate import as_tar_non, as_weights, check_sorted
 
@@ -289,7 +289,8 @@ def tag_codes(x, codes, bits):
     low = (1 << bits) - 1
     tagged = np.empty(x.size)
     tv = tagged.view(np.int64)
-    for sl in chunk_slices(x.size, _PIECE):
+
+    def piece(sl):  # writes its own slice only: pieces in llrlab's threads
         np.add(x[sl], 0.0, out=tagged[sl])  # -0.0 as +0.0
         iv = tv[sl]
         c = iv >> 63  # -1 (all bits) below zero, else 0
@@ -297,6 +298,8 @@ def tag_codes(x, codes, bits):
         c ^= codes[sl]  # counted down below zero (larger bits, more negative)
         iv &= ~low
         iv |= c
+
+    map_chunks(piece, x.size, chunk=_PIECE)
     return tagged
 
 
@@ -314,8 +317,8 @@ def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
     sorted_codes = np.empty(n, dtype=np.uint8 if bits <= 8 else np.intp)
     neg = int(np.searchsorted(tagged, 0.0, side="left"))
     xv = xs.view(np.int64)
-    near = []
-    for sl in chunk_slices(n, _PIECE):
+
+    def piece(sl):  # writes its own slice of the codes only: pieces in llrlab's threads
         a, b = sl.start, sl.stop
         c = sorted_codes[a:b]
         np.bitwise_and(tv[a:b], low, out=c, casting="unsafe")  # < 2**bits: exact
@@ -327,8 +330,9 @@ def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
         hi = kk >> bits
         same = hi[1:] == hi[:-1]
         same &= kk[1:] != kk[:-1]
-        if same.any():
-            near.append(np.unique(hi[1:][same]))
+        return np.unique(hi[1:][same]) if same.any() else None
+
+    near = [g for g in map_chunks(piece, n, chunk=_PIECE) if g is not None]
     del tagged, tv
     if near:
         groups = np.unique(np.concatenate(near))
