@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from ._parallel import PARALLEL_MIN, map_chunks, run_pair
+from ._parallel import CHUNK, PARALLEL_MIN, map_chunks, run_pair
 from ._repr import summary_repr
 from ._validate import as_tar_non, as_weights, check_sorted
 
@@ -318,7 +318,7 @@ def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
     neg = int(np.searchsorted(tagged, 0.0, side="left"))
     xv = xs.view(np.int64)
 
-    def piece(sl):  # writes its own slice of the codes only: pieces in llrlab's threads
+    def piece(sl, tv=tv):  # writes its own slice of the codes: pieces in llrlab's threads
         a, b = sl.start, sl.stop
         c = sorted_codes[a:b]
         np.bitwise_and(tv[a:b], low, out=c, casting="unsafe")  # < 2**bits: exact
@@ -395,12 +395,18 @@ def _code_bits(codes):
 def small_codes(w):
     """``w`` as integer codes when every weight is an integer in ``[0, 2**CODE_BITS)``
     (e.g. repetition counts), else None."""
-    if w.size == 0 or not (w.min() >= 0 and w.max() < (1 << CODE_BITS)):
+    if w.size == 0:
         return None
-    c = w.astype(np.uint8)
-    if not np.array_equal(c, w):
-        return None
-    return c
+    c = np.empty(w.size, dtype=np.uint8)
+
+    def piece(sl):  # range, cast and round trip of one piece while it is in cache
+        v = w[sl]
+        if not (v.min() >= 0 and v.max() < (1 << CODE_BITS)):  # NaN fails too
+            return False
+        np.copyto(c[sl], v, casting="unsafe")
+        return np.array_equal(c[sl], v)
+
+    return c if all(map_chunks(piece, w.size)) else None
 
 
 def _cumulative(w):
@@ -408,6 +414,29 @@ def _cumulative(w):
     cw = np.empty(w.size + 1)
     cw[0] = 0.0
     np.cumsum(w, out=cw[1:])
+    return cw
+
+
+def _cumulative_counts(w):
+    """:func:`_cumulative` of integer weights (counts) whose total is below ``2**53``, by
+    pieces in llrlab's chunk threads: every partial sum is an integer below ``2**53``,
+    exact in any order, so the result is ``_cumulative(w)`` bit for bit.  Each piece's
+    cumulative sum is shifted by the total of the pieces before it (one fast pass of sums
+    first).  None when the total reaches ``2**53``."""
+    totals = map_chunks(lambda sl: float(w[sl].sum()), w.size)
+    start = np.zeros(len(totals) + 1)
+    np.cumsum(totals, out=start[1:])
+    if start[-1] >= 2.0 ** 53:
+        return None
+    cw = np.empty(w.size + 1)
+    cw[0] = 0.0
+
+    def piece(sl):
+        out = cw[sl.start + 1:sl.stop + 1]
+        np.cumsum(w[sl], out=out)
+        out += start[sl.start // CHUNK]
+
+    map_chunks(piece, w.size)
     return cw
 
 
@@ -420,7 +449,12 @@ def presorted(tar, non, tar_w=None, non_w=None, tar_strata=None, non_strata=None
     (:attr:`SortedScores.exact_cw`)."""
     if tar_w is None:
         return SortedScores(tar, non, None, None, float(tar.size), float(non.size))
-    tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
+    if integer_weights:
+        tcw, ncw = _cumulative_counts(tar_w), _cumulative_counts(non_w)
+        if tcw is None or ncw is None:
+            tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
+    else:
+        tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
     exact = bool(integer_weights) and max(tcw[-1], ncw[-1]) < 2.0 ** 53
     return SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w,
                         tar_strata, non_strata, exact)
@@ -632,8 +666,8 @@ def _positive(x, w):
     """Sorted scores ``x`` and weights ``w`` of the trials of positive weight: ``x, w``
     themselves when every weight is positive (or ``w`` is None), else copies without the
     trials of weight 0."""
-    if w is None:
-        return x, None
+    if w is None or not w.size or w.min() > 0:  # one fast pass when all are positive
+        return x, w
     keep = w > 0
     if keep.all():
         return x, w
@@ -649,7 +683,11 @@ def _elementary_masses(s: SortedScores):
     nx, nw = _positive(s.non, s.non_w)
     tb, nb = _elementary_index(tx, nx)
     if s.weighted:  # sums of the trials' own weights, not differences of cumulative sums
-        tar, non = _segment_sums(tw, tb), _segment_sums(nw, nb)
+        if s.exact_cw and tx is s.tar and nx is s.non:
+            # integer sums below 2**53: the differences are the same sums, exactly
+            tar, non = np.diff(s.tar_cw[tb]), np.diff(s.non_cw[nb])
+        else:
+            tar, non = _segment_sums(tw, tb), _segment_sums(nw, nb)
         kept = np.flatnonzero((tar + non) > 0)
         return tx, nx, tb, nb, tar, non, (None if kept.size == tar.size else kept)
     tar = np.diff(tb).astype(np.float64)

@@ -1,0 +1,128 @@
+"""The pieces of the integer-weight (count) sort run in llrlab's chunk threads: the same
+numbers, bit for bit, as the plain passes (cumulative counts, byte codes, tagged keys), on
+arrays long enough to be cut into pieces, with one thread and with two."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_array_equal
+
+import llrlab.core._parallel as par
+import llrlab.core._sorting as sorting
+
+LONG = par.PARALLEL_MIN + 12_345  # cut into pieces, in threads when there are threads
+
+
+@pytest.fixture(params=[1, 2], ids=["one-thread", "two-threads"])
+def threads(request):
+    par.set_threads(request.param)
+    yield request.param
+    par.set_threads()
+
+
+def test_cumulative_counts_are_numpys_cumsum(threads):
+    w = np.random.default_rng(1).integers(0, 256, LONG).astype(np.float64)
+    got = sorting._cumulative_counts(w)
+    assert got.tobytes() == sorting._cumulative(w).tobytes()
+    short = np.array([3.0, 0.0, 7.0])
+    assert_array_equal(sorting._cumulative_counts(short), [0.0, 3.0, 3.0, 10.0])
+    assert_array_equal(sorting._cumulative_counts(np.zeros(0)), [0.0])
+
+
+def test_cumulative_counts_decline_a_total_of_2_to_the_53():
+    assert sorting._cumulative_counts(np.array([2.0 ** 52, 2.0 ** 52])) is None
+    assert sorting._cumulative_counts(np.array([2.0 ** 52, 2.0 ** 52 - 1])) is not None
+
+
+@pytest.mark.parametrize("spoil", [None, 0.5, np.nan, 256.0, -1.0, np.inf])
+def test_small_codes_in_pieces(threads, spoil):
+    w = np.random.default_rng(2).integers(0, 256, LONG).astype(np.float64)
+    if spoil is None:
+        assert_array_equal(sorting.small_codes(w), w.astype(np.uint8))
+        assert sorting.small_codes(w).dtype == np.uint8
+        return
+    w[LONG - 3] = spoil  # in the last piece only
+    assert sorting.small_codes(w) is None
+
+
+def _pairs_codes(x, codes):
+    order = np.lexsort((codes, x + 0.0))
+    return np.sort(x), codes[order]
+
+
+@pytest.mark.parametrize("shape", ["ties", "near-ties", "mixed-signs"])
+def test_cosort_in_pieces_is_the_sort_of_the_pairs(threads, shape):
+    rng = np.random.default_rng(3)
+    if shape == "ties":
+        x = np.round(rng.normal(size=LONG), 2)
+    elif shape == "near-ties":  # scores a few units in the last place apart
+        x = rng.normal(size=LONG)
+        x[:300] = np.nextafter(0.75, 1.0) + np.arange(300) % 5 * 2.0 ** -52
+    else:
+        x = rng.normal(size=LONG) * 1e-3
+        x[::7] = 0.0
+        x[1::7] = -0.0
+    codes = rng.integers(0, 16, LONG).astype(np.uint8)
+    xs, cs = sorting.cosort_codes(x.copy(), codes, 4)
+    ref_x, ref_c = _pairs_codes(x, codes)
+    assert_array_equal(xs, ref_x)
+    assert_array_equal(cs, ref_c)
+
+
+def test_weighted_analysis_is_the_same_with_one_or_two_threads():
+    from llrlab.core import Trials, analyze
+
+    rng = np.random.default_rng(4)
+    s = np.round(rng.normal(size=LONG), 3)
+    lab = rng.random(LONG) < 0.1
+    w = rng.integers(0, 11, LONG).astype(np.float64)
+    out = []
+    for n in (1, 2):
+        par.set_threads(n)
+        a = analyze(Trials(s, lab, weights=w))
+        out.append((a.sorted.tar_cw, a.sorted.non_cw, a.blocks.tar, a.blocks.non, a.act.dcf,
+                    a.min.dcf, a.cllr))
+    par.set_threads()
+    for x, y in zip(*out, strict=True):
+        assert np.asarray(x).tobytes() == np.asarray(y).tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-4, 4), st.booleans(), st.integers(0, 5)),
+                min_size=2, max_size=40))
+def test_block_masses_of_counts_are_the_sums_of_the_weights(rows):
+    x = np.array([r[0] for r in rows], dtype=np.float64) / 2
+    lab = np.array([r[1] for r in rows])
+    w = np.array([r[2] for r in rows], dtype=np.float64)
+    tw, nw = w[lab], w[~lab]
+    if not (tw.sum() > 0 and nw.sum() > 0):
+        return
+    o_t, o_n = np.argsort(x[lab], kind="stable"), np.argsort(x[~lab], kind="stable")
+    s = sorting.presorted(x[lab][o_t], x[~lab][o_n], tw[o_t], nw[o_n], integer_weights=True)
+    assert s.exact_cw
+    _, _, tb, nb, tar, non, _ = sorting._elementary_masses(s)
+    twp, nwp = sorting._positive(s.tar, s.tar_w)[1], sorting._positive(s.non, s.non_w)[1]
+    assert tar.tobytes() == sorting._segment_sums(twp, tb).tobytes()
+    assert non.tobytes() == sorting._segment_sums(nwp, nb).tobytes()
+
+
+def test_a_pass_started_inside_a_pool_thread_runs_there():
+    par.set_threads(2)
+    try:
+        def outer(sl):
+            me = threading.current_thread().name
+            names = par.map_chunks(lambda _: threading.current_thread().name, LONG)
+            return me, set(names)
+
+        seen = [(me, inner) for me, inner in par.map_chunks(outer, LONG)
+                if me.startswith("llrlab-chunks")]  # the caller's share may use the pool
+        assert seen
+        for me, inner in seen:
+            assert inner == {me}
+    finally:
+        par.set_threads()
