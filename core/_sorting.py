@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from ._parallel import CHUNK, PARALLEL_MIN, map_chunks, run_pair
+from ._parallel import CHUNK, PARALLEL_MIN, map_chunks, map_ordered, run_pair
 from ._repr import summary_repr
 from ._validate import as_tar_non, as_weights, check_sorted
 
@@ -467,7 +467,28 @@ def _segment_sums(w, starts):
     out = np.zeros(starts.size - 1)
     nonempty = starts[1:] > starts[:-1]
     if nonempty.any():
-        out[nonempty] = np.add.reduceat(w, starts[:-1][nonempty])
+        out[nonempty] = _reduceat_in_pieces(w, starts[:-1][nonempty])
+    return out
+
+
+def _reduceat_in_pieces(w, idx):
+    """``np.add.reduceat(w, idx)`` for strictly increasing ``idx`` starting at 0, bit for
+    bit, in llrlab's chunk threads for long arrays: the pieces are cut at segment starts
+    near every ``CHUNK`` elements, so each segment is summed whole by one ``reduceat`` of
+    its piece, exactly as by the call on the whole array."""
+    cuts = np.unique(np.searchsorted(idx, np.arange(CHUNK, w.size, CHUNK)))
+    bounds = [0, *cuts[(cuts > 0) & (cuts < idx.size)].tolist(), idx.size]
+    if len(bounds) <= 2:
+        return np.add.reduceat(w, idx)
+    out = np.empty(idx.size)
+
+    def piece(j):
+        k0, k1 = bounds[j], bounds[j + 1]
+        a = int(idx[k0])
+        b = int(idx[k1]) if k1 < idx.size else w.size
+        out[k0:k1] = np.add.reduceat(w[a:b], idx[k0:k1] - a)
+
+    map_ordered(piece, range(len(bounds) - 1), parallel=w.size >= PARALLEL_MIN)
     return out
 
 
@@ -610,16 +631,29 @@ def _elementary_index(tar, non):
         tb[0], tb[1:-1], tb[-1] = 0, first, T
         nb = np.empty(first.size + 2, dtype=np.int64)
         nb[0], nb[-1] = 0, N
-        nb[1:-1] = np.searchsorted(non, v, side="left")
+        nb[1:-1] = _search_in_pieces(non, v, "left")
     else:
         first = _run_starts(non)
         w = non if first.size == N else non[first]  # distinct non-target scores, ascending
         tb = np.empty(first.size + 2, dtype=np.int64)
         tb[0], tb[-1] = 0, T
-        tb[1:-1] = np.searchsorted(tar, w, side="right")  # tar <= w
+        tb[1:-1] = _search_in_pieces(tar, w, "right")  # tar <= w
         nb = np.empty(first.size + 2, dtype=np.int64)
         nb[:-2], nb[-2:] = first, N
     return tb, nb
+
+
+def _search_in_pieces(a, v, side):
+    """``np.searchsorted(a, v, side)``, pieces of ``v`` in llrlab's chunk threads."""
+    if v.size < PARALLEL_MIN:
+        return np.searchsorted(a, v, side=side)
+    out = np.empty(v.size, dtype=np.intp)
+
+    def piece(sl):
+        out[sl] = np.searchsorted(a, v[sl], side=side)
+
+    map_chunks(piece, v.size)
+    return out
 
 
 def _block_bounds(tar, non, tb, nb, lo, hi):

@@ -1,6 +1,6 @@
-"""The pieces of the integer-weight (count) sort run in llrlab's chunk threads: the same
-numbers, bit for bit, as the plain passes (cumulative counts, byte codes, tagged keys), on
-arrays long enough to be cut into pieces, with one thread and with two."""
+"""Kernels that run in pieces in llrlab's chunk threads: the same numbers, bit for bit, as the
+plain passes (cumulative counts, byte codes, tagged keys, segment sums, searches), on arrays
+long enough to be cut into pieces, with one thread and with two."""
 
 from __future__ import annotations
 
@@ -126,3 +126,24 @@ def test_a_pass_started_inside_a_pool_thread_runs_there():
             assert inner == {me}
     finally:
         par.set_threads()
+
+
+@pytest.mark.parametrize("segment", [1, 3, 1000, par.CHUNK + 7])
+def test_segment_sums_in_pieces_are_reduceat(threads, segment):
+    rng = np.random.default_rng(5)
+    w = rng.random(LONG) * rng.choice([1e-9, 1.0, 1e9], LONG)  # rounding shows order
+    starts = np.unique(np.concatenate([[0], rng.integers(0, LONG, LONG // segment), [LONG]]))
+    starts = np.sort(np.concatenate([starts, starts[::5]]))  # empty segments too
+    got = sorting._segment_sums(w, starts)
+    ref = np.zeros(starts.size - 1)
+    ne = starts[1:] > starts[:-1]
+    ref[ne] = np.add.reduceat(w, starts[:-1][ne])
+    assert got.tobytes() == ref.tobytes()
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searches_in_pieces_are_searchsorted(threads, side):
+    rng = np.random.default_rng(6)
+    a = np.sort(np.round(rng.normal(size=LONG), 3))
+    v = np.sort(np.round(rng.normal(size=LONG), 3))
+    assert_array_equal(sorting._search_in_pieces(a, v, side), np.searchsorted(a, v, side=side))
