@@ -147,3 +147,14 @@ def test_searches_in_pieces_are_searchsorted(threads, side):
     a = np.sort(np.round(rng.normal(size=LONG), 3))
     v = np.sort(np.round(rng.normal(size=LONG), 3))
     assert_array_equal(sorting._search_in_pieces(a, v, side), np.searchsorted(a, v, side=side))
+
+
+def test_labels_packed_in_pieces(threads):
+    from llrlab.core.trials import _packed, _unpacked
+
+    rng = np.random.default_rng(7)
+    labels = np.array(["tel", "mic", "été", "cond0001", ""])[rng.integers(0, 5, LONG)]
+    keys = _packed(labels)
+    assert_array_equal(_unpacked(keys, labels.dtype), labels)
+    labels[LONG - 2] = "\u0100"  # a wide character in the last piece: compared as strings
+    assert _packed(labels) is None
