@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from ._parallel import CHUNK, PARALLEL_MIN, map_chunks, map_ordered, run_pair
+from ._parallel import CHUNK, PARALLEL_MIN, chunk_slices, map_chunks, map_ordered, run_pair
 from ._repr import summary_repr
 from ._validate import as_tar_non, as_weights, check_sorted
 
@@ -643,16 +643,21 @@ def _elementary_index(tar, non):
     return tb, nb
 
 
+#: Queries per piece of :func:`_search_in_pieces` (each costs a binary search of a long
+#: array, a few cache misses: pieces pay for their hand-off from a few thousand on).
+_SEARCH_PIECE = 1 << 15
+
+
 def _search_in_pieces(a, v, side):
     """``np.searchsorted(a, v, side)``, pieces of ``v`` in llrlab's chunk threads."""
-    if v.size < PARALLEL_MIN:
+    if v.size < 4 * _SEARCH_PIECE:
         return np.searchsorted(a, v, side=side)
     out = np.empty(v.size, dtype=np.intp)
 
     def piece(sl):
         out[sl] = np.searchsorted(a, v[sl], side=side)
 
-    map_chunks(piece, v.size)
+    map_ordered(piece, chunk_slices(v.size, _SEARCH_PIECE))
     return out
 
 

@@ -597,13 +597,22 @@ def _sorted_index(col):
     trial's index into them (as :func:`factorize` gives them)."""
     ids = col.codes
     k = ids.vocab.size
-    used = np.flatnonzero(np.bincount(ids.codes, minlength=k)) if ids.codes.size else \
-        np.zeros(0, dtype=np.intp)
+    codes = ids.codes
+    counts = np.zeros(k, dtype=np.intp)
+    for c in map_chunks(lambda sl: np.bincount(codes[sl], minlength=k), codes.size):
+        counts += c  # pieces in llrlab's chunk threads: integer counts
+    used = np.flatnonzero(counts)
     names = ids.vocab[used]
     order = np.argsort(names, kind="stable")
     rank = np.zeros(k, dtype=np.intp)
     rank[used[order]] = np.arange(used.size)
-    return names[order], rank[ids.codes]
+    out = np.empty(codes.size, dtype=np.intp)
+
+    def piece(sl):
+        out[sl] = rank[codes[sl]]
+
+    map_chunks(piece, codes.size)
+    return names[order], out
 
 
 # --------------------------------------------------------------------------------------------

@@ -158,3 +158,17 @@ def test_labels_packed_in_pieces(threads):
     assert_array_equal(_unpacked(keys, labels.dtype), labels)
     labels[LONG - 2] = "\u0100"  # a wide character in the last piece: compared as strings
     assert _packed(labels) is None
+
+
+def test_coded_conditions_indexed_in_pieces(threads):
+    from llrlab.core import IdCodes, Trials
+
+    rng = np.random.default_rng(8)
+    vocab = np.array(["z/long/name", "a", "unused", "m"])
+    codes = rng.choice([0, 1, 3], LONG).astype(np.uint8)
+    t = Trials(rng.normal(size=LONG), rng.random(LONG) < 0.5, conditions=IdCodes(codes, vocab))
+    names, index = t.condition_index()
+    ref_names, ref_index = np.unique(vocab[codes], return_inverse=True)
+    assert_array_equal(names, ref_names)
+    assert_array_equal(index, ref_index)
+    assert index.dtype == np.intp
