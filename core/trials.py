@@ -541,6 +541,47 @@ def _hash_factorize(flat, keys):
     return names, ranked
 
 
+#: Labels of the first piece whose distinct values :func:`_candidate_factorize` tries.
+_CANDIDATE_PREFIX = 1 << 14
+#: At most this many candidates.
+_CANDIDATES = 64
+
+
+def _candidate_factorize(flat, rows):
+    """``(names, codes)`` of :func:`factorize` in one pass over long labels when every label
+    is one of the distinct labels of the first ``_CANDIDATE_PREFIX`` (a few conditions
+    over many trials); None when that fails (a new label later on, more than
+    ``_CANDIDATES`` of them, or no word of the labels' bytes that tells them apart).
+
+    The candidates ``names`` are sorted (so a label's index among them is its code); one
+    word column in which they all differ gives each label's candidate by a binary search,
+    and each label is then compared with its candidate in full, piece by piece while the
+    piece is in cache (pieces in llrlab's chunk threads): the codes are exact, and the
+    labels' bytes are read once."""
+    names = np.unique(flat[:_CANDIDATE_PREFIX])
+    if not 0 < names.size <= _CANDIDATES:
+        return None
+    cand = _row_words(np.asarray(names, dtype=flat.dtype))
+    distinct = [j for j in range(cand.shape[1]) if np.unique(cand[:, j]).size == names.size]
+    if not distinct:
+        return None
+    j = distinct[0]
+    order = np.argsort(cand[:, j])
+    col = cand[order, j]
+    codes = np.empty(flat.size, dtype=np.intp)
+
+    def piece(sl):
+        k = np.searchsorted(col, rows[sl, j])
+        np.minimum(k, col.size - 1, out=k)
+        c = codes[sl]
+        np.take(order, k, out=c)
+        return np.array_equal(rows[sl], cand[c])
+
+    if not all(map_chunks(piece, flat.size, chunk=_HASH_PIECE)):
+        return None
+    return names, codes
+
+
 def _unpacked(keys, dtype):
     """The labels of :func:`_packed` keys, as an array of ``dtype``."""
     if dtype.kind == "S":
@@ -553,10 +594,13 @@ def _unpacked(keys, dtype):
 def factorize(values):
     """``(names, codes)`` of an array of labels: ``numpy.unique(values, return_inverse=True)``.
 
-    Conditions take few distinct values over many trials: one vectorized comparison per
-    distinct value (``O(C n)``) is then far cheaper than sorting ``n`` strings (short labels
-    are compared as integers, see :func:`_packed`); with more than a few dozen values it
-    falls back to ``numpy.unique``.
+    Conditions take few distinct values over many trials.  Many labels: when the first
+    ones hold every distinct label, one pass compares each label with its candidate
+    (:func:`_candidate_factorize`); else a hash table (pandas) of the packed short labels
+    or of a digest of long ones (:func:`_hash_factorize`).  Fewer: one vectorized
+    comparison per distinct value (``O(C n)``, far cheaper than sorting ``n`` strings;
+    short labels compared as integers, see :func:`_packed`); with more than a few dozen
+    values ``numpy.unique``.
 
     Examples
     --------
@@ -566,6 +610,11 @@ def factorize(values):
     """
     values = np.asarray(values)
     flat = values.reshape(-1)
+    if flat.size >= _FACTORIZE_HASH:
+        rows = _row_words(flat)  # a few labels over many trials: one pass, compared in full
+        done = None if rows is None else _candidate_factorize(flat, rows)
+        if done is not None:
+            return done
     keys = _packed(flat)
     if flat.size >= _FACTORIZE_HASH:
         done = _hash_factorize(flat, keys)

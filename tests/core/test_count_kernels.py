@@ -172,3 +172,53 @@ def test_coded_conditions_indexed_in_pieces(threads):
     assert_array_equal(names, ref_names)
     assert_array_equal(index, ref_index)
     assert index.dtype == np.intp
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["vox2/dev/aac/id10270/5r0d/cond00", "b/c", "", "x" * 37,
+                                 "Ω/long/name/with/slashes", "vox2/dev/aac/id10270/5r0d/cond01",
+                                 "aaaaaaaaaaaa"]), min_size=1, max_size=60),
+       st.integers(1, 8))
+def test_candidate_factorize_is_numpy_unique_or_declines(labels, prefix):
+    import llrlab.core.trials as tr
+
+    v = np.array(labels)
+    old = tr._CANDIDATE_PREFIX
+    tr._CANDIDATE_PREFIX = prefix  # later labels may be new: declined, never wrong
+    try:
+        done = tr._candidate_factorize(v, tr._row_words(v))
+    finally:
+        tr._CANDIDATE_PREFIX = old
+    want_names, want_codes = np.unique(v, return_inverse=True)
+    if set(labels[prefix:]) - set(labels[:prefix]):
+        assert done is None
+    if done is not None:
+        assert_array_equal(done[0], want_names)
+        assert_array_equal(done[1], want_codes.ravel())
+
+
+def test_candidate_factorize_declines_labels_no_word_tells_apart():
+    import llrlab.core.trials as tr
+
+    v = np.array(["aaaa", "aabb", "bbaa", "bbbb"] * 3)  # 2 characters per 8-byte word
+    assert tr._candidate_factorize(v, tr._row_words(v)) is None
+    names, codes = tr.factorize(np.repeat(v, 20_000))  # the hashed route instead
+    assert_array_equal(names, ["aaaa", "aabb", "bbaa", "bbbb"])
+    assert_array_equal(codes[::20_000], [0, 1, 2, 3] * 3)
+
+
+@pytest.mark.parametrize("long", [True, False], ids=["long", "short"])
+def test_labels_factorized_in_one_pass_in_pieces(threads, long):
+    import llrlab.core.trials as tr
+
+    rng = np.random.default_rng(9)
+    vocab = np.array([f"vox2/dev/aac/id1{k:04d}/{'5r0dWxy17C8'[:k + 1]}/cond{k:02d}"
+                      if long else f"cond{k:02d}" for k in range(10)])
+    v = vocab[rng.integers(0, 10, LONG)]
+    assert tr._candidate_factorize(v, tr._row_words(v)) is not None
+    names, codes = tr.factorize(v)
+    assert_array_equal(names, vocab)
+    assert_array_equal(vocab[codes], v)
+    v[LONG - 1] = "a new label at the very end"
+    names, codes = tr.factorize(v)
+    assert names.size == 11 and str(names[codes[-1]]) == "a new label at the very end"
