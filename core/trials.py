@@ -548,33 +548,34 @@ _CANDIDATES = 64
 
 
 def _candidate_factorize(flat, rows):
-    """``(names, codes)`` of :func:`factorize` in one pass over long labels when every label
+    """``(names, codes)`` of :func:`factorize` in one pass over the labels when every label
     is one of the distinct labels of the first ``_CANDIDATE_PREFIX`` (a few conditions
     over many trials); None when that fails (a new label later on, more than
-    ``_CANDIDATES`` of them, or no word of the labels' bytes that tells them apart).
+    ``_CANDIDATES`` of them, or no byte position at which they all differ).
 
-    The candidates ``names`` are sorted (so a label's index among them is its code); one
-    word column in which they all differ gives each label's candidate by a binary search,
-    and each label is then compared with its candidate in full, piece by piece while the
-    piece is in cache (pieces in llrlab's chunk threads): the codes are exact, and the
-    labels' bytes are read once."""
+    The candidates ``names`` are sorted (so a label's index among them is its code); a byte
+    position at which they all differ gives each label its candidate through a table of 256
+    entries, and each label is then compared with its candidate in full, piece by piece
+    while the piece is in cache (pieces in llrlab's chunk threads): the codes are exact,
+    and the labels' bytes are read once."""
     names = np.unique(flat[:_CANDIDATE_PREFIX])
     if not 0 < names.size <= _CANDIDATES:
         return None
     cand = _row_words(np.asarray(names, dtype=flat.dtype))
-    distinct = [j for j in range(cand.shape[1]) if np.unique(cand[:, j]).size == names.size]
-    if not distinct:
+    cand_bytes = cand.view(np.uint8)
+    where = [j for j in range(cand_bytes.shape[1])
+             if np.unique(cand_bytes[:, j]).size == names.size]
+    if not where:
         return None
-    j = distinct[0]
-    order = np.argsort(cand[:, j])
-    col = cand[order, j]
+    j = where[-1]  # the last such byte: labels often differ at their end
+    table = np.zeros(256, dtype=np.intp)
+    table[cand_bytes[:, j]] = np.arange(names.size)
+    label_bytes = rows.view(np.uint8)
     codes = np.empty(flat.size, dtype=np.intp)
 
     def piece(sl):
-        k = np.searchsorted(col, rows[sl, j])
-        np.minimum(k, col.size - 1, out=k)
         c = codes[sl]
-        np.take(order, k, out=c)
+        np.take(table, label_bytes[sl, j], out=c)
         return np.array_equal(rows[sl], cand[c])
 
     if not all(map_chunks(piece, flat.size, chunk=_HASH_PIECE)):

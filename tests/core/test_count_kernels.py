@@ -197,10 +197,10 @@ def test_candidate_factorize_is_numpy_unique_or_declines(labels, prefix):
         assert_array_equal(done[1], want_codes.ravel())
 
 
-def test_candidate_factorize_declines_labels_no_word_tells_apart():
+def test_candidate_factorize_declines_labels_no_byte_tells_apart():
     import llrlab.core.trials as tr
 
-    v = np.array(["aaaa", "aabb", "bbaa", "bbbb"] * 3)  # 2 characters per 8-byte word
+    v = np.array(["aaaa", "aabb", "bbaa", "bbbb"] * 3)  # each byte takes 2 values at most
     assert tr._candidate_factorize(v, tr._row_words(v)) is None
     names, codes = tr.factorize(np.repeat(v, 20_000))  # the hashed route instead
     assert_array_equal(names, ["aaaa", "aabb", "bbaa", "bbbb"])
