@@ -10,6 +10,7 @@ many (and with or without the pool).
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["CHUNK", "chunk_slices", "map_chunks", "map_ordered", "run_pair", "set_threads"]
@@ -22,6 +23,7 @@ PARALLEL_MIN = 4 * CHUNK
 
 _WORKERS = 1
 _POOL = None
+_PREFIX = "llrlab-chunks"
 
 
 def set_threads(n=None):
@@ -34,7 +36,7 @@ def set_threads(n=None):
     if _POOL is not None:
         _POOL.shutdown(wait=True)
     _WORKERS = n
-    _POOL = (ThreadPoolExecutor(max_workers=n, thread_name_prefix="llrlab-chunks")
+    _POOL = (ThreadPoolExecutor(max_workers=n, thread_name_prefix=_PREFIX)
              if n > 1 else None)
 
 
@@ -60,8 +62,8 @@ def map_chunks(fn, n, *, chunk=CHUNK):
 
     ``fn`` must only read shared inputs and write to its own slice of an output.  The list
     is in chunk order whatever the scheduling, so a caller that combines it in order gets
-    the same result as the serial loop.  Never call this from inside ``fn`` with another
-    long array (the pool's workers would wait on themselves).
+    the same result as the serial loop.  Called from one of the pool's threads (inside
+    another ``fn``) it runs inline.
     """
     return map_ordered(fn, chunk_slices(n, chunk), parallel=n >= PARALLEL_MIN)
 
@@ -73,7 +75,7 @@ def map_ordered(fn, items, *, parallel=True):
     the plain loop.
     """
     items = list(items)
-    if _POOL is None or not parallel or len(items) < 2:
+    if _POOL is None or not parallel or len(items) < 2 or _in_pool():
         return [fn(x) for x in items]
     groups = _groups(items, _WORKERS)
     futures = [_POOL.submit(lambda g=g: [fn(x) for x in g]) for g in groups[1:]]
@@ -81,6 +83,12 @@ def map_ordered(fn, items, *, parallel=True):
     for f in futures:
         out.extend(f.result())
     return out
+
+
+def _in_pool():
+    """True in one of the pool's own threads: a pass started there runs inline (waiting on
+    the pool's other workers from inside it could wait forever)."""
+    return threading.current_thread().name.startswith(_PREFIX)
 
 
 def _groups(items, k):

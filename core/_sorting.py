@@ -33,7 +33,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from ._parallel import PARALLEL_MIN, chunk_slices, run_pair
+from ._parallel import CHUNK, PARALLEL_MIN, chunk_slices, map_chunks, map_ordered, run_pair
 from ._repr import summary_repr
 from ._validate import as_tar_non, as_weights, check_sorted
 
@@ -289,7 +289,8 @@ def tag_codes(x, codes, bits):
     low = (1 << bits) - 1
     tagged = np.empty(x.size)
     tv = tagged.view(np.int64)
-    for sl in chunk_slices(x.size, _PIECE):
+
+    def piece(sl):  # writes its own slice only: pieces in llrlab's threads
         np.add(x[sl], 0.0, out=tagged[sl])  # -0.0 as +0.0
         iv = tv[sl]
         c = iv >> 63  # -1 (all bits) below zero, else 0
@@ -297,6 +298,8 @@ def tag_codes(x, codes, bits):
         c ^= codes[sl]  # counted down below zero (larger bits, more negative)
         iv &= ~low
         iv |= c
+
+    map_chunks(piece, x.size, chunk=_PIECE)
     return tagged
 
 
@@ -314,8 +317,8 @@ def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
     sorted_codes = np.empty(n, dtype=np.uint8 if bits <= 8 else np.intp)
     neg = int(np.searchsorted(tagged, 0.0, side="left"))
     xv = xs.view(np.int64)
-    near = []
-    for sl in chunk_slices(n, _PIECE):
+
+    def piece(sl, tv=tv):  # writes its own slice of the codes: pieces in llrlab's threads
         a, b = sl.start, sl.stop
         c = sorted_codes[a:b]
         np.bitwise_and(tv[a:b], low, out=c, casting="unsafe")  # < 2**bits: exact
@@ -327,8 +330,9 @@ def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
         hi = kk >> bits
         same = hi[1:] == hi[:-1]
         same &= kk[1:] != kk[:-1]
-        if same.any():
-            near.append(np.unique(hi[1:][same]))
+        return np.unique(hi[1:][same]) if same.any() else None
+
+    near = [g for g in map_chunks(piece, n, chunk=_PIECE) if g is not None]
     del tagged, tv
     if near:
         groups = np.unique(np.concatenate(near))
@@ -391,12 +395,18 @@ def _code_bits(codes):
 def small_codes(w):
     """``w`` as integer codes when every weight is an integer in ``[0, 2**CODE_BITS)``
     (e.g. repetition counts), else None."""
-    if w.size == 0 or not (w.min() >= 0 and w.max() < (1 << CODE_BITS)):
+    if w.size == 0:
         return None
-    c = w.astype(np.uint8)
-    if not np.array_equal(c, w):
-        return None
-    return c
+    c = np.empty(w.size, dtype=np.uint8)
+
+    def piece(sl):  # range, cast and round trip of one piece while it is in cache
+        v = w[sl]
+        if not (v.min() >= 0 and v.max() < (1 << CODE_BITS)):  # NaN fails too
+            return False
+        np.copyto(c[sl], v, casting="unsafe")
+        return np.array_equal(c[sl], v)
+
+    return c if all(map_chunks(piece, w.size)) else None
 
 
 def _cumulative(w):
@@ -404,6 +414,29 @@ def _cumulative(w):
     cw = np.empty(w.size + 1)
     cw[0] = 0.0
     np.cumsum(w, out=cw[1:])
+    return cw
+
+
+def _cumulative_counts(w):
+    """:func:`_cumulative` of integer weights (counts) whose total is below ``2**53``, by
+    pieces in llrlab's chunk threads: every partial sum is an integer below ``2**53``,
+    exact in any order, so the result is ``_cumulative(w)`` bit for bit.  Each piece's
+    cumulative sum is shifted by the total of the pieces before it (one fast pass of sums
+    first).  None when the total reaches ``2**53``."""
+    totals = map_chunks(lambda sl: float(w[sl].sum()), w.size)
+    start = np.zeros(len(totals) + 1)
+    np.cumsum(totals, out=start[1:])
+    if start[-1] >= 2.0 ** 53:
+        return None
+    cw = np.empty(w.size + 1)
+    cw[0] = 0.0
+
+    def piece(sl):
+        out = cw[sl.start + 1:sl.stop + 1]
+        np.cumsum(w[sl], out=out)
+        out += start[sl.start // CHUNK]
+
+    map_chunks(piece, w.size)
     return cw
 
 
@@ -416,7 +449,12 @@ def presorted(tar, non, tar_w=None, non_w=None, tar_strata=None, non_strata=None
     (:attr:`SortedScores.exact_cw`)."""
     if tar_w is None:
         return SortedScores(tar, non, None, None, float(tar.size), float(non.size))
-    tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
+    if integer_weights:
+        tcw, ncw = _cumulative_counts(tar_w), _cumulative_counts(non_w)
+        if tcw is None or ncw is None:
+            tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
+    else:
+        tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
     exact = bool(integer_weights) and max(tcw[-1], ncw[-1]) < 2.0 ** 53
     return SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w,
                         tar_strata, non_strata, exact)
@@ -429,7 +467,28 @@ def _segment_sums(w, starts):
     out = np.zeros(starts.size - 1)
     nonempty = starts[1:] > starts[:-1]
     if nonempty.any():
-        out[nonempty] = np.add.reduceat(w, starts[:-1][nonempty])
+        out[nonempty] = _reduceat_in_pieces(w, starts[:-1][nonempty])
+    return out
+
+
+def _reduceat_in_pieces(w, idx):
+    """``np.add.reduceat(w, idx)`` for strictly increasing ``idx`` starting at 0, bit for
+    bit, in llrlab's chunk threads for long arrays: the pieces are cut at segment starts
+    near every ``CHUNK`` elements, so each segment is summed whole by one ``reduceat`` of
+    its piece, exactly as by the call on the whole array."""
+    cuts = np.unique(np.searchsorted(idx, np.arange(CHUNK, w.size, CHUNK)))
+    bounds = [0, *cuts[(cuts > 0) & (cuts < idx.size)].tolist(), idx.size]
+    if len(bounds) <= 2:
+        return np.add.reduceat(w, idx)
+    out = np.empty(idx.size)
+
+    def piece(j):
+        k0, k1 = bounds[j], bounds[j + 1]
+        a = int(idx[k0])
+        b = int(idx[k1]) if k1 < idx.size else w.size
+        out[k0:k1] = np.add.reduceat(w[a:b], idx[k0:k1] - a)
+
+    map_ordered(piece, range(len(bounds) - 1), parallel=w.size >= PARALLEL_MIN)
     return out
 
 
@@ -572,16 +631,34 @@ def _elementary_index(tar, non):
         tb[0], tb[1:-1], tb[-1] = 0, first, T
         nb = np.empty(first.size + 2, dtype=np.int64)
         nb[0], nb[-1] = 0, N
-        nb[1:-1] = np.searchsorted(non, v, side="left")
+        nb[1:-1] = _search_in_pieces(non, v, "left")
     else:
         first = _run_starts(non)
         w = non if first.size == N else non[first]  # distinct non-target scores, ascending
         tb = np.empty(first.size + 2, dtype=np.int64)
         tb[0], tb[-1] = 0, T
-        tb[1:-1] = np.searchsorted(tar, w, side="right")  # tar <= w
+        tb[1:-1] = _search_in_pieces(tar, w, "right")  # tar <= w
         nb = np.empty(first.size + 2, dtype=np.int64)
         nb[:-2], nb[-2:] = first, N
     return tb, nb
+
+
+#: Queries per piece of :func:`_search_in_pieces` (each costs a binary search of a long
+#: array, a few cache misses: pieces pay for their hand-off from a few thousand on).
+_SEARCH_PIECE = 1 << 15
+
+
+def _search_in_pieces(a, v, side):
+    """``np.searchsorted(a, v, side)``, pieces of ``v`` in llrlab's chunk threads."""
+    if v.size < 4 * _SEARCH_PIECE:
+        return np.searchsorted(a, v, side=side)
+    out = np.empty(v.size, dtype=np.intp)
+
+    def piece(sl):
+        out[sl] = np.searchsorted(a, v[sl], side=side)
+
+    map_ordered(piece, chunk_slices(v.size, _SEARCH_PIECE))
+    return out
 
 
 def _block_bounds(tar, non, tb, nb, lo, hi):
@@ -628,8 +705,8 @@ def _positive(x, w):
     """Sorted scores ``x`` and weights ``w`` of the trials of positive weight: ``x, w``
     themselves when every weight is positive (or ``w`` is None), else copies without the
     trials of weight 0."""
-    if w is None:
-        return x, None
+    if w is None or not w.size or w.min() > 0:  # one fast pass when all are positive
+        return x, w
     keep = w > 0
     if keep.all():
         return x, w
@@ -645,7 +722,11 @@ def _elementary_masses(s: SortedScores):
     nx, nw = _positive(s.non, s.non_w)
     tb, nb = _elementary_index(tx, nx)
     if s.weighted:  # sums of the trials' own weights, not differences of cumulative sums
-        tar, non = _segment_sums(tw, tb), _segment_sums(nw, nb)
+        if s.exact_cw and tx is s.tar and nx is s.non:
+            # integer sums below 2**53: the differences are the same sums, exactly
+            tar, non = np.diff(s.tar_cw[tb]), np.diff(s.non_cw[nb])
+        else:
+            tar, non = _segment_sums(tw, tb), _segment_sums(nw, nb)
         kept = np.flatnonzero((tar + non) > 0)
         return tx, nx, tb, nb, tar, non, (None if kept.size == tar.size else kept)
     tar = np.diff(tb).astype(np.float64)

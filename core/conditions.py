@@ -382,9 +382,18 @@ def _class_codes(trials):
     is_target``, and the number of trials of each code (cached in the trials)."""
     if "class_codes" not in trials._cache:
         names, inv = trials.condition_index()
-        key = inv * 2
-        key += trials.labels
-        trials._cache["class_codes"] = (key, np.bincount(key, minlength=2 * len(names)))
+        key = np.empty(inv.size, dtype=np.intp)
+        m = 2 * len(names)
+
+        def piece(sl):  # the codes and their counts, piece by piece (integer sums)
+            k = np.multiply(inv[sl], 2, out=key[sl])
+            k += trials.labels[sl]
+            return np.bincount(k, minlength=m)
+
+        counts = np.zeros(m, dtype=np.intp)
+        for c in map_chunks(piece, inv.size):
+            counts += c
+        trials._cache["class_codes"] = (key, counts)
     return trials._cache["class_codes"]
 
 

@@ -436,16 +436,22 @@ def _packed(values):
     if kind == "U" and 0 < values.dtype.itemsize <= 32:
         width = values.dtype.itemsize // 4
         chars = np.ascontiguousarray(values.reshape(-1)).view(np.uint32).reshape(n, width)
-        if n and int(chars.max()) > 0xFF:
-            return None
-        # each label's characters as bytes (exact: every one is below 256), copied into
-        # 8-byte records as one ``V<width>`` field: one copy of a few bytes per label, about
-        # three times faster than a strided 2-D assignment
-        chars8 = chars.astype(np.uint8)
         packed = np.zeros(n, dtype=np.dtype({"names": ["a"], "formats": [f"V{width}"],
                                              "itemsize": 8}))
-        packed["a"] = chars8.view(f"V{width}").reshape(n)
-        return packed.view(np.uint64)
+        field = packed["a"]
+
+        def piece(sl):
+            # each label's characters as bytes (exact: every one is below 256), copied into
+            # 8-byte records as one ``V<width>`` field: one copy of a few bytes per label,
+            # about three times faster than a strided 2-D assignment (pieces in llrlab's
+            # chunk threads)
+            ch = chars[sl]
+            if int(ch.max()) > 0xFF:
+                return False
+            field[sl] = ch.astype(np.uint8).view(f"V{width}").reshape(-1)
+            return True
+
+        return packed.view(np.uint64) if all(map_chunks(piece, n)) else None
     if kind == "S" and 0 < values.dtype.itemsize <= 8:
         return np.ascontiguousarray(values.reshape(-1), dtype="S8").view(np.uint64)
     return None
@@ -535,6 +541,48 @@ def _hash_factorize(flat, keys):
     return names, ranked
 
 
+#: Labels of the first piece whose distinct values :func:`_candidate_factorize` tries.
+_CANDIDATE_PREFIX = 1 << 14
+#: At most this many candidates.
+_CANDIDATES = 64
+
+
+def _candidate_factorize(flat, rows):
+    """``(names, codes)`` of :func:`factorize` in one pass over the labels when every label
+    is one of the distinct labels of the first ``_CANDIDATE_PREFIX`` (a few conditions
+    over many trials); None when that fails (a new label later on, more than
+    ``_CANDIDATES`` of them, or no byte position at which they all differ).
+
+    The candidates ``names`` are sorted (so a label's index among them is its code); a byte
+    position at which they all differ gives each label its candidate through a table of 256
+    entries, and each label is then compared with its candidate in full, piece by piece
+    while the piece is in cache (pieces in llrlab's chunk threads): the codes are exact,
+    and the labels' bytes are read once."""
+    names = np.unique(flat[:_CANDIDATE_PREFIX])
+    if not 0 < names.size <= _CANDIDATES:
+        return None
+    cand = _row_words(np.asarray(names, dtype=flat.dtype))
+    cand_bytes = cand.view(np.uint8)
+    where = [j for j in range(cand_bytes.shape[1])
+             if np.unique(cand_bytes[:, j]).size == names.size]
+    if not where:
+        return None
+    j = where[-1]  # the last such byte: labels often differ at their end
+    table = np.zeros(256, dtype=np.intp)
+    table[cand_bytes[:, j]] = np.arange(names.size)
+    label_bytes = rows.view(np.uint8)
+    codes = np.empty(flat.size, dtype=np.intp)
+
+    def piece(sl):
+        c = codes[sl]
+        np.take(table, label_bytes[sl, j], out=c)
+        return np.array_equal(rows[sl], cand[c])
+
+    if not all(map_chunks(piece, flat.size, chunk=_HASH_PIECE)):
+        return None
+    return names, codes
+
+
 def _unpacked(keys, dtype):
     """The labels of :func:`_packed` keys, as an array of ``dtype``."""
     if dtype.kind == "S":
@@ -547,10 +595,13 @@ def _unpacked(keys, dtype):
 def factorize(values):
     """``(names, codes)`` of an array of labels: ``numpy.unique(values, return_inverse=True)``.
 
-    Conditions take few distinct values over many trials: one vectorized comparison per
-    distinct value (``O(C n)``) is then far cheaper than sorting ``n`` strings (short labels
-    are compared as integers, see :func:`_packed`); with more than a few dozen values it
-    falls back to ``numpy.unique``.
+    Conditions take few distinct values over many trials.  Many labels: when the first
+    ones hold every distinct label, one pass compares each label with its candidate
+    (:func:`_candidate_factorize`); else a hash table (pandas) of the packed short labels
+    or of a digest of long ones (:func:`_hash_factorize`).  Fewer: one vectorized
+    comparison per distinct value (``O(C n)``, far cheaper than sorting ``n`` strings;
+    short labels compared as integers, see :func:`_packed`); with more than a few dozen
+    values ``numpy.unique``.
 
     Examples
     --------
@@ -560,6 +611,11 @@ def factorize(values):
     """
     values = np.asarray(values)
     flat = values.reshape(-1)
+    if flat.size >= _FACTORIZE_HASH:
+        rows = _row_words(flat)  # a few labels over many trials: one pass, compared in full
+        done = None if rows is None else _candidate_factorize(flat, rows)
+        if done is not None:
+            return done
     keys = _packed(flat)
     if flat.size >= _FACTORIZE_HASH:
         done = _hash_factorize(flat, keys)
@@ -591,13 +647,22 @@ def _sorted_index(col):
     trial's index into them (as :func:`factorize` gives them)."""
     ids = col.codes
     k = ids.vocab.size
-    used = np.flatnonzero(np.bincount(ids.codes, minlength=k)) if ids.codes.size else \
-        np.zeros(0, dtype=np.intp)
+    codes = ids.codes
+    counts = np.zeros(k, dtype=np.intp)
+    for c in map_chunks(lambda sl: np.bincount(codes[sl], minlength=k), codes.size):
+        counts += c  # pieces in llrlab's chunk threads: integer counts
+    used = np.flatnonzero(counts)
     names = ids.vocab[used]
     order = np.argsort(names, kind="stable")
     rank = np.zeros(k, dtype=np.intp)
     rank[used[order]] = np.arange(used.size)
-    return names[order], rank[ids.codes]
+    out = np.empty(codes.size, dtype=np.intp)
+
+    def piece(sl):
+        out[sl] = rank[codes[sl]]
+
+    map_chunks(piece, codes.size)
+    return names[order], out
 
 
 # --------------------------------------------------------------------------------------------

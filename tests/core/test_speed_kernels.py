@@ -130,12 +130,13 @@ def test_hashed_factorize_is_numpy_unique(labels, as_bytes):
     v = np.array(labels)
     if as_bytes:
         v = np.array([s.encode("utf-8") for s in labels])
-    old = trials_mod._FACTORIZE_HASH
+    old = trials_mod._FACTORIZE_HASH, trials_mod._CANDIDATE_PREFIX
     trials_mod._FACTORIZE_HASH = 1
+    trials_mod._CANDIDATE_PREFIX = 0  # no candidates: the hash table's route
     try:
         names, codes = trials_mod.factorize(v)
     finally:
-        trials_mod._FACTORIZE_HASH = old
+        trials_mod._FACTORIZE_HASH, trials_mod._CANDIDATE_PREFIX = old
     want_names, want_codes = np.unique(v, return_inverse=True)
     assert_array_equal(names, want_names)
     assert names.dtype == want_names.dtype
