@@ -149,7 +149,7 @@ def stage_min(legend, scale=1.0, extra=0):
     return int(width + 20), int(height + 30 * scale + extra)
 
 
-def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
+def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None, mode=None):
     """Call ``callback(x, y)`` (data coordinates) on clicks and drags on ``fig``.
 
     The figure has no active drag tool (see :func:`new_figure`), so a drag does not pan the
@@ -170,6 +170,14 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
     ``(model, attribute)`` pairs that ``js_code`` moves in the browser: after each applied
     position the server sends its values again (:func:`resend`), so that the line always
     ends where the numbers are, even after a stale update had moved it.
+
+    With ``grid`` (an :class:`.op_grid.OpGrid`) and ``mode`` (``"nber"`` or ``"det"``, how a
+    position becomes a prior log-odds), the drag is computed in the page while the pointer
+    moves (:data:`llrlab.dashboard.op_grid_script.SERVED_DRAG`: the line, the markers and the
+    metrics table on the exact grid, nothing sent); the position goes to the server once,
+    when the pointer has been still for :data:`DRAG_PAUSE_MS` or the drag ends (``Tap``,
+    ``PanEnd``, ``PressUp``), and the server then sends again everything the page moved
+    (``grid.resend``).  Until the grid's data are there, each position is sent as above.
     """
     zoom = fig.select_one({"type": BoxZoomTool})
     channel = ColumnDataSource({"x": [np.nan], "y": [np.nan]}, name=f"{fig.name}_drag")
@@ -184,6 +192,8 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
         callback(x, y)
         for model, attr in echo:
             resend(model, attr)
+        if grid is not None:
+            grid.resend()
 
     def on_change(_attr, _old, new):
         x, y = new["x"][0], new["y"][0]
@@ -199,6 +209,9 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
             doc.add_next_tick_callback(apply)
 
     channel.on_change("data", on_change)
+    if grid is not None:
+        _connect_in_page(fig, channel, zoom, grid, mode, js_code, js_args)
+        return channel
     common = """
         if (zoom != null && zoom.active) { return; }
         if (cb_obj.x == null || cb_obj.y == null) { return; }
@@ -220,6 +233,37 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
     for ev in (events.PressUp, events.MouseLeave, events.PanStart):
         fig.js_on_event(ev, release)
     return channel
+
+
+#: How long (ms) the pointer stays still before an in-page drag sends its position.
+DRAG_PAUSE_MS = 200
+
+
+def _connect_in_page(fig, channel, zoom, grid, mode, js_code, js_args):
+    """The callbacks of a drag computed in the page (see :func:`connect_drag`)."""
+    from ..op_grid_script import SERVED_DRAG, served_script
+
+    code = served_script("function fallback() {" + js_code + "}\n" + SERVED_DRAG)
+    args = dict(zoom=zoom, channel=channel, mode=mode, pause=DRAG_PAUSE_MS,
+                colors=[COLORS["op"], COLORS["min"]], **grid.args(), **(js_args or {}))
+    move, end = (CustomJS(args=dict(args, end=e), code=code) for e in (False, True))
+    for ev in (events.PanStart, events.Pan):
+        fig.js_on_event(ev, move)
+    for ev in (events.Tap, events.PanEnd):
+        fig.js_on_event(ev, end)
+    # press, hold, then move: as in connect_drag; the release ends the drag
+    fig.js_on_event(events.Press, CustomJS(args=dict(args, end=False),
+                                           code="channel._llrlab_pressed = true;\n" + code))
+    fig.js_on_event(events.MouseMove, CustomJS(
+        args=dict(args, end=False),
+        code="if (!channel._llrlab_pressed) { return; }\n" + code))
+    fig.js_on_event(events.PressUp, CustomJS(
+        args=dict(args, end=True),
+        code="if (!channel._llrlab_pressed) { return; }\nchannel._llrlab_pressed = false;\n"
+             + code))
+    release = CustomJS(args=dict(channel=channel), code="channel._llrlab_pressed = false;")
+    for ev in (events.MouseLeave, events.PanStart):
+        fig.js_on_event(ev, release)
 
 
 def apply_held(doc, fn, *args):
