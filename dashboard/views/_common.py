@@ -243,27 +243,28 @@ def _connect_in_page(fig, channel, zoom, grid, mode, js_code, js_args):
     """The callbacks of a drag computed in the page (see :func:`connect_drag`)."""
     from ..op_grid_script import SERVED_DRAG, served_script
 
-    code = served_script("function fallback() {" + js_code + "}\n" + SERVED_DRAG)
+    # one callback for every event (its source, the look-up's, is sent once per figure)
+    code = served_script("function fallback() {" + js_code + "}\n" + _EVENT_JS + SERVED_DRAG)
     args = dict(zoom=zoom, channel=channel, mode=mode, pause=DRAG_PAUSE_MS,
                 colors=[COLORS["op"], COLORS["min"]], **grid.args(), **(js_args or {}))
-    move, end = (CustomJS(args=dict(args, end=e), code=code) for e in (False, True))
-    for ev in (events.PanStart, events.Pan):
-        fig.js_on_event(ev, move)
-    for ev in (events.Tap, events.PanEnd):
-        fig.js_on_event(ev, end)
-    # press, hold, then move: as in connect_drag; the release ends the drag
-    fig.js_on_event(events.Press, CustomJS(args=dict(args, end=False),
-                                           code="channel._llrlab_pressed = true;\n" + code))
-    fig.js_on_event(events.MouseMove, CustomJS(
-        args=dict(args, end=False),
-        code="if (!channel._llrlab_pressed) { return; }\n" + code))
-    fig.js_on_event(events.PressUp, CustomJS(
-        args=dict(args, end=True),
-        code="if (!channel._llrlab_pressed) { return; }\nchannel._llrlab_pressed = false;\n"
-             + code))
-    release = CustomJS(args=dict(channel=channel), code="channel._llrlab_pressed = false;")
-    for ev in (events.MouseLeave, events.PanStart):
-        fig.js_on_event(ev, release)
+    js = CustomJS(args=args, code=code)
+    for ev in (events.Tap, events.PanStart, events.Pan, events.PanEnd, events.Press,
+               events.PressUp, events.MouseMove, events.MouseLeave):
+        fig.js_on_event(ev, js)
+
+
+#: What each event of an in-page drag is: ``end`` (tap, pan end, the release of a press) or
+#: a move; a press held still starts a drag that mouse moves continue until the release or
+#: until the pointer leaves the plot (as in :func:`connect_drag`).
+_EVENT_JS = """
+const event = cb_obj.event_name;
+if (event === "mouseleave" || event === "panstart") { channel._llrlab_pressed = false; }
+if (event === "mouseleave") { return; }
+if (event === "press") { channel._llrlab_pressed = true; }
+if ((event === "mousemove" || event === "pressup") && !channel._llrlab_pressed) { return; }
+if (event === "pressup") { channel._llrlab_pressed = false; }
+const end = event === "tap" || event === "panend" || event === "pressup";
+"""
 
 
 def apply_held(doc, fn, *args):

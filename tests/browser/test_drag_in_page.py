@@ -18,7 +18,7 @@ from llrlab.core import probit
 from llrlab.dashboard.app import create_app
 from llrlab.dashboard.views.op_grid import SERVED_STEP
 
-from .conftest import PAGE_LOAD, quiet, settle, wait_until
+from .conftest import PAGE_LOAD, drag_settled, quiet, settle, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -130,7 +130,7 @@ def test_nber_drag_is_computed_in_the_page_and_sent_once(page, serve):
     y = box["y"] + 0.5 * box["height"]
     page.mouse.move(box["x"] + 0.30 * box["width"], y)
     page.mouse.down()
-    quiet(page)  # the press has no position yet to send
+    drag_settled(page, "nber")  # a press held still sets the point too
     n0, plo0, seen = len(page.sent), state.point.plo, set()
     for k in range(12):  # a steady drag: moves 60 ms apart, shorter than the pause
         page.mouse.move(box["x"] + (0.32 + 0.03 * k) * box["width"], y)
@@ -179,7 +179,7 @@ def test_det_drag_is_computed_in_the_page(page, serve):
     box = _box(page, "det")
     page.mouse.move(box["x"] + 0.45 * box["width"], box["y"] + 0.35 * box["height"])
     page.mouse.down()
-    quiet(page)
+    drag_settled(page, "det")
     n0 = len(page.sent)
     for k in range(8):
         page.mouse.move(box["x"] + (0.46 + 0.03 * k) * box["width"],

@@ -22,6 +22,7 @@ from .conftest import (
     PAGE_LOAD,
     SERVER_START,
     bench_module,
+    drag_settled,
     model_value,
     quiet,
     scaled,
@@ -118,8 +119,7 @@ def test_a_drag_costs_no_message_until_it_pauses(server, page):
     page.mouse.move(box["x"] + 0.30 * box["width"], y)
     page.mouse.down()
     page.mouse.move(box["x"] + 0.31 * box["width"], y)
-    page.wait_for_timeout(300)  # the pause: the drag's start goes to the server
-    quiet(page)  # and has landed (and the debounced widgets)
+    drag_settled(page, "nber")  # the pause: the drag's start went to the server and has landed
     n0, s0, moves = len(page.patches), len(page.sent), 20
     plo0 = _server_plo(page)
     before = model_value(page, "op_label", "text")
