@@ -407,21 +407,48 @@ def no_delay(doc):
             log.debug("could not switch Nagle's algorithm off", exc_info=True)
 
 
-def _fill_when_ready(*areas):
-    """Empty stand-ins for the page's ``areas``, filled once the browser's websocket is
-    open (``pn.state.onload``, before any other load-time work): the first response then
+#: On a page that opens on a stage (a lesson's link, presenter mode), the folded sidebar is
+#: made this long after the stage (ms), or at once when it is unfolded.
+SIDEBAR_DELAY = 4000
+
+
+def _fill_when_ready(side, body, page=None):
+    """Empty stand-ins for the page's sidebar and body, filled once the browser's websocket
+    is open (``pn.state.onload``, before any other load-time work): the first response then
     builds only the frame of the page, so that it is fast even while the server is busy (a
     browser or a health check waiting for it gives up after a few seconds), and the
-    page's ~900 models follow in one message."""
+    page's ~700 models follow in one message.
+
+    When the page opens with its sidebar folded (``page.collapsed``: a lesson's link, a
+    stage), the body comes alone and the sidebar's ~150 models (a quarter of the server's
+    time to make the page, and of the browser's to draw it) follow when the sidebar is
+    unfolded or :data:`SIDEBAR_DELAY` ms later, whichever is first: the step on the stage is
+    complete sooner."""
     # (a slot may shrink below its content's width, as the areas do: see layout.SHRINK_CSS)
-    slots = [pn.Column(sizing_mode="stretch_width", stylesheets=[SHRINK_CSS]) for _ in areas]
+    slots = [pn.Column(sizing_mode="stretch_width", stylesheets=[SHRINK_CSS]) for _ in (0, 1)]
     slots[-1].append(pn.indicators.LoadingSpinner(value=True, size=40, name="Loading…",
                                                   margin=20))
 
+    def fill_side(*_):
+        if not slots[0].objects:
+            with pn.io.hold():
+                slots[0].objects = [side]
+
+    def unfolded(event):
+        if not event.new:
+            fill_side()
+
     def fill():
+        later = page is not None and page.collapsed
         with pn.io.hold():
-            for slot, area in zip(slots, areas, strict=True):
-                slot.objects = [area]
+            slots[1].objects = [body]
+            if not later:
+                slots[0].objects = [side]
+        if later:
+            page.param.watch(unfolded, ["collapsed"])
+            doc = pn.state.curdoc
+            if doc is not None and doc.session_context is not None:
+                doc.add_timeout_callback(fill_side, SIDEBAR_DELAY)
 
     pn.state.onload(fill)
     return slots
@@ -574,7 +601,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     side = pn.Column(*sidebar, sizing_mode="stretch_width")
     body = pn.Column(*main, sizing_mode="stretch_width", stylesheets=[SHRINK_CSS])
     if isinstance(runner, ThreadRunner):
-        side, body = _fill_when_ready(side, body)
+        side, body = _fill_when_ready(side, body, page)
     # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(
         title="llrlab: detector scores, calibration and DCF",

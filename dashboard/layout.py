@@ -29,7 +29,7 @@ import param
 from panel.io.state import set_curdoc
 
 from .lecture_channel import open_channel
-from .lesson_text import MATH_CSS, render_html, text_css
+from .lesson_text import MATH_CSS, TEXT_VARS_CSS, render_html, text_css, text_vars
 from .page_control import PageControl
 from .safe import html_text, md_text
 from .stage_geometry import lesson_text_height, plan_stage, stage_scale, text_widths
@@ -72,6 +72,9 @@ _ROW_CSS = """
 :host(.llrlab-text-above) .llrlab-lesson-text { order: -1; }
 .llrlab-lit { outline: 4px solid #CC79A7; outline-offset: -4px; border-radius: 6px; }
 :host(.llrlab-stage) { overflow: hidden; }
+:host(.llrlab-text-stack) { flex-flow: column wrap; align-content: flex-start; }
+:host(.llrlab-text-stack) .llrlab-lesson-text { order: 1; }
+:host(.llrlab-text-stack) .llrlab-below-text { order: 2; }
 """
 # one panel per line below the pair widths: decided in the browser from the row's own width
 # (a container query), so it holds from the first paint and whatever the server knows
@@ -96,11 +99,12 @@ _ITEM_CSS = (".bk-panel-models-layout-Column, .bk-panel-models-layout-Row "
              "{ min-width: 0 !important; }")
 
 
-def _bar_css(px):
-    """The style of the stage bar's widgets: their text at ``px`` pixels."""
-    return (f":host {{ --bokeh-font-size: {px:g}px; font-size: {px:g}px; }}"
-            f" .bk-btn, .bk-input, select, option {{ font-size: {px:g}px !important;"
-            f" height: auto; }}")
+#: The style of the stage bar's widgets: their text at the size of their inline style's
+#: ``--llrlab-bar`` (a widget's changed ``stylesheets`` did not always reach the page).
+_BAR_CSS = (":host { --bokeh-font-size: var(--llrlab-bar, 18px);"
+            " font-size: var(--llrlab-bar, 18px); }"
+            " .bk-btn, .bk-input, select, option { font-size: var(--llrlab-bar, 18px)"
+            " !important; height: auto; }")
 
 
 class _FollowsLesson(pn.viewable.Viewer):
@@ -238,11 +242,14 @@ class StageNav(_FollowsLesson):
         self.close_lesson.visible = lesson is not None
         self.leave.visible = st.presenter.enabled
         self.progress.object = _progress_html(done, s, lesson is not None and done >= 1.0)
-        css = [_bar_css(px)]
+        size = {"--llrlab-bar": f"{px:g}px"}
         for w, width in ((self.menu, 50), (self.back, 110), (self.next, 110), (self.speaker, 150),
                          (self.lecture, 150), (self.close_lesson, 140), (self.leave, 210),
                          (self.steps, 320)):
-            w.stylesheets = css
+            if _BAR_CSS not in w.stylesheets:
+                w.stylesheets = [*w.stylesheets, _BAR_CSS]
+            if w.styles != size:
+                w.styles = size
             w.width = round(width * max(px, 18) / 18)
         self._layout.height = round(NAV_HEIGHT * s)
         self._layout.visible = st.staged
@@ -287,7 +294,8 @@ class LessonText(_FollowsLesson):
         super().__init__(**params)
         self.heights = TextHeights()
         self.text = pn.pane.HTML("", name="lesson_text", sizing_mode="stretch_width",
-                                 margin=(0, 10), stylesheets=[_LESSON_TEXT_CSS])
+                                 margin=(0, 10),
+                                 stylesheets=[_LESSON_TEXT_CSS, TEXT_VARS_CSS])
         self._follow(pn.Column(self.text, css_classes=["llrlab-lesson-text"], width=360,
                                name="lesson_panel",
                                styles={"background": "#f7f3f6", "border-radius": "6px",
@@ -312,9 +320,9 @@ class LessonText(_FollowsLesson):
             self._layout.visible = False
             return
         self.text.object = self.step_html(st.lesson.step)
-        css = [_LESSON_TEXT_CSS, _text_css(st.display)]
-        if self.text.stylesheets != css:
-            self.text.stylesheets = css
+        sizes = text_vars(st.display.px("text"), st.display.px("heading"))
+        if self.text.styles != sizes:
+            self.text.styles = sizes
         self._layout.visible = True
 
     #: What the browser measured (:class:`~.text_probe.TextHeights`): the heights of the
@@ -623,8 +631,16 @@ class MainArea(pn.viewable.Viewer):
         text = None
         if st.lesson.current_step() is not None:
             text = self.lesson_text.box_height
+        shares = {}
+        if "metrics" in shown:
+            view = self.views["metrics"]
+            shares["metrics"] = lambda width: view.stage_least(scale, width)
         return plan_stage(room_w, room_h, shown, mins=mins, scale=scale,
-                          text_height_at=text), scale
+                          text_height_at=text, shares=shares), scale
+
+    def _room_height(self, plan):
+        """The height of the stage's row (that of its tallest panel)."""
+        return max([h for _, h in plan.panels.values()] + [0])
 
     def _relayout(self, *_):
         st = self.state
@@ -632,6 +648,7 @@ class MainArea(pn.viewable.Viewer):
         lit = set(st.presenter.highlight or ())
         # no pn.io.hold() here: under Bokeh's 'combine' hold the figures' new heights were
         # dropped (the browser kept the fallback height while the server had the new one)
+        below = None
         with contextlib.nullcontext():
             if staged:
                 self._stage_views(st.presenter.shown_panels())
@@ -641,10 +658,16 @@ class MainArea(pn.viewable.Viewer):
                 plan, _ = self.stage_plan()
                 if st.lesson.current_step() is not None:
                     self._ask_heights(self._room_width(), scale)
-                key = ("stage", tuple(sorted(plan.panels.items())), plan.text, scale)
-                self.row.css_classes = ["llrlab-stage"] + (["llrlab-text-above"]
-                                                           if plan.above else [])
+                key = ("stage", tuple(sorted(plan.panels.items())), plan.text, scale,
+                       plan.below_text)
+                self.row.css_classes = ["llrlab-stage"] + (
+                    ["llrlab-text-above"] if plan.above else
+                    ["llrlab-text-stack"] if plan.below_text else [])
                 self.row.styles = {"gap": f"{round(_GAP * scale)}px"}
+                below = plan.below_text
+                if below:  # (columns that wrap: the row's height is definite)
+                    self.row.styles = {**self.row.styles,
+                                       "height": f"{self._room_height(plan)}px"}
                 if self.tabs is not None:
                     self.tabs.css_classes = ["llrlab-stage"]
                     self.tabs.active = 0
@@ -680,5 +703,7 @@ class MainArea(pn.viewable.Viewer):
             for name, item in self.items.items():
                 cls = ["llrlab-panel", f"llrlab-{name}"] + (["llrlab-lit"] if name in lit
                                                              and staged else [])
+                if name == below:
+                    cls.append("llrlab-below-text")
                 if item.css_classes != cls:
                     item.css_classes = cls

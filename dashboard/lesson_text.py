@@ -37,8 +37,8 @@ from html.parser import HTMLParser
 from xml.etree import ElementTree
 
 __all__ = ["ALLOWED_COMMANDS", "ALLOWED_ENVIRONMENTS", "FORBIDDEN_COMMANDS", "MATH_CSS",
-           "MAX_FORMULA", "TextProblem", "check_plain", "check_text", "formulas", "gate",
-           "render_html", "text_css"]
+           "MAX_FORMULA", "TEXT_VARS_CSS", "TextProblem", "check_plain", "check_text",
+           "formulas", "gate", "render_html", "text_css", "text_vars"]
 
 #: The style of the rendered formulas (a maths font, the text's size; a displayed formula
 #: with room above and below for an integral's limits): the served lesson's text and the
@@ -55,14 +55,32 @@ def text_css(px, head, scope=None):
     """The type of a lesson step's rendered text: ``px`` pixels, the step's title ``head``,
     formulas' scripts and fractions no smaller than the text (MathML shrinks each level by
     0.71-0.8: a subscript of 18 px text was 14.4 px).  ``scope``: the CSS selector of the
-    text's box (None: the box is the shadow host of the served lesson's pane)."""
+    text's box (None: the box is the shadow host of the served lesson's pane).  ``px`` and
+    ``head`` may be CSS lengths instead of numbers (:data:`TEXT_VARS_CSS`)."""
     host, inner = (":host", "") if scope is None else (scope, scope + " ")
-    return (f"{host} {{ font-size: {px:g}px; line-height: 1.45; }}"
-            f" {inner}p, {inner}li {{ font-size: {px:g}px; margin: 0 0 {0.5 * px:g}px 0; }}"
-            f" {inner}h3 {{ font-size: {head:g}px; line-height: 1.25; font-weight: 700;"
-            f" margin: {0.2 * px:g}px 0 {0.5 * px:g}px 0; }}"
+    if isinstance(px, str):
+        t, h = px, head
+        half, fifth = f"calc(0.5 * {px})", f"calc(0.2 * {px})"
+    else:
+        t, h, half, fifth = f"{px:g}px", f"{head:g}px", f"{0.5 * px:g}px", f"{0.2 * px:g}px"
+    return (f"{host} {{ font-size: {t}; line-height: 1.45; }}"
+            f" {inner}p, {inner}li {{ font-size: {t}; margin: 0 0 {half} 0; }}"
+            f" {inner}h3 {{ font-size: {h}; line-height: 1.25; font-weight: 700;"
+            f" margin: {fifth} 0 {half} 0; }}"
             f" {inner}code, {inner}em {{ font-size: 1em; }}"
-            f" {inner}math * {{ font-size: max({px:g}px, 0.8em) !important; }}")
+            f" {inner}math * {{ font-size: max({t}, 0.8em) !important; }}")
+
+
+#: :func:`text_css` for a pane whose sizes change (the served lesson's text): the sizes are
+#: the pane's CSS variables ``--llrlab-text`` and ``--llrlab-head`` (:func:`text_vars`), set
+#: in its inline style.  (A pane's changed ``stylesheets`` did not always reach the page: a
+#: link opened at 1920 x 1080 kept 1280 x 720's 18 px.)
+TEXT_VARS_CSS = text_css("var(--llrlab-text, 18px)", "var(--llrlab-head, 24px)")
+
+
+def text_vars(px, head):
+    """The inline style that sizes :data:`TEXT_VARS_CSS`: text ``px``, title ``head``."""
+    return {"--llrlab-text": f"{px:g}px", "--llrlab-head": f"{head:g}px"}
 
 
 #: Longest formula (characters between its delimiters) and deepest nesting of braces.

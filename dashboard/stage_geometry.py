@@ -54,6 +54,10 @@ class StagePlan:
     above: bool = False
     fits: bool = True
     score: float = field(default=0.0, compare=False)
+    #: A panel in the text's column, under the text (the metrics table on a crowded stage).
+    below_text: str | None = None
+    #: How comfortably the tightest panel (or the text) has its least room (1: just so).
+    ease: float = field(default=0.0, compare=False)
 
 
 def stage_scale(width, height):
@@ -122,7 +126,8 @@ def _split(names, room, mins, gap):
     return widths
 
 
-def plan_stage(width, height, panels, *, mins=None, scale=1.0, text_height_at=None):
+def plan_stage(width, height, panels, *, mins=None, scale=1.0, text_height_at=None,
+               shares=None):
     """The arrangement of ``panels`` in a row ``width`` x ``height`` px.
 
     Parameters
@@ -139,6 +144,11 @@ def plan_stage(width, height, panels, *, mins=None, scale=1.0, text_height_at=No
     text_height_at : callable, optional
         ``text_height_at(width) -> height`` of the lesson text's box at a width; None when
         no lesson is open.
+    shares : dict, optional
+        ``{panel: least(width) -> (width, height)}``: a panel that can share the text's
+        column, under the text, with less room than its own least (the metrics table,
+        leaving out rows).  Weighed only when three panels do not fit beside or under
+        the text.
 
     Returns
     -------
@@ -160,24 +170,54 @@ def plan_stage(width, height, panels, *, mins=None, scale=1.0, text_height_at=No
 
     if text_height_at is None:
         sizes, ease, area = place(width, height)
-        return StagePlan(sizes, None, False, ease >= 1.0, area)
+        return StagePlan(sizes, None, False, ease >= 1.0, area, ease=ease)
 
     # beside: the narrowest column the text fits in (or the widest allowed)
     columns, band_width = text_widths(width, scale)
     tw = next((w for w in columns if text_height_at(w) <= height), columns[-1])
     sizes, ease, area = place(width - tw - gap, height)
-    text_fits = text_height_at(tw) <= height
+    text_ease = min(1.0, height / max(text_height_at(tw), 1))
+    text_fits = text_ease >= 1.0
     candidates.append(StagePlan(sizes, (tw, height), False, ease >= 1.0 and text_fits,
-                                area - (0 if text_fits else 1e6 * (1 + text_height_at(tw)))))
+                                area - (0 if text_fits else 1e6 * (1 + text_height_at(tw))),
+                                ease=min(ease, text_ease)))
     # above: a band across the row, as high as the text
     band = text_height_at(band_width)
     # (a band wraps the row: the panels' line starts a row gap and a little more below it)
     sizes, ease, area = place(width, height - band - gap - _WRAP)
     candidates.append(StagePlan(sizes, (width, band), True, ease >= 1.0,
-                                area - (0 if ease >= 1.0 else 1e5 * (1.0 - ease))))
+                                area - (0 if ease >= 1.0 else 1e5 * (1.0 - ease)), ease=ease))
     fitting = [c for c in candidates if c.fits]
     if fitting:
         return max(fitting, key=lambda c: c.score)
-    return max(candidates, key=lambda c: c.score)
+    closest = max(candidates, key=lambda c: c.score)
+    shared = [n for n in names if n in (shares or {})]
+    if len(names) == 3 and shared:
+        stacked = _stacked(width, height, names, shared[0], shares[shared[0]], columns,
+                           text_height_at, need, gap)
+        if stacked is not None and stacked.ease > closest.ease:
+            return stacked
+    return closest
+
+
+def _stacked(width, height, names, name, least, columns, text_height_at, need, gap):
+    """The text and panel ``name`` in one column (the text above), the other panels beside
+    it: the narrowest of ``columns`` in which the panel's least room (``least(width)``) fits
+    under the text, with the rest of the column's height; None if there is none."""
+    for cw in columns:
+        w_min, h_min = least(cw)
+        th = text_height_at(cw)
+        if cw >= w_min and th + gap + h_min <= height:
+            break
+    else:
+        return None
+    others = [n for n in names if n != name]
+    widths = _split(others, width - cw - gap, need, gap)
+    sizes = {n: (max(int(widths[n]), 120), int(height)) for n in others}
+    ease = min(min(w / need[n][0], h / need[n][1]) for n, (w, h) in sizes.items())
+    sizes[name] = (cw, int(height - th - gap))
+    area = sum(math.sqrt(w * h) for w, h in sizes.values())
+    return StagePlan({n: sizes[n] for n in names}, (cw, th), False, ease >= 1.0, area,
+                     below_text=name, ease=min(ease, 1.0))
 
 

@@ -226,6 +226,18 @@ TEXT_PROBE_JS = """(probe, report, state) => {
       v.el.parentNode.appendChild(host);
       return [host, inner];
     });
+    // the text's height as the live pane has it: to the last block's bottom margin (the
+    // copy's own box let that margin collapse out of it on some pages, 9 px short)
+    const height = (host, inner) => {
+      const last = inner.lastElementChild;
+      let h = host.scrollHeight;
+      if (last != null) {
+        const bottom = last.getBoundingClientRect().bottom
+          + (parseFloat(getComputedStyle(last).marginBottom) || 0);
+        h = Math.max(h, bottom - host.getBoundingClientRect().top);
+      }
+      return Math.ceil(h);
+    };
     const remove = () => { for (const [host] of copies) { host.remove(); } };
     const queue = probe.steps.slice(), done = [];
     const next = (deadline) => {
@@ -235,8 +247,8 @@ TEXT_PROBE_JS = """(probe, report, state) => {
         const [step, html] = queue.shift();
         for (const [, inner] of copies) { inner.innerHTML = html; }
         // a text wider than the box (a displayed formula, a long word) does not fit at all
-        done.push([step, copies.map(([host], i) => (host.scrollWidth > probe.widths[i] + 1
-          ? probe.too_wide : Math.ceil(host.scrollHeight)))]);
+        done.push([step, copies.map(([host, inner], i) => (host.scrollWidth > probe.widths[i] + 1
+          ? probe.too_wide : height(host, inner)))]);
       } while (queue.length > 0 && deadline != null && deadline.timeRemaining() > 5);
       report(probe.token, done.slice());
       if (queue.length > 0) { later(next); } else { remove(); }

@@ -76,6 +76,18 @@ MEASURES = (
 #: threshold (the stage's header gives the Bayes threshold, the raw scores' one is a detail
 #: that costs a lecture's table a row).
 STAGE_HIDDEN = ("threshold",)
+#: Rows a crowded stage (three panels and a lesson's text at 1280 x 720) leaves out when the
+#: table has less room than all its rows need, first to go first, unless the step highlights
+#: them: the counts (the histogram shows them), then the rates at the actual threshold, the
+#: DR30 verdict and the EER.  act DCF, min DCF, Cllr and min Cllr always stay: they are what
+#: the table is for (how well calibrated, how good at best).  A line under the table says how
+#: many rows are left out.
+STAGE_DROP = ("n_non", "n_tar", "false_alarms", "misses", "p_fa", "p_miss", "dr30_safe", "eer")
+
+
+def _more_text(n):
+    """The line under a crowded stage's table: how many rows it leaves out."""
+    return f"{n} more row{'s' if n != 1 else ''} in the full table"
 
 _ROLES = ("dev", "eval", "true")
 #: Measures with an interval: key -> display scale (percent rows are multiplied by 100).
@@ -264,7 +276,12 @@ class MetricsView(pn.viewable.Viewer):
         self.condition_title = pn.pane.Markdown("", margin=(10, 10, 0, 10),
                                                 name="condition_title")
         self.condition_table = pn.pane.HTML("", name="condition_table", margin=(0, 10))
-        self.title = pn.pane.Markdown("### Metrics at the operating point", margin=(0, 10))
+        # (its size in presentation style is the host's, set in ``styles``: a changed
+        # ``stylesheets`` list did not always reach the page, leaving 1280 x 720's size at
+        # 1920 x 1080)
+        self.title = pn.pane.Markdown("### Metrics at the operating point", margin=(0, 10),
+                                      stylesheets=[":host(.llrlab-big) h3 { font-size: "
+                                                   "inherit; margin: 0; }"])
         self._layout = pn.Column(
             self.title, self.header, self.table, self.ci_note, self.calibration_note,
             self.warning, self.condition_title, self.condition_table, self.download,
@@ -275,14 +292,24 @@ class MetricsView(pn.viewable.Viewer):
         """On the stage: a fixed panel, in its compact form (:meth:`stage_min` says how much
         room it needs; nothing in it scrolls); on the page: the page's width."""
         self._stage = height is not None
+        self._room_rows = None
         if height is None:
             self._layout.param.update(sizing_mode="stretch_width", height=None, width=None)
         else:
+            keys = self._stage_rows()
+            scale = self.state.display.scale
+            n = len(keys)
+            while n > len(keys) - len(self._droppable(keys)) and self._stage_height(
+                    scale, width, self._stage_rows(n)) > height:
+                n -= 1
+            self._room_rows = n if n < len(keys) else None
             self._layout.param.update(sizing_mode="fixed", width=int(width),
                                       height=int(height))
         self._on_op()
 
     _stage = False
+    #: How many of the compact form's rows the stage has room for (None: all).
+    _room_rows = None
 
     def stage_min(self, scale=1.0):
         """The least ``(width, height)`` in pixels of the panel's compact form on a stage, in
@@ -290,13 +317,24 @@ class MetricsView(pn.viewable.Viewer):
         intervals under their values), the title, the operating point's line, and two
         lines kept for the DR30 warning (it comes and goes as the point moves; the panel's
         size does not).  Estimated from the text (:mod:`llrlab.dashboard.text_fit`)."""
+        width = self._stage_width(scale)
+        return width, self._stage_height(scale, width, self._stage_rows())
+
+    def stage_least(self, scale=1.0, width=None):
+        """The least ``(width, height)`` of the compact form when it may leave out rows (a
+        crowded stage, :meth:`resize`): the rows a lesson step highlights and
+         those not in :data:`STAGE_DROP`, and the line saying how many rows are left out."""
+        width = max(self._stage_width(scale), int(width or 0))
+        rows = self._stage_rows()
+        kept = self._stage_rows(len(rows) - len(self._droppable(rows)))
+        return width, self._stage_height(scale, width, kept)
+
+    def _stage_width(self, scale):
         st = self.state
         px = TYPE_SCALE["text"][1] * scale
-        title_px = TYPE_SCALE["title"][1] * scale
         pad = 2 * 0.5 * px
         data, roles = table_data(st), self.roles(stage=True)
-        hide = self._stage_hidden()
-        shown = [i for i, (key, _, _) in enumerate(MEASURES) if key not in hide]
+        shown = [i for i, (key, _, _) in enumerate(MEASURES) if key in self._stage_rows()]
         cols = [max(len(MEASURES[i][1]) for i in shown)]
         cols += [max([len(data[r][i]) for i in shown] + [len(_TITLES[r])]
                      + [len(c) for c in data.get(f"{r}_ci", [])]) for r in roles]
@@ -308,25 +346,57 @@ class MetricsView(pn.viewable.Viewer):
             ccols += [max(len(t), 9) for k, t, _ in CONDITION_COLUMNS
                       if k in STAGE_CONDITION_COLUMNS]
             width = max(width, sum(text_width("x" * c, px, "bold") + pad for c in ccols))
-        width = int(width + 24 * scale)
+        return int(width + 24 * scale)
+
+    def _stage_height(self, scale, width, keys):
+        """Height of the compact form ``width`` px wide showing the measures ``keys``."""
+        st = self.state
+        px = TYPE_SCALE["text"][1] * scale
+        title_px = TYPE_SCALE["title"][1] * scale
+        data, roles = table_data(st), self.roles(stage=True)
+        shown = [i for i, (key, _, _) in enumerate(MEASURES) if key in keys]
+        inner = width - 20 * scale
         row_h = px * 1.2 + 2 + 1
-        n_ci = sum(1 for r in roles for c in data.get(f"{r}_ci", []) if c) // max(len(roles),
-                                                                                   1)
-        height = title_px * 1.3 + 8 * scale
-        height += text_height(self._stage_header(), px, width - 20 * scale) + 6 * scale
+        n_ci = sum(1 for r in roles for i in shown
+                   if data.get(f"{r}_ci", [""] * len(MEASURES))[i]) // max(len(roles), 1)
+        height = text_height(self.title.object.lstrip("# "), title_px, inner, "bold",
+                             line_height=1.3) + 8 * scale
+        height += text_height(self._stage_header(), px, inner) + 6 * scale
         height += (1 + len(shown) + n_ci) * row_h + 4
         height += 2 * px * 1.45 + 10 * scale  # the DR30 line
+        if len(shown) < len(self._stage_rows()):  # the line saying rows are left out
+            height += text_height(_more_text(len(self._stage_rows()) - len(shown)), px,
+                                  inner) + 6 * scale
         note = st.export.calibration_warning()
         if note:
-            height += text_height(_STAGE_CALIBRATION_NOTE, px, width - 20 * scale) + 8
+            height += text_height(_STAGE_CALIBRATION_NOTE, px, inner) + 8
+        rows = st.export.condition_rows() if st.conditions.show_curves else []
         if rows:
             height += px * 1.45 + 10 * scale + (1 + len(rows)) * row_h
-        return width, int(height + 12 * scale)
+        return int(height + 12 * scale)
+
+    def _stage_rows(self, n=None):
+        """The measures the compact form shows (keys, in the table's order): all but
+        :data:`STAGE_HIDDEN` that the step does not highlight; with ``n``, the first ``n``
+        of them in the order of :data:`STAGE_DROP` reversed (the last to go first)."""
+        lit = self.state.presenter.lit("metrics")
+        keys = [k for k, _, _ in MEASURES if k not in STAGE_HIDDEN or k in lit]
+        if n is None or n >= len(keys):
+            return keys
+        drop = self._droppable(keys)[:len(keys) - max(n, 0)]
+        return [k for k in keys if k not in drop]
+
+    def _droppable(self, keys):
+        """The rows of ``keys`` that a crowded stage may leave out, first to go first: those
+        of :data:`STAGE_DROP` the step does not highlight."""
+        lit = self.state.presenter.lit("metrics")
+        return [k for k in STAGE_DROP if k in keys and k not in lit]
 
     def _stage_hidden(self):
-        """The rows of :data:`STAGE_HIDDEN` that the current step does not highlight."""
-        lit = self.state.presenter.lit("metrics")
-        return tuple(k for k in STAGE_HIDDEN if k not in lit)
+        """The rows the compact form leaves out: :data:`STAGE_HIDDEN` that the current step
+        does not highlight, and those a crowded stage has no room for (:meth:`resize`)."""
+        shown = self._stage_rows(self._room_rows)
+        return tuple(k for k, _, _ in MEASURES if k not in shown)
 
     def _stage_header(self):
         """The operating point in one line (the stage's form of :attr:`header`)."""
@@ -396,10 +466,10 @@ class MetricsView(pn.viewable.Viewer):
             pane.styles = size
         self.ci_note.styles = {"color": "#555555", "font-size": text if big else "90%"}
         self.title.styles = {"font-size": st.display.font("title") if big else "100%"}
-        self.title.stylesheets = [f"h3 {{ font-size: {st.display.font('title')}; margin: 0; }}"
-                                  if big else ""]
+        self.title.css_classes = ["llrlab-big"] if big else []
         self.download.visible = not self._stage
-        self.ci_note.visible = not stage
+        dropped = len(self._stage_rows()) - len(self._stage_rows(self._room_rows))
+        self.ci_note.visible = not stage or dropped > 0
         header = (
             f"P(target) = {pt.p_target:.4g}, C(miss) = {pt.c_miss:g}, C(fa) = {pt.c_fa:g} "
             f"→ effective prior {pt.effective_prior:.4g}, prior log-odds **{pt.plo:.3f}**, "
@@ -408,7 +478,7 @@ class MetricsView(pn.viewable.Viewer):
         if weighting:
             header += f"  \nConditions: {md_text(weighting)}"
         self.header.object = self._stage_header() if stage else header
-        self.ci_note.object = self._ci_text()
+        self.ci_note.object = _more_text(dropped) if stage and dropped else self._ci_text()
         rows = st.export.condition_rows() if st.conditions.show_curves else []
         self.condition_title.object = (
             f"**Per condition ({rows[0]['role']})** at the operating point" if rows else "")

@@ -331,6 +331,41 @@ def _layouts(page, since):
     return out, rec["message"]
 
 
+#: The computed font sizes (px) of the lesson's text, the stage bar's Next button and the
+#: metrics table's title, where they are shown.
+_TYPE_SIZES = """() => {
+  const out = {};
+  const find = (root, test) => { for (const el of root.querySelectorAll('*')) {
+      if (test(el)) return el;
+      if (el.shadowRoot) { const f = find(el.shadowRoot, test); if (f) return f; } }
+    return null; };
+  const px = (el) => el == null ? null : parseFloat(getComputedStyle(el).fontSize);
+  const col = Bokeh.documents[0].get_model_by_name('lesson_panel');
+  const cv = col == null ? null : Bokeh.index.find_one(col);
+  const v = cv == null ? null : cv.child_views[0];
+  out.text = v == null ? null : px(v.el.shadowRoot.querySelector('p:not(:first-child)')
+                                   || v.el.shadowRoot.querySelector('p'));
+  out.heading = v == null ? null : px(v.el.shadowRoot.querySelector('h3'));
+  out.next = px(find(document, (el) => el.tagName === 'BUTTON'
+                     && ['Next ▶', 'End ■'].includes(el.textContent.trim())));
+  const title = find(document, (el) => el.tagName === 'H3'
+                     && el.textContent.trim() === 'Metrics at the operating point');
+  out.title = title != null && title.offsetParent != null ? px(title) : null;
+  return out;
+}"""
+
+
+def _type_problems(page, session, shows_metrics):
+    """Where the page's type is not the session's (a fresh page, a link and a step alike)."""
+    d = session.state.display
+    want = {"text": d.px("text"), "heading": d.px("heading"), "next": d.px("bar")}
+    if shows_metrics:
+        want["title"] = d.px("title")
+    got = page.evaluate(_TYPE_SIZES)
+    return [f"{k} at {got[k]} px, not {v:g} px" for k, v in want.items()
+            if got[k] is None or abs(got[k] - v) > 0.5]
+
+
 def _walk(page, serve, lesson, size, prefix, lessons=None, shots=True):
     url, sessions = _served_lesson(serve, lessons)
     page.set_viewport_size({"width": size[0], "height": size[1]})
@@ -348,7 +383,8 @@ def _walk(page, serve, lesson, size, prefix, lessons=None, shots=True):
         m = _wait_step(page, session, lesson, k)
         assert m["n_fig"] + ("metrics" in lesson.step(k).show) >= 1
         assert m["n_text"] >= 4
-        problems = list(m["problems"])
+        problems = list(m["problems"]) + _type_problems(page, session,
+                                                         "metrics" in lesson.step(k).show)
         # laid out once: the step's sizes come in one message from the server (the page
         # measured the text before the step was shown), none changes after it
         changes, _ = _layouts(page, since)
@@ -392,26 +428,6 @@ def test_every_panel_combination_of_ones_own_lesson(page, serve, size):
     lesson = combination_lesson()
     failures = _walk(page, serve, lesson, SIZES[size], f"41_combinations_{size}",
                      lessons={**builtin_lessons(), lesson.id: lesson}, shots=False)
-    tight = {k for k, step in enumerate(lesson.steps, 1) if too_tight(step.show, size)}
-    assert {k: v for k, v in failures.items() if k not in tight} == {}, failures
-    # what is known not to fit yet must still fail: fixed, it moves out of too_tight()
-    assert set(failures) == tight, sorted(tight - set(failures))
-
-
-#: Three panels with the metrics table that fit all the same: the two others' legends are
-#: short (measured; at 1920 x 1080 one pair more).
-_FIT_WITH_METRICS = {
-    "1280x720": {frozenset({"calibration", "ece"}), frozenset({"reliability", "ece"})},
-    "1920x1080": {frozenset({"calibration", "ece"}), frozenset({"reliability", "ece"}),
-                  frozenset({"calibration", "reliability"})},
-}
-
-
-def too_tight(show, size):
-    """The combinations that do not fit yet at 18 px with a lesson's text (issue 19 left
-    open): three panels with the metrics table (its columns, the plots' least widths and the
-    text's column are wider than the row; under a text band the table's 13 rows and the
-    plots' legends are taller than the room), unless the two others are among the plots with
-    short legends (:data:`_FIT_WITH_METRICS`)."""
-    return len(show) == 3 and "metrics" in show and \
-        frozenset(show) - {"metrics"} not in _FIT_WITH_METRICS[size]
+    # (three panels with the metrics table: the table shares the text's column and leaves
+    # out rows it has no room for, saying how many; every combination fits)
+    assert failures == {}, failures

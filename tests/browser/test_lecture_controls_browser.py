@@ -222,3 +222,42 @@ def test_a_slow_step_says_it_is_coming(page, serve, monkeypatch):
     assert "Next step coming" in page.locator("#llrlab-coming").inner_text()
     _step(page, st, 2)
     wait_until(page, lambda: not coming(), what="the sign gone with the step")
+
+
+_SIDEBAR_CARDS = """() => { const side = document.getElementById('sidebar');
+  let n = 0;
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    if (e.matches('.card-header')) n += 1;
+    if (e.shadowRoot) walk(e.shadowRoot); });
+  if (side != null) walk(side);
+  return n; }"""
+
+
+def test_a_lessons_link_makes_the_folded_sidebar_when_it_is_unfolded(page, serve, monkeypatch):
+    """A lesson's link opens with the sidebar folded: the stage comes first, the sidebar's
+    cards when the menu button unfolds it (or a few seconds later, below), and they work."""
+    from llrlab.dashboard import app
+
+    monkeypatch.setattr(app, "SIDEBAR_DELAY", 600_000)
+    _, sessions = _open(page, serve, "?lesson=calibration&step=2")
+    st = sessions[0].state
+    wait_until(page, lambda: page.get_by_text("step 2 of").count() >= 1, what="the step")
+    page.wait_for_timeout(1500)
+    assert page.evaluate(_SIDEBAR_CARDS) == 0
+    page.locator(".bk-btn", has_text="☰").first.click()
+    wait_until(page, lambda: page.evaluate(_SIDEBAR_CARDS) >= 10, what="the sidebar's cards")
+    # the sidebar works: the presentation style off from the Display card
+    # (a Bokeh checkbox's label is a sibling of its input in the widget's shadow root)
+    page.get_by_text("Presentation style", exact=True).first.evaluate(
+        "e => e.getRootNode().querySelector('input[type=checkbox]').click()")
+    wait_until(page, lambda: not st.display.presentation, what="the style off")
+    assert page.console_errors == []
+
+
+def test_a_lessons_link_makes_the_sidebar_later_unasked(page, serve, monkeypatch):
+    from llrlab.dashboard import app
+
+    monkeypatch.setattr(app, "SIDEBAR_DELAY", 300)
+    _open(page, serve, "?lesson=calibration&step=2")
+    wait_until(page, lambda: page.evaluate(_SIDEBAR_CARDS) >= 10, what="the sidebar's cards")
+    assert page.console_errors == []

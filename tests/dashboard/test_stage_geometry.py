@@ -35,3 +35,36 @@ def test_what_cannot_fit_never_overflows_the_row():
                       text_height_at=lambda w: 300)
     assert not plan.fits
     assert sum(w for w, _ in plan.panels.values()) <= 800
+
+
+def test_three_panels_with_a_table_that_does_not_fit_share_the_texts_column():
+    """1280 x 720 with 18 px type: a text column, two plots and the metrics table beside
+    each other are wider than the row, and under a text band the plots are too short.  The
+    table then goes under the text, in its column (the narrowest of the text's widths that
+    holds the table's least width and, under the text, its least height)."""
+    mins = {"nber": (334, 526), "det": (334, 578), "metrics": (452, 467)}
+    asked = []
+
+    def least(width):
+        asked.append(width)
+        return 452, 300
+
+    def text(w):
+        return 600 if w < 400 else 230
+
+    plan = plan_stage(1244, 584, ["nber", "det", "metrics"], mins=mins, text_height_at=text,
+                      shares={"metrics": least})
+    assert plan.below_text == "metrics" and not plan.above and plan.fits
+    tw, th = plan.text
+    assert tw == 460 and th == 230  # the narrowest column >= 452 wide
+    assert plan.panels["metrics"] == (460, 584 - 230 - 12)
+    assert all(plan.panels[n] == (380, 584) for n in ("nber", "det"))
+    assert sum(plan.panels[n][0] for n in ("nber", "det")) + tw + 2 * 12 <= 1244
+    # what fits as before is laid out as before: a roomy window needs no sharing
+    roomy = plan_stage(2400, 584, ["nber", "det", "metrics"], mins=mins,
+                       text_height_at=text, shares={"metrics": least})
+    assert roomy.below_text is None and roomy.fits
+    # no column holds the text and the table's least height: not shared
+    none = plan_stage(1244, 584, ["nber", "det", "metrics"], mins=mins,
+                      text_height_at=lambda w: 500, shares={"metrics": least})
+    assert none.below_text is None and not none.fits

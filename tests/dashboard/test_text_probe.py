@@ -139,3 +139,27 @@ def test_a_lesson_on_a_stage_asks_the_page_and_the_reply_sizes_the_text():
     # another step's reply does not change this step's layout
     area.page.text_sizes = [probe["token"], [[4, [10] * len(probe["widths"])]]]
     assert area.stage_plan()[0] == plan
+
+
+def test_the_lesson_texts_size_follows_the_window_through_its_inline_style():
+    """The text's size is set in the pane's inline style (CSS variables of one fixed
+    stylesheet), which reaches the page whenever it changes: a changed stylesheet did not
+    always, and a link opened at 1920 x 1080 kept 1280 x 720's 18 px."""
+    from llrlab.dashboard.app import create_app
+    from llrlab.dashboard.lesson_text import TEXT_VARS_CSS, text_css
+
+    app = create_app(threaded=False, demo=False)
+    area, st = app.main_area, app.state
+    sheets = list(area.lesson_text.text.stylesheets)
+    assert TEXT_VARS_CSS in sheets
+    area.page.param.update(main_width=1280, main_height=656)
+    st.lesson.open("calibration", 2)
+    assert area.lesson_text.text.styles == {"--llrlab-text": "18px", "--llrlab-head": "24px"}
+    area.page.param.update(main_width=1920, main_height=1016)
+    assert st.display.scale == 1.5
+    assert area.lesson_text.text.styles == {"--llrlab-text": "27px", "--llrlab-head": "36px"}
+    assert list(area.lesson_text.text.stylesheets) == sheets  # never changed
+    # the same rules as the sizes written out (the lecture page's, the probe's)
+    assert TEXT_VARS_CSS.replace("var(--llrlab-text, 18px)", "18px").replace(
+        "var(--llrlab-head, 24px)", "24px").replace("calc(0.5 * 18px)", "9px").replace(
+        "calc(0.2 * 18px)", "3.6px") == text_css(18, 24)

@@ -130,3 +130,46 @@ def test_a_stage_shows_the_threshold_row_only_when_highlighted(state):
     metrics.resize()
     state.presenter.highlight = []
     assert 'data-key="threshold"' in metrics.table.object
+
+
+def test_a_crowded_stage_leaves_out_rows_and_says_how_many(state):
+    """Given less height than all its rows need (three panels and a lesson's text), the
+    stage's table leaves out rows in the order of ``STAGE_DROP`` -- never one the step
+    highlights, never act/min DCF or (min) Cllr -- and says how many are left out."""
+    from llrlab.dashboard.views.metrics import STAGE_DROP
+
+    metrics = MetricsView(state=state)
+    state.display.presentation = True
+    full = metrics.stage_min()
+    least = metrics.stage_least()
+    assert least[1] < full[1] and least[0] == full[0]
+    metrics.resize(*full)
+    assert metrics._stage_hidden() == ("threshold",)
+    assert not metrics.ci_note.visible  # nothing left out, nothing said
+    metrics.resize(full[0], (full[1] + least[1]) // 2)
+    hidden = [k for k in metrics._stage_hidden() if k != "threshold"]
+    assert 0 < len(hidden) < len(STAGE_DROP)
+    assert set(hidden) == set(STAGE_DROP[:len(hidden)])  # first to go first
+    for key in hidden:
+        assert f'data-key="{key}"' not in metrics.table.object
+    assert metrics.ci_note.visible
+    assert metrics.ci_note.object == f"{len(hidden)} more rows in the full table"
+    # the estimate of what is shown fits the height given
+    shown = metrics._stage_rows(metrics._room_rows)
+    assert metrics._stage_height(1.0, full[0], shown) <= (full[1] + least[1]) // 2
+    # a highlighted row stays, the next one goes in its place
+    lit = next(k for k in reversed(STAGE_DROP) if k in hidden)  # (counts cannot be lit)
+    state.presenter.highlight = [f"metrics.{lit}"]
+    metrics.resize(full[0], (full[1] + least[1]) // 2)
+    assert f'<tr data-key="{lit}" class="lit">' in metrics.table.object
+    assert len([k for k in metrics._stage_hidden() if k != "threshold"]) == len(hidden)
+    # at the least height, only what always stays (and the highlighted row)
+    state.presenter.highlight = []
+    metrics.resize(*least)
+    kept = {k for k, _, _ in MEASURES} - set(metrics._stage_hidden())
+    assert kept == {"cllr", "min_cllr", "act_dcf", "min_dcf"}
+    assert metrics.ci_note.object == f"{len(STAGE_DROP)} more rows in the full table"
+    # back on the page: every row, no line
+    metrics.resize()
+    assert all(f'data-key="{k}"' in metrics.table.object for k, _, _ in MEASURES)
+    assert "more rows" not in metrics.ci_note.object
