@@ -54,6 +54,7 @@ from llrlab.dashboard.views import (
     NBERView,
 )
 from llrlab.dashboard.views.compare import CompareView
+from llrlab.dashboard.views.op_grid import OpGrid
 
 __all__ = ["DEMO_FILES", "FileSpec", "ThreadRunner", "create_app", "demo_specs"]
 
@@ -546,8 +547,10 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     point_view = (Debounced(state.point, POINT_NAMES, doc=doc, delay=POINT_DELAY)
                   if isinstance(runner, ThreadRunner) else None)
 
-    nber, det = NBERView(state=state), DETView(state=state)
-    hist, metrics = HistogramView(state=state), MetricsView(state=state)
+    # the drag on the NBER and DET plots is computed in the page, on the exact grid
+    op_grid = OpGrid(state=state)
+    nber, det = NBERView(state=state, op_grid=op_grid), DETView(state=state, op_grid=op_grid)
+    hist, metrics = HistogramView(state=state), MetricsView(state=state, op_grid=op_grid)
     calib = CalibrationView(state=state)
     uploads = UploadPanel(state, max_upload_mb=max_upload_mb)
 

@@ -30,151 +30,16 @@ place a marker.
 
 from __future__ import annotations
 
+from .op_grid_script import GRID_SCRIPT
 from .table_css import METRICS_TABLE_CSS
 
 __all__ = ["CSS", "PAGE_HEAD", "SCRIPT", "TEMPLATE"]
 
-SCRIPT = r"""
+SCRIPT = GRID_SCRIPT + r"""
 var llrlabReport = (function () {
   "use strict";
-
-  // the nearest grid point (the lower one on a tie), as OperatingPointGrid.index
-  function nearest(P, x) {
-    var n = P.length;
-    if (n === 1) { return 0; }
-    var lo = 0, hi = n;
-    while (lo < hi) {
-      var mid = (lo + hi) >>> 1;
-      if (P[mid] < x) { lo = mid + 1; } else { hi = mid; }
-    }
-    var j = Math.min(Math.max(lo, 1), n - 1);
-    return (P[j] - x < x - P[j - 1]) ? j : j - 1;
-  }
-
-  // normalized DCF, llrlab.core.dcf._combine
-  function dcf(plo, pm, pf) {
-    var e = Math.exp(Math.abs(plo));
-    var cm = plo < 0 ? 1.0 : e, cf = plo < 0 ? e : 1.0;
-    return (pm === 0 ? 0.0 : cm * pm) + (pf === 0 ? 0.0 : cf * pf);
-  }
-
-  function expit(x) { return 1.0 / (1.0 + Math.exp(-x)); }
-
-  // numpy.interp: xp increasing, clamped at the ends
-  function interp(x, xp, fp) {
-    var n = xp.length;
-    if (n === 0) { return x; }
-    if (x <= xp[0]) { return fp[0]; }
-    if (x >= xp[n - 1]) { return fp[n - 1]; }
-    var lo = 0, hi = n - 1;
-    while (hi - lo > 1) {
-      var mid = (lo + hi) >>> 1;
-      if (xp[mid] <= x) { lo = mid; } else { hi = mid; }
-    }
-    if (xp[hi] === xp[lo]) { return fp[lo]; }
-    return fp[lo] + (x - xp[lo]) * (fp[hi] - fp[lo]) / (xp[hi] - xp[lo]);
-  }
-
-  // probit for marker positions only (Acklam's approximation), clipped like llrlab's probit
-  var A = [-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-           1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00];
-  var B = [-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-           6.680131188771972e+01, -1.328068155288572e+01];
-  var C = [-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-           -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00];
-  var D = [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-           3.754408661907416e+00];
-  function tail(q) {
-    return (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5]) /
-           ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
-  }
-  function probit(p) {
-    var v;
-    if (!(p > 0)) { v = -Infinity; }
-    else if (!(p < 1)) { v = Infinity; }
-    else if (p < 0.02425) { v = tail(Math.sqrt(-2 * Math.log(p))); }
-    else if (p > 1 - 0.02425) { v = -tail(Math.sqrt(-2 * Math.log(1 - p))); }
-    else {
-      var q = p - 0.5, r = q * q;
-      v = (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q /
-          (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1);
-    }
-    return Math.min(Math.max(v, -8), 8);
-  }
-
-  function fixed(v, d) { return v.toFixed(d); }
-  // "{:,}" of Python (toLocaleString is slow)
-  function count(v) { return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
-  function g4(v) { return Number(v.toPrecision(4)).toString(); }
-
-  // the grid point a pointer position asks for (undefined: ignore the event)
-  function pick(mode, ev, M) {
-    var P = M.grid.data.plo;
-    if (mode === "init") { return M.init; }
-    if (M.zoom != null && M.zoom.active) { return undefined; }
-    var x = ev.x, y = ev.y;
-    if (x == null || y == null || !isFinite(x) || !isFinite(y)) { return undefined; }
-    if (mode === "det") {
-      var V = M.verts[0].data, best = -1, dist = Infinity;
-      for (var k = 0; k < V.x.length; k++) {
-        var dx = V.x[k] - x, dy = V.y[k] - y, dd = dx * dx + dy * dy;
-        if (dd < dist) { dist = dd; best = k; }
-      }
-      return best < 0 ? undefined : V.gi[best];
-    }
-    var plo;
-    if (mode === "nber") { plo = x; }
-    else if (mode === "tippett") { plo = -x / M.unit; }
-    else if (mode === "ece") { plo = x / M.unit; }
-    else if (mode === "hist") { plo = -interp(x, M.map_s, M.map_llr); }
-    else { return undefined; }
-    return nearest(P, plo);
-  }
-
-  // the numbers of Analysis.at at grid point i (col: the table's columns, one row per
-  // score set) and the DET and Tippett markers there: no page element is touched, so that
-  // every page that drags on the grid computes them here
-  function at(i, M) {
-    var G = M.grid.data, plo = G.plo[i], nsets = M.T.length;
-    var col = {label: M.labels.slice(), plo: [], effective_prior: [], act_dcf: [],
-               min_dcf: [], p_miss: [], p_fa: [], misses: [], false_alarms: [],
-               min_p_miss: [], min_p_fa: [], min_misses: [], min_false_alarms: [],
-               dr30_safe: [], index: []};
-    var det = {x: [], y: [], marker: [], color: [], alpha: []};
-    var tip = {x: [], y: [], color: []};
-    var thr = -plo * M.unit;
-    for (var j = 0; j < nsets; j++) {
-      var m = G["m" + j][i], f = G["f" + j][i];
-      var pm = M.weighted[j] ? G["pm" + j][i] : m / M.T[j];
-      var pf = M.weighted[j] ? G["pf" + j][i] : f / M.N[j];
-      var V = M.verts[j].data, v = G["v" + j][i];
-      var vpm = V.p_miss[v], vpf = V.p_fa[v];
-      col.plo.push(plo);
-      col.effective_prior.push(expit(plo));
-      col.act_dcf.push(dcf(plo, pm, pf));
-      col.min_dcf.push(dcf(plo, vpm, vpf));
-      col.p_miss.push(pm);
-      col.p_fa.push(pf);
-      col.misses.push(m);
-      col.false_alarms.push(f);
-      col.min_p_miss.push(vpm);
-      col.min_p_fa.push(vpf);
-      col.min_misses.push(V.misses[v]);
-      col.min_false_alarms.push(V.false_alarms[v]);
-      col.dr30_safe.push(G["s" + j][i] === 1);
-      col.index.push(i);
-      var alpha = M.alphas[j];
-      det.x.push(probit(pf), V.x[v]);
-      det.y.push(probit(pm), V.y[v]);
-      det.marker.push("circle", "square");
-      det.color.push("#c51b8a", "#222222");
-      det.alpha.push(alpha, alpha);
-      tip.x.push(thr, thr);
-      tip.y.push(M.weighted[j] ? 1 - pm : (M.T[j] - m) / M.T[j], pf);
-      tip.color.push("#ff7f0e", "#1f77b4");
-    }
-    return {plo: plo, thr: thr, col: col, det: det, tip: tip};
-  }
+  var G = llrlabGrid, pick = G.pick, at = G.at, interp = G.interp, expit = G.expit,
+      fixed = G.fixed, count = G.count, g4 = G.g4;
 
   function move(mode, ev, M) {
     var i = pick(mode, ev, M);
@@ -233,7 +98,7 @@ var llrlabReport = (function () {
         fixed(-plo * M.unit, 3) + ")");
   }
 
-  return {move: move, pick: pick, at: at, nearest: nearest, dcf: dcf, probit: probit};
+  return {move: move, pick: pick, at: at, nearest: G.nearest, dcf: G.dcf, probit: G.probit};
 })();
 """
 

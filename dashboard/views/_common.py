@@ -149,7 +149,7 @@ def stage_min(legend, scale=1.0, extra=0):
     return int(width + 20), int(height + 30 * scale + extra)
 
 
-def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
+def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None, mode=None):
     """Call ``callback(x, y)`` (data coordinates) on clicks and drags on ``fig``.
 
     The figure has no active drag tool (see :func:`new_figure`), so a drag does not pan the
@@ -170,6 +170,14 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
     ``(model, attribute)`` pairs that ``js_code`` moves in the browser: after each applied
     position the server sends its values again (:func:`resend`), so that the line always
     ends where the numbers are, even after a stale update had moved it.
+
+    With ``grid`` (an :class:`.op_grid.OpGrid`) and ``mode`` (``"nber"`` or ``"det"``, how a
+    position becomes a prior log-odds), the drag is computed in the page while the pointer
+    moves (:data:`llrlab.dashboard.op_grid_script.SERVED_DRAG`: the line, the markers and the
+    metrics table on the exact grid, nothing sent); the position goes to the server once,
+    when the pointer has been still for :data:`DRAG_PAUSE_MS` or the drag ends (``Tap``,
+    ``PanEnd``, ``PressUp``), and the server then sends again everything the page moved
+    (``grid.resend``).  Until the grid's data are there, each position is sent as above.
     """
     # (the toolbar's own list: ``fig.select_one`` walks every model of the figure, 33 ms)
     zoom = next((t for t in fig.toolbar.tools if isinstance(t, BoxZoomTool)), None)
@@ -185,6 +193,8 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
         callback(x, y)
         for model, attr in echo:
             resend(model, attr)
+        if grid is not None:
+            grid.resend()
 
     def on_change(_attr, _old, new):
         x, y = new["x"][0], new["y"][0]
@@ -200,6 +210,9 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
             doc.add_next_tick_callback(apply)
 
     channel.on_change("data", on_change)
+    if grid is not None:
+        _connect_in_page(fig, channel, zoom, grid, mode, js_code, js_args)
+        return channel
     common = """
         if (zoom != null && zoom.active) { return; }
         if (cb_obj.x == null || cb_obj.y == null) { return; }
@@ -221,6 +234,38 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=()):
     for ev in (events.PressUp, events.MouseLeave, events.PanStart):
         fig.js_on_event(ev, release)
     return channel
+
+
+#: How long (ms) the pointer stays still before an in-page drag sends its position.
+DRAG_PAUSE_MS = 200
+
+
+def _connect_in_page(fig, channel, zoom, grid, mode, js_code, js_args):
+    """The callbacks of a drag computed in the page (see :func:`connect_drag`)."""
+    from ..op_grid_script import SERVED_DRAG, served_script
+
+    # one callback for every event (its source, the look-up's, is sent once per figure)
+    code = served_script("function fallback() {" + js_code + "}\n" + _EVENT_JS + SERVED_DRAG)
+    args = dict(zoom=zoom, channel=channel, mode=mode, pause=DRAG_PAUSE_MS,
+                colors=[COLORS["op"], COLORS["min"]], **grid.args(), **(js_args or {}))
+    js = CustomJS(args=args, code=code)
+    for ev in (events.Tap, events.PanStart, events.Pan, events.PanEnd, events.Press,
+               events.PressUp, events.MouseMove, events.MouseLeave):
+        fig.js_on_event(ev, js)
+
+
+#: What each event of an in-page drag is: ``end`` (tap, pan end, the release of a press) or
+#: a move; a press held still starts a drag that mouse moves continue until the release or
+#: until the pointer leaves the plot (as in :func:`connect_drag`).
+_EVENT_JS = """
+const event = cb_obj.event_name;
+if (event === "mouseleave" || event === "panstart") { channel._llrlab_pressed = false; }
+if (event === "mouseleave") { return; }
+if (event === "press") { channel._llrlab_pressed = true; }
+if ((event === "mousemove" || event === "pressup") && !channel._llrlab_pressed) { return; }
+if (event === "pressup") { channel._llrlab_pressed = false; }
+const end = event === "tap" || event === "panend" || event === "pressup";
+"""
 
 
 def apply_held(doc, fn, *args):

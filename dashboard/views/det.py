@@ -49,6 +49,7 @@ from ._common import (
     set_data,
     stage_min,
 )
+from .op_grid import OpGrid
 
 __all__ = ["P_TICKS", "DETView", "choose_ticks", "probit_axes", "tick_labels"]
 
@@ -152,6 +153,9 @@ class DETView(pn.viewable.Viewer):
     """The DET plot of a :class:`DashboardState` (figure and sources built once)."""
 
     state = param.ClassSelector(class_=DashboardState)
+    #: The in-page drag's grid (served dashboard); None: every drag position goes to the
+    #: server.
+    op_grid = param.ClassSelector(class_=OpGrid, default=None)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -258,7 +262,9 @@ class DETView(pn.viewable.Viewer):
         for label in self.fmr_labels:
             fig.add_layout(label)
 
-        self.drag = connect_drag(fig, self._on_drag)
+        if self.op_grid is not None:
+            self.op_grid.echo += [(src, "data") for src in self.op_sources.values()]
+        self.drag = connect_drag(fig, self._on_drag, grid=self.op_grid, mode="det")
 
         self.styler = Styler(fig, legend_cols=3, display=self.state.display)
         self.styler.capture()

@@ -29,6 +29,7 @@ from ..state.display import TYPE_SCALE
 from ..table_css import METRICS_TABLE_CSS
 from ..text_fit import text_height, text_width
 from ._common import isolated
+from .op_grid import OpGrid
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
 
@@ -249,11 +250,17 @@ class MetricsView(pn.viewable.Viewer):
     """Metrics table, DR30 warning and CSV download of a :class:`DashboardState`."""
 
     state = param.ClassSelector(class_=DashboardState)
+    #: The in-page drag's grid (served dashboard): the page rewrites the table's cells while
+    #: the pointer moves (the pane is marked ``llrlab-op-table`` for it).
+    op_grid = param.ClassSelector(class_=OpGrid, default=None)
 
     def __init__(self, **params):
         super().__init__(**params)
         self.data = table_data(self.state)
-        self.table = pn.pane.HTML("", name="metrics_table", margin=(0, 10))
+        self.table = pn.pane.HTML("", name="metrics_table", margin=(0, 10),
+                                  css_classes=["llrlab-op-table"])
+        if self.op_grid is not None:
+            self.op_grid.panes.append(self.table)
         self.header = pn.pane.Markdown("", margin=(0, 10), name="op_summary")
         self.warning = pn.pane.Alert("", alert_type="warning", visible=False,
                                      name="dr30_warning", margin=(5, 10))

@@ -50,6 +50,7 @@ from ._common import (
     set_data,
     stage_min,
 )
+from .op_grid import OpGrid
 
 __all__ = ["NBERView"]
 
@@ -79,6 +80,9 @@ class NBERView(pn.viewable.Viewer):
     """The NBER plot of a :class:`DashboardState` (figure and sources built once)."""
 
     state = param.ClassSelector(class_=DashboardState)
+    #: The in-page drag's grid (served dashboard); None: every drag position goes to the
+    #: server.
+    op_grid = param.ClassSelector(class_=OpGrid, default=None)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -205,7 +209,10 @@ class NBERView(pn.viewable.Viewer):
         args = dict(span=self.op_span, label=self.op_label, xr=fig.x_range)
         echo = [(self.op_span, "location")] + [(self.op_label, a) for a in
                                                 ("x", "text_align", "x_offset")]
-        self.drag = connect_drag(fig, self._on_drag, js_args=args, echo=echo, js_code="""
+        if self.op_grid is not None:
+            self.op_grid.echo += echo
+        self.drag = connect_drag(fig, self._on_drag, js_args=args, echo=echo,
+                                 grid=self.op_grid, mode="nber", js_code="""
             span.location = cb_obj.x;
             label.x = cb_obj.x;
             const right = cb_obj.x > 0.5 * (xr.start + xr.end);

@@ -301,6 +301,15 @@ def source_data(page, name):
         return o; }""", name)
 
 
+def drag_settled(page, fig):
+    """Wait out a held button's press (Bokeh: 300 ms still) and the in-page drag's pause on
+    plot ``fig``, until the page has sent its position and the server's answer has landed."""
+    page.wait_for_timeout(700)
+    page.wait_for_function(f"() => Bokeh.documents[0].get_model_by_name('{fig}_drag')"
+                           "._llrlab_timer == null", polling=20)
+    quiet(page)
+
+
 def mouse_drag(page, x, y, dx, dy, step=10):
     """Press at viewport point (x, y), move by (dx, dy) in ``step``-pixel moves (two mouse
     events each, as a hand gives), release."""

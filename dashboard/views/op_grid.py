@@ -1,0 +1,128 @@
+"""The exact operating-point grid of the served dashboard's in-page drag.
+
+While the pointer moves on the NBER or DET plot, the page itself moves the operating point
+on a grid of prior log-odds (every 1/256 in [-20, 20]: :data:`SERVED_STEP`, 10241 points, a
+pointer pixel is coarser) and reads the numbers of ``Analysis.at`` there with binary searches
+(:mod:`llrlab.dashboard.op_grid_script`, the offline report's look-up).  :class:`OpGrid`
+holds the data of that look-up for one session: the counts, optimal ROCCH vertex and DR30
+flag of every grid point and set (:func:`llrlab.dashboard.op_grid_data.grid_columns`), each
+set's vertices and totals.  When the analyses change (data loaded, calibration, condition
+weights) its sources are emptied at once (a drag meanwhile goes to the server at each move,
+as before) and refilled from a worker thread (the session's jobs), never on the event loop.
+
+It also lists what the page moves by itself during a drag (``echo``): when the pointer
+pauses, the server sets the exact point and sends those values again even where they did
+not change (:func:`._common.resend`), so that the page shows the server's numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import param
+from bokeh.models import ColumnDataSource
+
+from llrlab.core import operating_point_grid
+from llrlab.core.op_grid import GRID_LIMIT, grid_plo
+
+from ..op_grid_data import grid_columns, vertex_columns
+from ..state import DashboardState
+from ._common import isolated, resend
+
+__all__ = ["SERVED_STEP", "OpGrid", "grid_sets"]
+
+#: The served grid's spacing (a power of two: the grid values are exact); 10241 points in
+#: [-20, 20].
+SERVED_STEP = 1.0 / 256.0
+#: The sets the grid can hold (dev, eval, the true LLR of teaching mode).
+MAX_SETS = 3
+
+
+def grid_sets(results):
+    """The roles of the grid's sets in their order: the primary set first (the DET drag
+    snaps to its ROCCH vertices, as :meth:`Results.plo_of_det_point` does), then the
+    others."""
+    if results is None or results.primary is None:
+        return []
+    first = results.primary.role
+    return [first, *[r for r in results.datasets if r != first][:MAX_SETS - 1]]
+
+
+def _empty_grid():
+    return {"plo": np.empty(0)}
+
+
+def _empty_sets():
+    return {"role": [], "T": [], "N": [], "weighted": []}
+
+
+def _empty_vertices():
+    e = np.empty(0)
+    return {"p_miss": e, "p_fa": e, "misses": e.astype(np.int32),
+            "false_alarms": e.astype(np.int32), "x": e.astype(np.float32),
+            "y": e.astype(np.float32), "gi": e.astype(np.int32)}
+
+
+def compute_grid(results, roles, step=SERVED_STEP):
+    """``(grid columns, sets columns, vertex columns per set)`` of ``results`` (Bokeh-free;
+    run in a worker thread)."""
+    g = grid_plo(limit=GRID_LIMIT, step=step)
+    grids = [operating_point_grid(results.datasets[r].llr, g) for r in roles]
+    columns, weighted = grid_columns(g, grids)
+    sets = {"role": list(roles), "T": [float(gr.n_tar) for gr in grids],
+            "N": [float(gr.n_non) for gr in grids], "weighted": [int(w) for w in weighted]}
+    return columns, sets, [vertex_columns(gr) for gr in grids]
+
+
+class OpGrid(param.Parameterized):
+    """The grid data sources of one session, filled when ``state.results`` changes."""
+
+    state = param.ClassSelector(class_=DashboardState)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.grid = ColumnDataSource(_empty_grid(), name="op_grid")
+        self.sets = ColumnDataSource(_empty_sets(), name="op_grid_sets")
+        self.verts = [ColumnDataSource(_empty_vertices(), name=f"op_grid_vertices_{j}")
+                      for j in range(MAX_SETS)]
+        self.echo = []    # (model, attribute) pairs the page moves by itself
+        self.panes = []   # Panel panes whose cells the page rewrites
+        self._pending = None
+        self._on_results()
+
+    def args(self):
+        """The CustomJS arguments of the look-up (see ``SERVED_DRAG``)."""
+        return dict(grid=self.grid, sets=self.sets, verts=self.verts)
+
+    def resend(self):
+        """Send again what the page moved by itself (after the server set the point)."""
+        for model, attr in self.echo:
+            resend(model, attr)
+        for pane in self.panes:
+            for model, _parent in list(getattr(pane, "_models", {}).values()):
+                resend(model, "text")
+
+    @param.depends("state.results", watch=True)
+    @isolated
+    def _on_results(self):
+        res = self.state.results
+        self.grid.data, self.sets.data = _empty_grid(), _empty_sets()
+        roles = grid_sets(res)
+        self._pending = res
+        if not roles:
+            return
+        self.state.jobs.run("", lambda _progress: compute_grid(res, roles),
+                            lambda out: self._fill(res, out), self._failed, track=False)
+
+    def _fill(self, res, out):
+        if res is not self._pending or res is not self.state.results:
+            return  # the analyses changed meanwhile: their own job fills the grid
+        columns, sets, verts = out
+        for src, data in zip(self.verts, verts, strict=False):
+            src.data = data
+        self.sets.data = sets
+        self.grid.data = columns
+
+    def _failed(self, exc):
+        # the drag goes on through the server at each move; the page says why
+        self.state.jobs.report(exc, "computing the operating-point grid",
+                               lambda text: f"dragging falls back to the server: {text}")
