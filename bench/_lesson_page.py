@@ -7,8 +7,9 @@ A step is **complete** in the page when all of these hold in its Bokeh document:
   the step's title;
 * every panel is visible exactly when the step shows it (``panel_<name>``), and outlined
   exactly when the step highlights it (CSS class ``llrlab-lit``);
-* every named ColumnDataSource of each shown plot holds the step's data (per numeric
-  column: the number of finite values and their sum, to a relative 1e-9), the operating
+* every named ColumnDataSource of each shown plot (but the drag's grid) holds the step's
+  data (per numeric column: the number of finite values and their sum, to a relative
+  1e-9), the operating
   point line of the NBER plot (``op_span``) stands at the step's prior log-odds;
 * the metrics table (the child of ``metrics`` with the table), when shown, has the step's
   numbers in every cell.
@@ -74,8 +75,10 @@ def _sources(view):
     fig = getattr(view, "figure", None)
     if fig is None:
         return {}
+    # (not the drag's channel, nor the operating-point grid of the drag computed in the
+    # page: data for a later drag, sent once the step has been shown, not part of its picture)
     return {s.name: fingerprint(s.data) for s in fig.select({"type": ColumnDataSource})
-            if s.name and not s.name.endswith("_drag")}
+            if s.name and not s.name.endswith("_drag") and not s.name.startswith("op_grid")}
 
 
 def expected_steps(lesson_id="calibration", lessons=None):

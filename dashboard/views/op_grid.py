@@ -8,7 +8,8 @@ holds the data of that look-up for one session: the counts, optimal ROCCH vertex
 flag of every grid point and set (:func:`llrlab.dashboard.op_grid_data.grid_columns`), each
 set's vertices and totals.  When the analyses change (data loaded, calibration, condition
 weights) its sources are emptied at once (a drag meanwhile goes to the server at each move,
-as before) and refilled from a worker thread (the session's jobs), never on the event loop.
+as before) and refilled from a worker thread (the session's jobs), never on the event loop,
+:data:`GRID_DELAY` ms later when served (the new picture first, whole).
 
 It also lists what the page moves by itself during a drag (``echo``): when the pointer
 pauses, the server sets the exact point and sends those values again even where they did
@@ -18,6 +19,7 @@ not change (:func:`._common.resend`), so that the page shows the server's number
 from __future__ import annotations
 
 import numpy as np
+import panel as pn
 import param
 from bokeh.models import ColumnDataSource
 
@@ -35,6 +37,9 @@ __all__ = ["SERVED_STEP", "OpGrid", "grid_sets"]
 SERVED_STEP = 1.0 / 256.0
 #: The sets the grid can hold (dev, eval, the true LLR of teaching mode).
 MAX_SETS = 3
+#: Served, the grid is computed and sent once the analyses have not changed for this long
+#: (ms); until then a drag goes to the server at each move, as without the grid.
+GRID_DELAY = 1200
 
 
 def grid_sets(results):
@@ -106,10 +111,23 @@ class OpGrid(param.Parameterized):
     def _on_results(self):
         res = self.state.results
         self.grid.data, self.sets.data = _empty_grid(), _empty_sets()
-        roles = grid_sets(res)
         self._pending = res
-        if not roles:
+        if not grid_sets(res):
             return
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            # served: once the analyses have stayed GRID_DELAY ms, so that the new picture
+            # (a lesson's step, a toggle) reaches the page alone and whole, the grid's
+            # ~0.4 MB after it (sent with the step, it doubled a step's time and split it
+            # over several frames)
+            doc.add_timeout_callback(lambda: self._start(res), GRID_DELAY)
+        else:
+            self._start(res)
+
+    def _start(self, res):
+        if res is not self._pending or res is not self.state.results:
+            return  # the analyses changed meanwhile: their own turn comes
+        roles = grid_sets(res)
         self.state.jobs.run("", lambda _progress: compute_grid(res, roles),
                             lambda out: self._fill(res, out), self._failed, track=False)
 
