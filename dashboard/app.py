@@ -410,6 +410,8 @@ def no_delay(doc):
 #: On a page that opens on a stage (a lesson's link, presenter mode), the folded sidebar is
 #: made this long after the stage (ms), or at once when it is unfolded.
 SIDEBAR_DELAY = 4000
+#: How long the page's body waits for the browser to report the main area's size (ms).
+SIZE_WAIT = 500
 
 
 def _fill_when_ready(side, body, page=None):
@@ -423,7 +425,13 @@ def _fill_when_ready(side, body, page=None):
     stage), the body comes alone and the sidebar's ~150 models (a quarter of the server's
     time to make the page, and of the browser's to draw it) follow when the sidebar is
     unfolded or :data:`SIDEBAR_DELAY` ms later, whichever is first: the step on the stage is
-    complete sooner."""
+    complete sooner.
+
+    The page's control (``page``, a PageControl) is in the frame: drawn with it, it reports
+    the main area's size at once, and the body waits for that report (at most
+    :data:`SIZE_WAIT` ms) so that its first layout is already the window's (before, the
+    body came laid out for a 1280 x 720 window and was laid out again when the size
+    arrived: a round trip and a second drawing)."""
     # (a slot may shrink below its content's width, as the areas do: see layout.SHRINK_CSS)
     slots = [pn.Column(sizing_mode="stretch_width", stylesheets=[SHRINK_CSS]) for _ in (0, 1)]
     slots[-1].append(pn.indicators.LoadingSpinner(value=True, size=40, name="Loading…",
@@ -438,7 +446,12 @@ def _fill_when_ready(side, body, page=None):
         if not event.new:
             fill_side()
 
-    def fill():
+    filled = []
+
+    def fill(*_):
+        if filled:
+            return
+        filled.append(True)
         later = page is not None and page.collapsed
         with pn.io.hold():
             slots[1].objects = [body]
@@ -448,9 +461,32 @@ def _fill_when_ready(side, body, page=None):
             page.param.watch(unfolded, ["collapsed"])
             doc = pn.state.curdoc
             if doc is not None and doc.session_context is not None:
-                doc.add_timeout_callback(fill_side, SIDEBAR_DELAY)
+                def side_later():
+                    with set_curdoc(doc):
+                        fill_side()
 
-    pn.state.onload(fill)
+                doc.add_timeout_callback(side_later, SIDEBAR_DELAY)
+
+    def ready():
+        # the page's control is in the frame: it reports the main area's size as soon as
+        # the frame is drawn, and the body is laid out for that size at once (filled on the
+        # report, or SIZE_WAIT ms after the websocket opened)
+        doc = pn.state.curdoc
+        if page is None or page.main_width > 0 or doc is None or doc.session_context is None:
+            fill()
+            return
+
+        def go():
+            with set_curdoc(doc):
+                fill()
+
+        page.param.watch(lambda _e: doc.add_next_tick_callback(go), ["main_width"])
+        doc.add_timeout_callback(go, SIZE_WAIT)
+
+    pn.state.onload(ready)
+    if page is not None:
+        return slots[0], pn.Column(page, slots[1], sizing_mode="stretch_width",
+                                   stylesheets=[SHRINK_CSS])
     return slots
 
 
@@ -597,11 +633,14 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     _when_first_shown(tabs, 1, lambda: CompareView(state=state), tab_views)
     _when_first_shown(tabs, 2, lambda: ForensicView(state=state), tab_views)
     area.attach_tabs(tabs)
-    main = [_alerts(state), page, tabs]
     side = pn.Column(*sidebar, sizing_mode="stretch_width")
-    body = pn.Column(*main, sizing_mode="stretch_width", stylesheets=[SHRINK_CSS])
     if isinstance(runner, ThreadRunner):
+        body = pn.Column(_alerts(state), tabs, sizing_mode="stretch_width",
+                         stylesheets=[SHRINK_CSS])
         side, body = _fill_when_ready(side, body, page)
+    else:
+        body = pn.Column(_alerts(state), page, tabs, sizing_mode="stretch_width",
+                         stylesheets=[SHRINK_CSS])
     # one root per area: Bokeh recomputes the document's models for every root added
     template = pn.template.BootstrapTemplate(
         title="llrlab: detector scores, calibration and DCF",

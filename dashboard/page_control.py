@@ -182,6 +182,13 @@ class PageControl(ReactiveHTML):
             if (box != null) { box.click(); } else if (knob != null) { knob.click(); }
           };
           document.addEventListener('click', state.onclick);
+          // a folded sidebar and a stage's page at once, without the sidebar's animation:
+          // the first size reported is the final one (the page's body waits for it)
+          if (data.collapsed) {
+            const side = document.getElementById('sidebar');
+            if (side != null) { side.classList.remove('show'); }
+          }
+          self.staged();
           const main = document.getElementById('main');
           state.report = () => {
             state.timer = null;
@@ -196,6 +203,14 @@ class PageControl(ReactiveHTML):
               if (view != null && view.el.offsetParent != null) {
                 top = Math.round(view.el.getBoundingClientRect().top
                                  - main.getBoundingClientRect().top + main.scrollTop);
+                if (!state.nav_seen) {
+                  // the page's body (this control is in its frame) came after the first
+                  // report: from now on its size changes are reported too
+                  state.nav_seen = true;
+                  if (state.ro) { state.ro.observe(view.el.parentElement || view.el); }
+                }
+              } else if (data.staged && (state.nav_waits = (state.nav_waits || 0) + 1) < 60) {
+                setTimeout(state.later, 150);  // the stage's bar is not drawn yet
               }
             } catch (err) { top = 0; }
             if (top !== data.stage_top) { data.stage_top = top; }
