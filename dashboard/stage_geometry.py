@@ -145,10 +145,10 @@ def plan_stage(width, height, panels, *, mins=None, scale=1.0, text_height_at=No
         ``text_height_at(width) -> height`` of the lesson text's box at a width; None when
         no lesson is open.
     shares : dict, optional
-        ``{panel: least(width) -> (width, height)}``: a panel that can share the text's
-        column, under the text, with less room than its own least (the metrics table,
-        leaving out rows).  Weighed only when three panels do not fit beside or under
-        the text.
+        ``{panel: least(width) -> (least width, height at width)}``: a panel that can share
+        the text's column, under the text, with less room than its own least (the metrics
+        table, leaving out rows).  Weighed only when three panels do not fit beside or
+        under the text.
 
     Returns
     -------
@@ -202,12 +202,15 @@ def plan_stage(width, height, panels, *, mins=None, scale=1.0, text_height_at=No
 
 def _stacked(width, height, names, name, least, columns, text_height_at, need, gap):
     """The text and panel ``name`` in one column (the text above), the other panels beside
-    it: the narrowest of ``columns`` in which the panel's least room (``least(width)``) fits
-    under the text, with the rest of the column's height; None if there is none."""
+    it: the narrowest of ``columns`` at least as wide as the panel's least width in which
+    its least height there (``least(width) -> (least width, height at width)``) fits under
+    the text, with the rest of the column's height; None if there is none."""
+    w_min = least(0)[0]
     for cw in columns:
-        w_min, h_min = least(cw)
+        if cw < w_min:
+            continue
         th = text_height_at(cw)
-        if cw >= w_min and th + gap + h_min <= height:
+        if th + gap + least(cw)[1] <= height:
             break
     else:
         return None

@@ -322,19 +322,21 @@ class MetricsView(pn.viewable.Viewer):
 
     def stage_least(self, scale=1.0, width=None):
         """The least ``(width, height)`` of the compact form when it may leave out rows (a
-        crowded stage, :meth:`resize`): the rows a lesson step highlights and
-         those not in :data:`STAGE_DROP`, and the line saying how many rows are left out."""
-        width = max(self._stage_width(scale), int(width or 0))
+        crowded stage, :meth:`resize`): its least width, and its height ``width`` px wide
+        (at least the least width) with the rows a lesson step highlights and those not in
+        :data:`STAGE_DROP`, and the line saying how many rows are left out."""
+        least = self._stage_width(scale)
         rows = self._stage_rows()
         kept = self._stage_rows(len(rows) - len(self._droppable(rows)))
-        return width, self._stage_height(scale, width, kept)
+        return least, self._stage_height(scale, max(least, int(width or 0)), kept)
 
     def _stage_width(self, scale):
         st = self.state
         px = TYPE_SCALE["text"][1] * scale
         pad = 2 * 0.5 * px
         data, roles = table_data(st), self.roles(stage=True)
-        shown = [i for i, (key, _, _) in enumerate(MEASURES) if key in self._stage_rows()]
+        keys = set(self._stage_rows())
+        shown = [i for i, (key, _, _) in enumerate(MEASURES) if key in keys]
         cols = [max(len(MEASURES[i][1]) for i in shown)]
         cols += [max([len(data[r][i]) for i in shown] + [len(_TITLES[r])]
                      + [len(c) for c in data.get(f"{r}_ci", [])]) for r in roles]
@@ -364,9 +366,9 @@ class MetricsView(pn.viewable.Viewer):
         height += text_height(self._stage_header(), px, inner) + 6 * scale
         height += (1 + len(shown) + n_ci) * row_h + 4
         height += 2 * px * 1.45 + 10 * scale  # the DR30 line
-        if len(shown) < len(self._stage_rows()):  # the line saying rows are left out
-            height += text_height(_more_text(len(self._stage_rows()) - len(shown)), px,
-                                  inner) + 6 * scale
+        left_out = len(self._stage_rows()) - len(shown)
+        if left_out > 0:  # the line saying rows are left out
+            height += text_height(_more_text(left_out), px, inner) + 6 * scale
         note = st.export.calibration_warning()
         if note:
             height += text_height(_STAGE_CALIBRATION_NOTE, px, inner) + 8
