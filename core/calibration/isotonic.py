@@ -124,6 +124,16 @@ class PAVCalibrator(Calibrator):
         gap[-1] = 1.0
         object.__setattr__(self, "_gap", gap)
         object.__setattr__(self, "_next_llr", v[nxt])
+        # what apply gives a score inside a block (or beyond the end blocks): its formula at
+        # t = 0, which is the same for every such score unless an LLR is -0.0; the runs of
+        # sorted scores take it by blocks when the blocks are ordered and disjoint
+        with np.errstate(invalid="ignore"):
+            const = np.minimum(0.0 * (v[nxt] - v) + v, v[nxt])
+        object.__setattr__(self, "_const", const)
+        runs = (not np.any((v == 0) & np.signbit(v)) and bool(np.all(np.isfinite(gap)))
+                and bool(np.all(np.isfinite(lo))) and bool(np.all(np.isfinite(hi)))
+                and bool(np.all(lo <= hi)) and bool(np.all(hi[:-1] < lo[1:])))
+        object.__setattr__(self, "_runs", runs)
 
     @classmethod
     def fit(cls, dev: Trials):
@@ -180,6 +190,9 @@ class PAVCalibrator(Calibrator):
 
     def _apply_chunk(self, x, out):
         if x.size > 64 and bool(np.all(x[1:] >= x[:-1])):
+            if self._runs:
+                self._apply_sorted(x, out)
+                return
             # sorted: where each block starts among the scores; repeat its parameters (group
             # 0: the scores below the first block, which use block 0)
             starts = np.searchsorted(x, self.lower, side="left")
@@ -194,13 +207,40 @@ class PAVCalibrator(Calibrator):
 
             def per_score(a):
                 return a[i]
-        v, nv = per_score(self.llr), per_score(self._next_llr)
-        np.subtract(x, per_score(self.upper), out=out)
-        out /= per_score(self._gap)
-        np.clip(out, 0.0, 1.0, out=out)
-        out *= nv - v
-        out += v
-        np.minimum(out, nv, out=out)
+        _interpolate(x, per_score(self.upper), per_score(self._gap), per_score(self.llr),
+                     per_score(self._next_llr), out)
+
+    def _apply_sorted(self, x, out):
+        """:meth:`_apply_chunk` of sorted scores, by runs: the scores of a block (and those
+        below the first and above the last) all get its constant ``_const``, filled by one
+        ``np.repeat``; only the scores in the gaps between blocks are interpolated, by the
+        same operations as one by one (bit-identical results)."""
+        n, last = x.size, self.n_blocks - 1
+        j0, j1 = np.searchsorted(self.lower, [x[0], x[-1]], side="right") - 1
+        j0, j1 = max(int(j0), 0), max(int(j1), 0)
+        starts = np.searchsorted(x, self.lower[j0:j1 + 1], side="left")
+        starts[0] = 0  # below the first block: block 0
+        ends = np.append(starts[1:], n)
+        flat = np.searchsorted(x, self.upper[j0:j1 + 1], side="right")  # end of the block
+        if j1 == last:
+            flat[-1] = n  # above the last block: its constant too
+        out[:] = np.repeat(self._const[j0:j1 + 1], ends - starts)
+        gap = ends - flat
+        has = np.flatnonzero(gap > 0)
+        if has.size == 0:
+            return
+        lens = gap[has]
+        blk = j0 + has
+        # the positions of the gap scores, and each one's block
+        pos = np.arange(int(lens.sum())) + np.repeat(flat[has] - np.cumsum(lens) + lens, lens)
+
+        def per_score(a):
+            return np.repeat(a[blk], lens)
+
+        y = np.empty(pos.size)
+        _interpolate(x[pos], per_score(self.upper), per_score(self._gap), per_score(self.llr),
+                     per_score(self._next_llr), y)
+        out[pos] = y
 
     def inverse(self, llr):
         """The smallest score whose LLR is at least ``llr``: the score threshold of the
@@ -309,6 +349,17 @@ class PAVCalibrator(Calibrator):
         return [f"PAV calibration: {self.n_blocks} blocks over dev scores "
                 f"[{param_text(lo)}, {param_text(hi)}], "
                 f"LLRs from {self.llr[0]:.6g} to {self.llr[-1]:.6g}" + sat]
+
+
+def _interpolate(x, upper, gap, v, nv, out):
+    """``min(v + clip((x - upper) / gap, 0, 1) * (nv - v), nv)`` into ``out``: the LLR of
+    scores ``x`` from the parameters of their blocks (one value per score)."""
+    np.subtract(x, upper, out=out)
+    out /= gap
+    np.clip(out, 0.0, 1.0, out=out)
+    out *= nv - v
+    out += v
+    np.minimum(out, nv, out=out)
 
 
 _SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
