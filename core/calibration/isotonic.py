@@ -13,6 +13,7 @@ import numpy as np
 from .._parallel import map_chunks
 from .._repr import summary_repr
 from .._sorting import pooled_blocks
+from .._validate import as_scores
 from ..cllr import _min_cllr
 from ..errors import DataError
 from ..trials import Trials
@@ -182,17 +183,26 @@ class PAVCalibrator(Calibrator):
         (e.g. the sorted scores of an analysis) finds its block starts by ``B`` binary
         searches instead of one per score, with bit-identical results.
         """
-        x = self._scores(scores)
+        # NaN is looked for chunk by chunk (a sorted chunk has none) and the LLRs checked
+        # finite from their blocks: no whole passes for either when all is well
+        x = as_scores(scores, "scores to calibrate", allow_empty=True, allow_inf=True,
+                      scan=False)
         out = np.empty_like(x)
         with np.errstate(over="ignore", invalid="ignore"):
-            map_chunks(lambda sl: self._apply_chunk(x[sl], out[sl]), x.size, chunk=_CHUNK)
+            flags = map_chunks(lambda sl: self._apply_chunk(x[sl], out[sl]), x.size,
+                               chunk=_CHUNK)
+        if any(nan for nan, _ in flags):
+            self._scores(x)  # raises the error that names the first NaN
+        if all(finite for _, finite in flags):
+            return out
         return self._finite(out, x)
 
     def _apply_chunk(self, x, out):
-        if x.size > 64 and bool(np.all(x[1:] >= x[:-1])):
+        """The LLRs of a chunk into ``out``: ``(has NaN, all LLRs finite)`` (a chunk with
+        NaN is not mapped)."""
+        if x.size > 64 and bool(np.all(x[1:] >= x[:-1])):  # sorted, hence no NaN
             if self._runs:
-                self._apply_sorted(x, out)
-                return
+                return False, self._apply_sorted(x, out)
             # sorted: where each block starts among the scores; repeat its parameters (group
             # 0: the scores below the first block, which use block 0)
             starts = np.searchsorted(x, self.lower, side="left")
@@ -202,6 +212,8 @@ class PAVCalibrator(Calibrator):
             def per_score(a):
                 return np.repeat(a[block], counts)
         else:
+            if np.isnan(x).any():
+                return True, True
             i = np.searchsorted(self.lower, x, side="right") - 1
             np.maximum(i, 0, out=i)  # below the first block: block 0 (t clips to 0)
 
@@ -209,6 +221,7 @@ class PAVCalibrator(Calibrator):
                 return a[i]
         _interpolate(x, per_score(self.upper), per_score(self._gap), per_score(self.llr),
                      per_score(self._next_llr), out)
+        return False, bool(np.isfinite(out).all())
 
     def _apply_sorted(self, x, out):
         """:meth:`_apply_chunk` of sorted scores, by runs: the scores of a block (and those
@@ -224,11 +237,13 @@ class PAVCalibrator(Calibrator):
         flat = np.searchsorted(x, self.upper[j0:j1 + 1], side="right")  # end of the block
         if j1 == last:
             flat[-1] = n  # above the last block: its constant too
-        out[:] = np.repeat(self._const[j0:j1 + 1], ends - starts)
+        const = self._const[j0:j1 + 1]
+        out[:] = np.repeat(const, ends - starts)
+        finite = bool(np.isfinite(const).all())  # the constants of every block (a superset)
         gap = ends - flat
         has = np.flatnonzero(gap > 0)
         if has.size == 0:
-            return
+            return finite
         lens = gap[has]
         blk = j0 + has
         # the positions of the gap scores, and each one's block
@@ -241,6 +256,7 @@ class PAVCalibrator(Calibrator):
         _interpolate(x[pos], per_score(self.upper), per_score(self._gap), per_score(self.llr),
                      per_score(self._next_llr), y)
         out[pos] = y
+        return finite and bool(np.isfinite(y).all())
 
     def inverse(self, llr):
         """The smallest score whose LLR is at least ``llr``: the score threshold of the

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llrlab.core import Trials
+from llrlab.core import DataError, Trials
 from llrlab.core.calibration import PAVCalibrator
 from llrlab.core.calibration.base import TrainingReport
 
@@ -93,3 +93,29 @@ def test_a_negative_zero_llr_takes_the_per_score_path(llr):
     assert not cal._runs
     x = np.sort(np.r_[np.linspace(-2.0, 7.0, 2001), -np.inf, np.inf])
     assert same_bits(cal(x), per_score(cal, x))
+
+
+@pytest.mark.parametrize("where", [0, 7, 70_000, -1])
+def test_nan_is_refused_with_the_first_index_wherever_it_is(where):
+    """NaN is looked for chunk by chunk (a sorted chunk has none): the error is the one of
+    the whole-array scan, naming the count and the first NaN."""
+    cal = PAVCalibrator.fit(Trials.from_tar_non([1.0, 2.5, 3.0], [0.0, 1.5, 2.0]))
+    x = np.linspace(-1.0, 4.0, 100_000)
+    x[where] = np.nan
+    x[where - 3] = np.nan
+    first = sorted(i % x.size for i in (where, where - 3))[0]
+    with pytest.raises(DataError, match=rf"2 NaN value\(s\); the first is .*nan.* at index {first}"):
+        cal(x)
+    with pytest.raises(DataError, match="index 0"):
+        cal([np.nan])
+
+
+def test_an_overflowing_model_is_refused_on_sorted_and_unsorted_scores():
+    cal = model([0.0, 1.0], [0.5, 2.0], [-1e308, 1e308])
+    x = np.sort(np.r_[np.linspace(-1.0, 3.0, 1000), 0.75])
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(per_score(cal, x)).all()
+    with pytest.raises(DataError, match="overflow"):
+        cal(x)
+    with pytest.raises(DataError, match="overflow"):
+        cal(x[::-1])
