@@ -104,7 +104,7 @@ def test_nan_is_refused_with_the_first_index_wherever_it_is(where):
     x[where] = np.nan
     x[where - 3] = np.nan
     first = sorted(i % x.size for i in (where, where - 3))[0]
-    with pytest.raises(DataError, match=rf"2 NaN value\(s\); the first is .*nan.* at index {first}"):
+    with pytest.raises(DataError, match=rf"2 NaN value\(s\); the first .* at index {first}"):
         cal(x)
     with pytest.raises(DataError, match="index 0"):
         cal([np.nan])
