@@ -128,7 +128,7 @@ class PAVCalibrator(Calibrator):
         # what apply gives a score inside a block (or beyond the end blocks): its formula at
         # t = 0, which is the same for every such score unless an LLR is -0.0; the runs of
         # sorted scores take it by blocks when the blocks are ordered and disjoint
-        with np.errstate(invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             const = np.minimum(0.0 * (v[nxt] - v) + v, v[nxt])
         object.__setattr__(self, "_const", const)
         runs = (not np.any((v == 0) & np.signbit(v)) and bool(np.all(np.isfinite(gap)))
