@@ -329,66 +329,100 @@ def _sorted_pieces(x, c, sign, m, a):
 
 #: Blocks per class of the summary that :func:`_sample_start` fits first.
 SAMPLE_BLOCKS = 1 << 15
+#: Classes of at least this many trials (together) are summarized (see :class:`_Summary`).
+SUMMARY_MIN = 8 * SAMPLE_BLOCKS
 
 
-def _block_means(x, c, parts):
-    """Sorted scores ``x`` with weights ``c`` summarized by blocks: each of ``parts``
-    (``(slice, blocks)``: a run of ``x`` cut into about that many blocks of consecutive
-    scores) gives its blocks' weighted mean scores and total weights (blocks of zero weight
-    left out).  The means ascend, as ``x`` does."""
-    xs, ws = [], []
-    for sl, blocks in parts:
-        n = sl.stop - sl.start
-        if n <= 0:
-            continue
-        k = -(-n // max(int(blocks), 1))
-        starts = np.arange(sl.start, sl.stop, k)
-        if np.ndim(c) == 0:
-            w = np.diff(np.r_[starts, sl.stop]).astype(np.float64)
-            mean = np.add.reduceat(x[:sl.stop], starts) / w
-            w *= c
+def _block_stats(x, c, start, stop, blocks):
+    """Blocks of consecutive scores of ``x[start:stop]`` (about ``blocks`` of them), with the
+    weights ``c`` (a number or an array like ``x``): each block's total weight, its sum of
+    weighted scores, and its weighted sum of squared deviations from its own mean.  In
+    pieces of whole blocks that stay in cache; the deviations are taken from the block's
+    mean (no cancellation)."""
+    n = stop - start
+    k = -(-n // max(int(blocks), 1))
+    starts = np.arange(start, stop, k)
+    uniform = np.ndim(c) == 0
+    w, sx, ss = (np.empty(starts.size) for _ in range(3))
+    per = max(1, _SORTED_PIECE * 4 // k)  # blocks per piece
+    for b in range(0, starts.size, per):
+        e = min(b + per, starts.size)
+        lo, hi = int(starts[b]), int(starts[e]) if e < starts.size else stop
+        xs, loc = x[lo:hi], starts[b:e] - lo
+        cnt = np.diff(np.append(loc, hi - lo))
+        if uniform:
+            bw = cnt.astype(np.float64)
+            bs = np.add.reduceat(xs, loc)
         else:
-            w = np.add.reduceat(c[:sl.stop], starts)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = np.add.reduceat(x[:sl.stop] * c[:sl.stop], starts) / w
-            live = w > 0
-            mean, w = mean[live], w[live]
-        xs.append(mean)
-        ws.append(w)
-    return np.concatenate(xs), np.concatenate(ws)
+            cs = c[lo:hi]
+            bw = np.add.reduceat(cs, loc)
+            bs = np.add.reduceat(xs * cs, loc)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d = xs - np.repeat(bs / bw, cnt)
+        d *= d
+        if not uniform:
+            d *= cs
+        w[b:e], sx[b:e] = bw, bs
+        ss[b:e] = np.add.reduceat(d, loc)
+    if uniform:
+        w *= c
+        sx *= c
+        ss *= c
+    return w, sx, ss
 
 
-def _summary(x, c, lo, hi):
-    """:func:`_block_means` of one sorted class with ``SAMPLE_BLOCKS`` blocks, half of them
-    for its scores inside ``[lo, hi]`` (where both classes have scores, the loss curves
-    there) and half for the rest: a few trials that overlap the other class (nearly
-    separable scores) are kept one by one, not averaged away."""
-    i = int(np.searchsorted(x, lo, side="left"))
-    j = max(int(np.searchsorted(x, hi, side="right")), i)  # i == j: no overlap
-    half = SAMPLE_BLOCKS // 2
-    n_out = i + (x.size - j)
-    below = half * i // max(n_out, 1)
-    return _block_means(x, c, [(slice(0, i), below), (slice(i, j), half),
-                               (slice(j, x.size), half - below)])
+class _Summary:
+    """One sorted class of many trials in ``SAMPLE_BLOCKS`` blocks of consecutive scores:
+    half of the blocks for the scores inside ``[lo, hi]`` (where both classes have scores
+    and the loss curves), half for the rest, so that a few trials overlapping the other
+    class (nearly separable scores) are kept one by one, not averaged away.
+
+    Gives the class's weighted mean and variance (``moments``, as :func:`_sorted_moments`,
+    from the blocks' sums and their within-block spreads: one pass of the scores, no
+    cancellation), and ``points``, ``weights``: two points per block at its mean plus and
+    minus its standard deviation, each with half its weight -- they match each block's
+    weight, mean and variance, so a smooth loss summed over them is within the fourth
+    power of the blocks' widths of the loss summed over the trials (Gauss quadrature with
+    two nodes).
+    """
+
+    def __init__(self, x, c, lo, hi):
+        i = int(np.searchsorted(x, lo, side="left"))
+        j = max(int(np.searchsorted(x, hi, side="right")), i)  # i == j: no overlap
+        half = SAMPLE_BLOCKS // 2
+        n_out = i + (x.size - j)
+        below = half * i // max(n_out, 1)
+        parts = [_block_stats(x, c, a, b, k) for a, b, k in
+                 ((0, i, below), (i, j, half), (j, x.size, half - below)) if b > a]
+        w, sx, ss = (np.concatenate(v) for v in zip(*parts, strict=True))
+        self.total = math.fsum(w)
+        self.mean = math.fsum(sx) / self.total
+        live = w > 0
+        w, sx, ss = w[live], sx[live], ss[live]
+        mu = sx / w
+        self.var = (math.fsum(ss) + math.fsum(w * (mu - self.mean) ** 2)) / self.total
+        sd = np.sqrt(np.maximum(ss / w, 0.0))
+        pts = np.column_stack([mu - sd, mu + sd]).ravel()
+        order = np.argsort(pts, kind="stable")  # a wide block's upper point may pass the next
+        self.points = pts[order]
+        self.weights = np.repeat(w / 2, 2)[order]
+
+    def moments(self):
+        """``(mean, covariance)`` of :func:`_sorted_moments` (weights normalized to 1)."""
+        return np.array([self.mean]), np.array([[self.var]])
 
 
-def _sample_start(xt, xn, ct, cn, m0, a0, offset, pen, theta0):
-    """The optimum of ``Ce`` on a summary of the sorted classes (:func:`_summary`), in the
-    whitened coordinates of the full data: a start from which the full data's Newton
-    decrement is usually below ``DECREMENT_RTOL`` at once (a summary of 2 x 32768 blocks
-    weighs the loss of 10^7 trials to ~1e-6 relative accuracy of the weights), so one or
-    two passes over all trials replace three to five from the linear-discriminant start.
-    None when the classes are short (their passes are cheap), or the summary is separable
+def _sample_start(st, sn, theta0, m0, a0, offset, pen):
+    """The optimum of ``Ce`` on the classes' summaries (:class:`_Summary`), in the whitened
+    coordinates of the full data, from the linear-discriminant start: a start from which
+    the full data's Newton decrement is usually below ``DECREMENT_RTOL`` at once, so one
+    pass over all the trials replaces three to five.  None when the summary is separable
     while the trials are not (its optimum would be far out)."""
-    if xt.size + xn.size < 8 * SAMPLE_BLOCKS:
+    if not pen.any() and _separable_sorted(st.points, sn.points, st.weights, sn.weights):
         return None
-    lo, hi = max(xt[0], xn[0]), min(xt[-1], xn[-1])
-    st, wt = _summary(xt, ct, lo, hi)
-    sn, wn = _summary(xn, cn, lo, hi)
-    if not pen.any() and _separable_sorted(st, sn, wt, wn):
-        return None
-    obj = _Objective([*_sorted_pieces(st, wt, -1.0, m0, a0),
-                      *_sorted_pieces(sn, wn, 1.0, m0, a0)], offset, pen, scratch=5)
+    obj = _Objective([*_sorted_pieces(st.points, st.weights, -1.0, m0, a0),
+                      *_sorted_pieces(sn.points, sn.weights, 1.0, m0, a0)], offset, pen,
+                     scratch=5)
     theta = _newton(obj, theta0)[0]
     return theta if np.all(np.isfinite(theta)) else None
 
@@ -724,7 +758,14 @@ def _fit(xt, xn, ct, cn, p, what, names, *, presorted):
     their weights of ``Ce`` (see :func:`class_weights`); with ``presorted``, K == 1 and each
     class sorted ascending."""
     k = xt.shape[1]
-    if presorted:
+    summ = None
+    if presorted and xt.shape[0] + xn.shape[0] >= SUMMARY_MIN:
+        # long classes: their summaries give the moments and then a start close to the
+        # optimum (see _sample_start)
+        lo, hi = max(xt[0, 0], xn[0, 0]), min(xt[-1, 0], xn[-1, 0])
+        summ = (_Summary(xt[:, 0], ct, lo, hi), _Summary(xn[:, 0], cn, lo, hi))
+        moments = (summ[0].moments(), summ[1].moments())
+    elif presorted:
         moments = (_sorted_moments(xt[:, 0], ct, p), _sorted_moments(xn[:, 0], cn, 1.0 - p))
     else:
         moments = (_class_moments(xt, ct, p), _class_moments(xn, cn, 1.0 - p))
@@ -762,8 +803,8 @@ def _fit(xt, xn, ct, cn, p, what, names, *, presorted):
                          pen)
 
     theta0 = _start(moments, m, a, p)
-    if fast:
-        warm = _sample_start(xt[:, 0], xn[:, 0], ct, cn, m0, a0, obj.off, pen, theta0)
+    if fast and summ is not None:
+        warm = _sample_start(*summ, theta0, m0, a0, obj.off, pen)
         theta0 = theta0 if warm is None else warm
     theta, value, dec, nit, message = _newton(obj, theta0)
     objective = obj.f
