@@ -860,4 +860,21 @@ def _newton(obj, theta0):
         warnings.simplefilter("ignore", RuntimeWarning)
         res = minimize(obj.fun, theta0, jac=True, hess=obj.hessian, method="trust-exact",
                        callback=converged, options={"gtol": 1e-11, "maxiter": 200})
-    return (res.x, *_decrement(obj, res.x), int(res.nit), res.message)
+    theta, (value, dec) = res.x, _decrement(obj, res.x)
+    # trust-exact may stop on its gradient test a little short of the criterion (a tiny
+    # objective, nearly separable scores): plain Newton steps from there, while they lower
+    # the decrement (each a pass over the trials; a step that does not is undone)
+    for _ in range(_POLISH_STEPS):
+        if dec <= DECREMENT_RTOL * max(value, 1e-300) or not np.isfinite(dec):
+            break
+        step = np.linalg.solve(obj.hessian(theta), obj.fun(theta)[1])
+        v2, d2 = _decrement(obj, theta - step)
+        if not (d2 < dec and v2 <= value):
+            _decrement(obj, theta)  # the objective's state back at theta
+            break
+        theta, value, dec = theta - step, v2, d2
+    return theta, value, dec, int(res.nit), res.message
+
+
+#: Plain Newton steps after trust-exact when it stopped short of the criterion.
+_POLISH_STEPS = 3

@@ -124,8 +124,11 @@ class AffineCalibrator(Calibrator):
         # an increasing map keeps the order, so the minimum Cllr is that of the raw scores
         min_after = min_cllr(dev) if a > 0 else None
         llr = None if min_after is not None else a * dev.scores + b
+        # at the prior 0.5 the fit's objective is the calibrated Cllr in nats: Ce(0.5) =
+        # (mean target + mean non-target log-loss) / 2 = Cllr log 2 (no pass over the trials)
+        after = fit.objective / _LN2 if float(prior) == 0.5 else bits(a, b)
         report = training_report(
-            [dev], llr, notes, cllr_after=bits(a, b), min_cllr_after=min_after,
+            [dev], llr, notes, cllr_after=after, min_cllr_after=min_after,
             cllr_raw=[bits(1.0, 0.0)],
             score_range=[(min(s.tar[0], s.non[0]), max(s.tar[-1], s.non[-1]))])
         return cls(a, b, float(prior), fit.objective, fit.separable, report)
