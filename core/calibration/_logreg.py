@@ -46,14 +46,24 @@ Method
 3. **Trust-region Newton** (``scipy.optimize.minimize(method="trust-exact")``; Brümmer & de
    Villiers 2011, sec. 3.3 and its reference [21]) with the analytic gradient and Hessian
    computed in one pass over the trials, started from the linear-discriminant solution (exact
-   for Gaussian classes with a shared variance).  It stops once the Newton decrement
-   ``g' H^-1 g / 2`` -- the predicted remaining decrease of the objective -- is below ``1e-12``
-   of the objective; then one plain Newton step is taken (the trust region's ratio test
-   cannot judge steps whose decrease is below the objective's rounding), which brings the
-   parameters to about ``1e-12`` relative accuracy; so close to the optimum the quadratic
-   model is exact to far below rounding, and the objective at the end of the step is taken
-   from it rather than from another pass over the trials.  If the decrement is not below
-   ``1e-12`` of the objective, a :class:`ConvergenceWarning` is issued.
+   for Gaussian classes with a shared variance).  One system's sorted classes of at least
+   ``SUMMARY_MIN`` trials are first summarized: each class cut into ``SAMPLE_BLOCKS``
+   blocks of consecutive scores (half of them where the classes overlap), each block
+   replaced by two points at its mean plus and minus its standard deviation with half its
+   weight (two-node Gauss quadrature: weight, mean and variance of every block kept); the
+   same problem solved on these points, from the linear-discriminant start, starts Newton on
+   all the trials, usually within the stopping criterion at once (one pass over the trials
+   instead of three to five).  The blocks' sums and spreads also give the classes' moments
+   for step 1.  Newton stops once the Newton decrement ``g' H^-1 g / 2`` -- the predicted
+   remaining decrease of the objective -- is below ``1e-12`` of the objective (when
+   trust-exact stops short of that on its own gradient test, up to three plain Newton steps
+   follow, each kept only if it lowers the decrement); then one plain Newton step is taken
+   (the trust region's ratio test cannot judge steps whose decrease is below the
+   objective's rounding), which brings the parameters to about ``1e-12`` relative accuracy;
+   so close to the optimum the quadratic model is exact to far below rounding, and the
+   objective at the end of the step is taken from it rather than from another pass over the
+   trials.  If the decrement is not below ``1e-12`` of the objective, a
+   :class:`ConvergenceWarning` is issued.
 
 References
 ----------
@@ -381,9 +391,9 @@ class _Summary:
     from the blocks' sums and their within-block spreads: one pass of the scores, no
     cancellation), and ``points``, ``weights``: two points per block at its mean plus and
     minus its standard deviation, each with half its weight -- they match each block's
-    weight, mean and variance, so a smooth loss summed over them is within the fourth
-    power of the blocks' widths of the loss summed over the trials (Gauss quadrature with
-    two nodes).
+    weight, mean and variance, so a smooth loss summed over them differs from the loss
+    summed over the trials by terms of the third order in the blocks' widths (times the
+    loss's third derivative), not the second as with the blocks' means alone.
     """
 
     def __init__(self, x, c, lo, hi):
@@ -414,9 +424,9 @@ class _Summary:
 
 def _sample_start(st, sn, theta0, m0, a0, offset, pen):
     """The optimum of ``Ce`` on the classes' summaries (:class:`_Summary`), in the whitened
-    coordinates of the full data, from the linear-discriminant start: a start from which
-    the full data's Newton decrement is usually below ``DECREMENT_RTOL`` at once, so one
-    pass over all the trials replaces three to five.  None when the summary is separable
+    coordinates of the full data, from the linear-discriminant start ``theta0``: a start
+    from which the full data's Newton decrement is usually below ``DECREMENT_RTOL`` at once,
+    so one pass over all the trials replaces three to five.  None when the summary is separable
     while the trials are not (its optimum would be far out)."""
     if not pen.any() and _separable_sorted(st.points, sn.points, st.weights, sn.weights):
         return None
@@ -721,10 +731,11 @@ def fit_sorted(tar, non, prior=0.5, *, tar_weights=None, non_weights=None,
 
     The same optimum (to the stated accuracy; the sums run in another order), found
     faster: the checks of finite and large scores look at the ends of the sorted classes,
-    the separability test compares their extremes, and the Newton passes whiten the scores
-    piece by piece in cache and use their order (see :class:`_SortedPiece`), in parallel
-    threads for long classes (the pieces' sums are added in order, so the result does not
-    depend on the number of threads).
+    the separability test compares their extremes, long classes start from the optimum of
+    their block summary (:class:`_Summary`), and the Newton passes whiten the scores piece
+    by piece in cache and use their order (see :class:`_SortedPiece`), in parallel threads
+    for long classes (the pieces' sums are added in order, so the result does not depend on
+    the number of threads).
     """
     tar = np.asarray(tar, dtype=np.float64)
     non = np.asarray(non, dtype=np.float64)
