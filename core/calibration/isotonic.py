@@ -180,8 +180,10 @@ class PAVCalibrator(Calibrator):
         Exactly non-decreasing in floating point: within a gap every operation is monotone,
         and the result is clipped to the next block's LLR.  Works in chunks of ``2**16``
         scores (bounded temporary memory; long inputs in parallel threads); a sorted chunk
-        (e.g. the sorted scores of an analysis) finds its block starts by ``B`` binary
-        searches instead of one per score, with bit-identical results.
+        (e.g. the sorted scores of an analysis) finds where its blocks start and end by
+        binary searches of the blocks' bounds, fills each block's run of scores with the
+        block's LLR and interpolates only the scores between blocks, with results
+        bit-identical to the score-by-score formula.
         """
         # NaN is looked for chunk by chunk (a sorted chunk has none) and the LLRs checked
         # finite from their blocks: no whole passes for either when all is well
