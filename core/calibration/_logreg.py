@@ -347,15 +347,16 @@ def _block_stats(x, c, start, stop, blocks):
     """Blocks of consecutive scores of ``x[start:stop]`` (about ``blocks`` of them), with the
     weights ``c`` (a number or an array like ``x``): each block's total weight, its sum of
     weighted scores, and its weighted sum of squared deviations from its own mean.  In
-    pieces of whole blocks that stay in cache; the deviations are taken from the block's
-    mean (no cancellation)."""
+    pieces of whole blocks that stay in cache (in llrlab's threads for long runs); the
+    deviations are taken from the block's mean (no cancellation)."""
     n = stop - start
     k = -(-n // max(int(blocks), 1))
     starts = np.arange(start, stop, k)
     uniform = np.ndim(c) == 0
     w, sx, ss = (np.empty(starts.size) for _ in range(3))
     per = max(1, _SORTED_PIECE * 4 // k)  # blocks per piece
-    for b in range(0, starts.size, per):
+
+    def piece(b):
         e = min(b + per, starts.size)
         lo, hi = int(starts[b]), int(starts[e]) if e < starts.size else stop
         xs, loc = x[lo:hi], starts[b:e] - lo
@@ -374,6 +375,9 @@ def _block_stats(x, c, start, stop, blocks):
             d *= cs
         w[b:e], sx[b:e] = bw, bs
         ss[b:e] = np.add.reduceat(d, loc)
+
+    # each piece writes its own blocks: the same numbers whatever the threads
+    map_ordered(piece, range(0, starts.size, per), parallel=n >= PARALLEL_MIN)
     if uniform:
         w *= c
         sx *= c
