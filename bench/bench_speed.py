@@ -29,6 +29,12 @@ cond_loaded        the same on trials read by ``load_trials`` from a labelled fi
 fit05, fit001      ``AffineCalibrator.fit(Trials(s, lab), prior=p)`` (with its          5x
                    training report), scores ``3 x + 7``, 1 target per 10 non-targets,
                    p = 0.5 and 0.01
+fit_skew           the same, p = 0.01, skewed classes (gamma distributions), scores of    5x
+                   scale 0.01, 10 % targets
+fit_weights        the same, p = 0.5, per-trial weights (real, 0-10), scores of scale     5x
+                   100, 50 % targets
+fit_sep            the same, p = 0.01, nearly separable classes (means -4 and 4, unit      5x
+                   variance), 1 % targets
 conditions         ``by_condition`` with ``--cond-n`` trials in ``--cond-n / 2``          -
                    conditions of one target and one non-target each
 =================  ================================================================  ======
@@ -57,9 +63,13 @@ from _timing import interleaved_times, load_average, machine_line, ratio_stats, 
 import llrlab.core as after_core
 
 ROWS = ("analyze10", "analyze1", "weights10", "cond_short", "cond_long", "cond_loaded",
-        "fit05", "fit001", "conditions")
+        "fit05", "fit001", "fit_skew", "fit_weights", "fit_sep", "conditions")
 TARGETS = {"analyze10": 2.0, "analyze1": 2.0, "weights10": 3.0, "cond_short": 3.0,
-           "cond_long": 3.0, "cond_loaded": 3.0, "fit05": 5.0, "fit001": 5.0}
+           "cond_long": 3.0, "cond_loaded": 3.0, "fit05": 5.0, "fit001": 5.0,
+           "fit_skew": 5.0, "fit_weights": 5.0, "fit_sep": 5.0}
+#: The other shapes of the affine fit: (data maker, prior).
+FIT_SHAPES = {"fit_skew": ("skew", 0.01), "fit_weights": ("weights", 0.5),
+              "fit_sep": ("sep", 0.01)}
 SHAPES = {
     "analyze10": "analyze(tar, non); 10% targets",
     "analyze1": "analyze(tar, non); 1% targets",
@@ -69,6 +79,9 @@ SHAPES = {
     "cond_loaded": "cond.-weighted analyze, trials loaded from a shuffled file",
     "fit05": "AffineCalibrator.fit, prior 0.5, 1:10, fresh Trials",
     "fit001": "AffineCalibrator.fit, prior 0.01, 1:10, fresh Trials",
+    "fit_skew": "AffineCalibrator.fit, prior 0.01, gamma classes, scale 0.01, 10% targets",
+    "fit_weights": "AffineCalibrator.fit, prior 0.5, real weights 0-10, scale 100, 50%",
+    "fit_sep": "AffineCalibrator.fit, prior 0.01, nearly separable, 1% targets",
     "conditions": "by_condition, many conditions of 2 trials",
 }
 
@@ -99,6 +112,19 @@ def affine_data(n, rng):
     rng.shuffle(lab)
     x = np.where(lab, 1.0, -1.0) + rng.normal(size=n)
     return 3.0 * x + 7.0, lab
+
+
+def fit_shape(kind, n, rng):
+    """Scores, labels and weights (or None) of the other affine-fit rows (see FIT_SHAPES)."""
+    if kind == "skew":
+        lab = rng.random(n) < 0.1
+        return 0.01 * np.where(lab, rng.gamma(2.0, 2.0, n), rng.gamma(1.2, 1.5, n)), lab, None
+    if kind == "weights":
+        lab = rng.random(n) < 0.5
+        s = 100.0 * (np.where(lab, 1.0, -1.0) + rng.normal(size=n)) + 500.0
+        return s, lab, rng.uniform(0.0, 10.0, n)
+    lab = rng.random(n) < 0.01  # nearly separable
+    return np.where(lab, 4.0, -4.0) + rng.normal(size=n), lab, None
 
 
 def condition_data(n, rng, *, long_names=False, n_cond=10):
@@ -181,11 +207,12 @@ def loaded_row(cores, loaded, threaded):
     return fns
 
 
-def fit_row(cores, s, lab, prior):
+def fit_row(cores, s, lab, prior, w=None):
     fns = {"sort": lambda: np.sort(s)}
     for tag, core in cores.items():
         cal = importlib.import_module(core.__name__ + ".calibration")
-        fns[tag] = (lambda c=core, k=cal: k.AffineCalibrator.fit(c.Trials(s, lab), prior=prior))
+        fns[tag] = (lambda c=core, k=cal: k.AffineCalibrator.fit(c.Trials(s, lab, weights=w),
+                                                                 prior=prior))
     return fns
 
 
@@ -231,6 +258,10 @@ def run_rows(args, cores, tmp):
             elif row in ("fit05", "fit001"):
                 s, lab = get("fit", lambda: affine_data(n, rng))
                 fns = fit_row(cores, s, lab, 0.5 if row == "fit05" else 0.01)
+            elif row in FIT_SHAPES:
+                kind, prior = FIT_SHAPES[row]
+                s, lab, w = get(row, lambda k=kind: fit_shape(k, n, rng))
+                fns = fit_row(cores, s, lab, prior, w)
             else:  # conditions
                 m = int(args.cond_n)
                 s, lab, names = get(row, lambda m=m: pair_conditions(m, rng))
