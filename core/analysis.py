@@ -303,7 +303,10 @@ def _transform_sorted(transform, x, name):
 
     def part(sl):
         y = out[sl] = np.asarray(transform(x[sl]), dtype=np.float64)
-        return bool(np.isnan(y).any() or np.any(y[1:] < y[:-1]))
+        if y.size < 2:
+            return bool(np.isnan(y).any())
+        # one comparison finds both: NaN compares false, as does a decrease
+        return not bool(np.all(y[1:] >= y[:-1]))
 
     bad = any(map_chunks(part, x.size))
     starts = np.arange(CHUNK, x.size, CHUNK)

@@ -457,6 +457,18 @@ def test_analyze_transformed_equals_fresh_analysis():
         assert got.dr30.plo_fa == want.dr30.plo_fa
     with pytest.raises(ValueError, match="non-decreasing"):
         analyze_transformed(base, lambda s: -s)
+    # NaN from the transform (anywhere, also as the only score of a class) is refused
+    for where in (0, 7, -1):
+        def nan_at(s, where=where):
+            y = s.copy()
+            if s.size == base.sorted.tar.size:
+                y[where] = np.nan
+            return y
+        with pytest.raises(ValueError, match="non-decreasing on the target"):
+            analyze_transformed(base, nan_at)
+    one = analyze([1.0], [0.0, 2.0])
+    with pytest.raises(ValueError, match="non-decreasing on the target"):
+        analyze_transformed(one, lambda s: np.where(s == 1.0, np.nan, s))
 
 
 def test_synthetic_true_llr_is_calibrated():
