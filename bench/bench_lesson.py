@@ -79,8 +79,13 @@ def _open_at(page, url, expect, index, timeout=180):
             raise RuntimeError("the lesson page did not show its text")
         page.wait_for_timeout(25)
     page.evaluate(f"() => __probe.expectStep({index})")
-    page.wait_for_function(f"() => __probe.done[{index}] && __probe.done[{index}].painted",
-                           timeout=1000 * timeout, polling=25)
+    try:
+        page.wait_for_function(f"() => __probe.done[{index}] && __probe.done[{index}].painted",
+                               timeout=1000 * timeout, polling=25)
+    except Exception as exc:  # (Playwright's TimeoutError): say what the page lacked
+        why = page.evaluate(f"() => (__probe.done[{index}] || {{}}).why")
+        raise RuntimeError(f"{url}: step {index + 1} not complete after {timeout} s; "
+                           f"the page lacks: {why or 'its text'}") from exc
     return page.evaluate(f"() => __probe.done[{index}].all") / 1000.0
 
 

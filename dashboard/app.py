@@ -413,9 +413,13 @@ def no_delay(doc):
 SIDEBAR_DELAY = 4000
 #: How long the page's body waits for the browser to report the main area's size (ms).
 SIZE_WAIT = 500
+#: ms after the body is sent before a lazy main area sends the panels not shown yet.
+PANELS_DELAY = 2500
+#: ms between two of those panels.
+PANELS_APART = 200
 
 
-def _fill_when_ready(side, body, page=None):
+def _fill_when_ready(side, body, page=None, area=None):
     """Empty stand-ins for the page's sidebar and body, filled once the browser's websocket
     is open (``pn.state.onload``, before any other load-time work): the first response then
     builds only the frame of the page, so that it is fast even while the server is busy (a
@@ -432,7 +436,12 @@ def _fill_when_ready(side, body, page=None):
     the main area's size at once, and the body waits for that report (at most
     :data:`SIZE_WAIT` ms) so that its first layout is already the window's (before, the
     body came laid out for a 1280 x 720 window and was laid out again when the size
-    arrived: a round trip and a second drawing)."""
+    arrived: a round trip and a second drawing).
+
+    A lazy main area (``area``, a :class:`~.layout.MainArea`) sends the panels its first
+    layout shows with the body, and the others (a lesson's step 1 shows one or two of five:
+    some 300 of the body's models) from :data:`PANELS_DELAY` ms later, one every
+    :data:`PANELS_APART` ms, or when a step shows them, whichever is first."""
     # (a slot may shrink below its content's width, as the areas do: see layout.SHRINK_CSS)
     slots = [pn.Column(sizing_mode="stretch_width", stylesheets=[SHRINK_CSS]) for _ in (0, 1)]
     slots[-1].append(pn.indicators.LoadingSpinner(value=True, size=40, name="Loading…",
@@ -455,12 +464,24 @@ def _fill_when_ready(side, body, page=None):
         filled.append(True)
         later = page is not None and page.collapsed
         with pn.io.hold():
+            if area is not None:
+                area.sent()
             slots[1].objects = [body]
             if not later:
                 slots[0].objects = [side]
+        doc = pn.state.curdoc
+        if area is not None and doc is not None and doc.session_context is not None:
+            def panels_later():
+                # one panel at a time (each ~0.1 s of the event loop, not ~0.3 s for all:
+                # a key press meanwhile waits less), until all are in
+                with set_curdoc(doc), pn.io.hold():
+                    more = area.attach_next()
+                if more:
+                    doc.add_timeout_callback(panels_later, PANELS_APART)
+
+            doc.add_timeout_callback(panels_later, PANELS_DELAY)
         if later:
             page.param.watch(unfolded, ["collapsed"])
-            doc = pn.state.curdoc
             if doc is not None and doc.session_context is not None:
                 def side_later():
                     with set_curdoc(doc):
@@ -622,7 +643,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     ]
     # the "Operating point" tab: its panels laid out for the screen, or a stage (layout.py)
     page = PageControl(name="page_control")
-    area = MainArea(state=state, page=page,
+    area = MainArea(state=state, page=page, lazy=isinstance(runner, ThreadRunner),
                     views={"nber": nber, "det": det, "metrics": metrics,
                            "calibration": calib, "histogram": hist})
     # tabs below the alerts: the views above, then the comparison of all systems and the
@@ -639,7 +660,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     if isinstance(runner, ThreadRunner):
         body = pn.Column(_alerts(state), tabs, sizing_mode="stretch_width",
                          stylesheets=[SHRINK_CSS])
-        side, body = _fill_when_ready(side, body, page)
+        side, body = _fill_when_ready(side, body, page, area)
     else:
         body = pn.Column(_alerts(state), page, tabs, sizing_mode="stretch_width",
                          stylesheets=[SHRINK_CSS])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import gc
 import os
 import re
 import signal
@@ -260,6 +261,11 @@ def run_serve(args):
         if not args.no_show:
             server.io_loop.add_callback(server.show, path)
         _stop_on_signals(server.io_loop)
+        # what exists now (the modules, Panel's and Bokeh's classes: ~190,000 objects) lives
+        # as long as the server: kept out of the collector's full passes, which walked it
+        # at every page made (one pass per page, 0.14-0.17 s of its ~1 s; after: 0-0.06 s)
+        gc.collect()
+        gc.freeze()
         server.start()
         try:
             server.io_loop.start()

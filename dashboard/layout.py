@@ -387,10 +387,18 @@ class MainArea(pn.viewable.Viewer):
     views = param.Dict(doc="panel name -> view (each with ``resize(width, height)``).")
     page = param.ClassSelector(class_=PageControl)
     tabs = param.Parameter(default=None, doc="The page's tabs (hidden on a stage).")
+    lazy = param.Boolean(default=False, constant=True, doc="""
+        Send a panel to the page only when it is first shown, or when :meth:`attach_next`
+        is called (served pages: see :meth:`sent`); False: every panel from the start.""")
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.items = {name: self._item(name, view) for name, view in self.views.items()}
+        # a lazy area holds its panels' views only from when they are first shown after
+        # the page's body is sent (sent()): a lesson's link opens with the step's panels
+        # alone (the others' ~300 models follow, attach_next)
+        self._sent = not self.lazy
+        self.items = {name: self._item(name, view, attached=not self.lazy)
+                      for name, view in self.views.items()}
         self.lesson_text = LessonText(state=self.state)
         self.probe = TextProbe(self.lesson_text.heights)
         self.row = pn.Row(*self.items.values(), self.lesson_text, stylesheets=[_ROW_CSS],
@@ -435,12 +443,43 @@ class MainArea(pn.viewable.Viewer):
         return self._layout
 
     @staticmethod
-    def _item(name, view):
+    def _item(name, view, attached=True):
         # (the view's own column keeps the minimum width Panel computed from its children's
         # widths at some earlier size, which held a panel wider than the stage gave it)
-        return pn.Column(view, css_classes=["llrlab-panel", f"llrlab-{name}"],
+        return pn.Column(*([view] if attached else []),
+                         css_classes=["llrlab-panel", f"llrlab-{name}"],
                          sizing_mode="stretch_width", name=f"panel_{name}",
                          stylesheets=[_ITEM_CSS])
+
+    def _attach(self, names):
+        """Put the views of ``names`` in their panels (those not there yet)."""
+        for name in names:
+            item = self.items[name]
+            if not item.objects:
+                item.objects = [self.views[name]]
+
+    def _shown_items(self):
+        return [name for name, item in self.items.items() if item.visible]
+
+    def sent(self):
+        """The page's body is about to be sent: from now on a panel's view is put in the
+        page when the panel is first shown (before: the panels shown now are put in)."""
+        self._sent = True
+        self._attach(self._shown_items())
+
+    def attach_next(self):
+        """Put the view of the first panel not in the page in it (a lazy area's panels not
+        shown yet: later steps then change only what they show); True while others
+        remain."""
+        self._sent = True
+        rest = [name for name, item in self.items.items() if not item.objects]
+        self._attach(rest[:1])
+        return len(rest) > 1
+
+    @property
+    def attached(self):
+        """The names of the panels whose views are in the page."""
+        return [name for name, item in self.items.items() if item.objects]
 
     def _stage_views(self, shown):
         """Make the stage-only views (:data:`~llrlab.dashboard.state.presenter.STAGE_ONLY`:
@@ -455,7 +494,7 @@ class MainArea(pn.viewable.Viewer):
             if name in STAGE_ONLY and name not in self.items:
                 view = kinds[name](state=self.state)
                 self.views = {**self.views, name: view}
-                self.items[name] = self._item(name, view)
+                self.items[name] = self._item(name, view, attached=False)
                 self.row.insert(len(self.row) - 1, self.items[name])
         for name in STAGE_ONLY:
             if name in self.views:
@@ -700,6 +739,8 @@ class MainArea(pn.viewable.Viewer):
                         if name not in STAGE_ONLY:
                             view.resize(widths.get(name, width), None)
             self._sized = key
+            if self._sent:
+                self._attach(self._shown_items())
             for name, item in self.items.items():
                 cls = ["llrlab-panel", f"llrlab-{name}"] + (["llrlab-lit"] if name in lit
                                                              and staged else [])

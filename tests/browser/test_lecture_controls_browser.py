@@ -261,3 +261,38 @@ def test_a_lessons_link_makes_the_sidebar_later_unasked(page, serve, monkeypatch
     _open(page, serve, "?lesson=calibration&step=2")
     wait_until(page, lambda: page.evaluate(_SIDEBAR_CARDS) >= 10, what="the sidebar's cards")
     assert page.console_errors == []
+
+
+_FIGURES = """() => { let n = 0;
+  for (const m of Bokeh.documents[0]._all_models.values()) { if (m.type === 'Figure') n += 1; }
+  return n; }"""
+
+
+def test_a_lessons_link_sends_the_steps_panels_first_and_the_others_when_shown(
+        page, serve, monkeypatch):
+    """A lesson's link at step 1 (the histogram alone) gets one figure with its body; a
+    step that shows other panels before the rest have come gets them with the step, drawn
+    and with their data; and the rest come unasked a few seconds later (PANELS_DELAY)."""
+    from llrlab.dashboard import app
+
+    monkeypatch.setattr(app, "PANELS_DELAY", 600_000)
+    _, sessions = _open(page, serve, "?lesson=calibration&step=1")
+    st = sessions[0].state
+    page.wait_for_timeout(1000)
+    assert page.evaluate(_FIGURES) == 1
+    page.keyboard.press("End")  # step 11: the NBER plot and the table
+    _step(page, st, 11)
+    wait_until(page, lambda: page.evaluate(_FIGURES) == 2, what="the NBER plot")
+    nber = page.locator(".llrlab-nber .bk-Canvas")
+    wait_until(page, lambda: nber.count() == 1 and nber.first.bounding_box() is not None
+               and nber.first.bounding_box()["width"] > 300, what="the NBER plot drawn")
+    assert page.evaluate(_FIGURES) == 2 and page.console_errors == []
+
+
+def test_a_lessons_link_sends_the_other_panels_later_unasked(page, serve, monkeypatch):
+    from llrlab.dashboard import app
+
+    monkeypatch.setattr(app, "PANELS_DELAY", 300)
+    _open(page, serve, "?lesson=calibration&step=1")
+    wait_until(page, lambda: page.evaluate(_FIGURES) == 4, what="the four figures")
+    assert page.console_errors == []

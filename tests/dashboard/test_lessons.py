@@ -679,3 +679,39 @@ def test_the_forensic_views_join_the_stage_when_a_step_shows_them():
     for name in STAGE_ONLY:
         assert not area.views[name].active and not area.items[name].visible
     assert all(area.items[p].visible for p in ("nber", "det", "metrics"))
+
+
+def test_a_lazy_area_puts_a_panel_in_the_page_when_it_is_first_shown():
+    """A served page's main area (lazy) sends with its body only the panels its first layout
+    shows (a lesson's step 1: the histogram), a panel that a later step shows when that step
+    is shown, and the rest when asked (``attach_next``, one by one, some seconds after the
+    body)."""
+    from llrlab.dashboard.app import create_app
+    from llrlab.dashboard.layout import MainArea
+
+    app = create_app(threaded=False)
+    st = app.state
+    area = MainArea(state=st, page=app.page_control, views=dict(app.main_area.views),
+                    lazy=True)
+    assert not app.main_area.lazy and len(app.main_area.attached) == 5  # (not lazy: all)
+    assert area.attached == []
+
+    def shown():
+        return sorted(name for name, item in area.items.items() if item.visible)
+
+    st.lesson.open("calibration", 1)
+    assert area.attached == []  # the body is not sent yet: nothing to put in
+    area.sent()
+    assert area.attached == shown() == ["histogram"]
+    assert len(area.items["histogram"].objects) == 1
+    st.lesson.go(4)  # step 5: the DET and NBER plots
+    assert shown() == ["det", "nber"]
+    assert sorted(area.attached) == ["det", "histogram", "nber"]
+    st.lesson.go(-4)  # step 1: a panel once put in stays (hidden)
+    assert sorted(area.attached) == ["det", "histogram", "nber"]
+    assert not area.items["nber"].visible
+    assert area.attach_next() is True and len(area.attached) == 4
+    assert area.attach_next() is False and len(area.attached) == 5
+    assert area.attach_next() is False
+    assert sorted(area.attached) == sorted(area.items)
+    assert all(len(item.objects) == 1 for item in area.items.values())
