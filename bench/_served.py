@@ -235,7 +235,8 @@ def column_lengths(value):
         return {}
     out = {}
     for entry in value.get("entries") or ():
-        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+        if not (isinstance(entry, (list, tuple)) and len(entry) == 2
+                and isinstance(entry[0], str)):
             continue
         name, col = entry
         if isinstance(col, list):
