@@ -22,14 +22,40 @@ interleaved ``--repeats`` times:
   ``--moves`` times (1.5 s apart): key press -> each client has the new step.  Also the
   server's CPU seconds for the whole class phase.
 
-Targets (issue 19, items 1 and 8): key press -> complete step median <= 300 ms, p90 <= 500
-ms; page open -> complete step <= 3 s; 40 clients opening within 10 s: ready p90 <= 10 s; a
-step change reaching every follower within 1 s at p90.
+Then (``--parts demo``: this part alone, no browser), under each condition, interleaved
+``--demo-repeats`` times, for the demo dashboard (``/``: the served dashboard with the demo
+data, the drag computed in the page) and a lesson's link (``/?lesson=calibration``):
+
+* **ready**: ``--clients`` light clients (``_served.LightClient``: what a browser asks of the
+  server on Bokeh's websocket protocol -- the page's HTML, the websocket, PULL-DOC, "document
+  ready", then the patches), started evenly over ``--spread`` seconds; a client is *ready*
+  when the metrics table has arrived with numbers (its eval act. DCF cell holds a number,
+  in the pulled document or a later patch): from its ``GET`` to the arrival of that message.
+  Also the time to the drag's grid (the ``op_grid`` source's points, sent ``GRID_DELAY``
+  after the analyses: from then on the page drags by itself) and the server's CPU seconds
+  for opening the class;
+* **pause**: each client then sends ``--pauses`` times the one message a drag's pause sends
+  (the drag channel's ``data = {x, y, n}``, :data:`llrlab.dashboard.op_grid_script.
+  SERVED_DRAG`), at a new prior log-odds in [-6, 2] each time; in each round every client
+  sends one, started evenly over ``--pause-spread`` seconds in a random order.  Pause ->
+  exact values: until the client has the server's answer for that point (the NBER line's
+  location at exactly ``x`` and the metrics table redrawn).  Server CPU per pause: the
+  server's CPU seconds over the pause rounds divided by the pauses sent (and the same less
+  the CPU the idle sessions use, measured for 3 s before);
+* the server's RSS before the class opens and with the forty sessions open (after their
+  grids), and this script's own CPU (its clients decode every message, so on 2 cores they
+  compete with the server).
+
+Targets (issue 19, items 1 and 8; issue 20, item 4): key press -> complete step median <=
+300 ms, p90 <= 500 ms; page open -> complete step <= 3 s; 40 clients opening within 10 s:
+ready p90 <= 10 s (the lecture page and the demo dashboard); a step change reaching every
+follower within 1 s at p90; server CPU per drag pause about 0 (a few ms).
 
 Usage::
 
     python bench/bench_lecture.py [--repeats 5] [--clients 40] [--spread 10] [--moves 5]
-                                  [--conditions quiet loaded]
+                                  [--conditions quiet loaded] [--parts lecture demo]
+                                  [--demo-repeats 3] [--pauses 5] [--pause-spread 4]
 """
 
 from __future__ import annotations
