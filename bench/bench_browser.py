@@ -5,31 +5,39 @@ one page, or ``--sessions`` pages dragging at the same time.
 ``--n-eval`` eval trials, HDF5 files written once into ``--dir``; ``--n-eval 0``: the demo).
 One headless Debian chromium (driven by Playwright, every non-local request aborted) opens
 ``--sessions`` pages, each in its own browser context (its own renderer process and server
-session), presses the mouse on each page's NBER plot and makes ``--moves`` single mouse moves
-to random points of the plot, each after the table has followed the previous one and at most
-one per 16 ms (a 60 Hz pointer), in ``--repeats`` blocks.  With several sessions the pages are
-driven concurrently (one asyncio task per page; every page moves at once, as ten students
-dragging in the same minute): their renderers compete for the machine's cores, as they
-would on one laptop running ten tabs, which is the worst case of the measurement.  With
-``--before``, the blocks of the two servers alternate: interleaved.  The moves of a block
-follow each other within the drag's pause, so the page computes them itself (the drag
-computed in the page, :mod:`llrlab.dashboard.op_grid_script`); after each block every pointer
-stays still for 1 s (the pause): each page sends its point once (``C.data = {x, y, n}`` on
-the plot's drag channel) and the server answers with the exact numbers.
+session), presses the mouse on each page's NBER plot and moves it to ``--moves`` random points
+of the plot at 60 Hz (a mouse's rate: each move is sent without waiting for the page, as a
+mouse does not wait; moves the busy page has not handled yet are coalesced by chromium, as
+for a real mouse), in ``--repeats`` blocks.  With several sessions the pages are driven
+concurrently (one asyncio task per page: every page drags at once, as ten students dragging
+in the same second): their renderers compete for the machine's cores, as ten tabs would on
+one laptop, which is the worst case.  With ``--before``, the blocks of the two servers
+alternate: interleaved.  The moves of a block follow each other within the drag's pause, so
+the page computes them itself (the drag computed in the page,
+:mod:`llrlab.dashboard.op_grid_script`); after each block every pointer stays still for 1 s
+(the pause): each page sends its point once (``C.data = {x, y, n}`` on the plot's drag
+channel) and the server answers with the exact numbers.
 
-In the page, a capturing ``pointermove`` listener stamps each move and a
-``MutationObserver`` on the metrics table stamps each update (both ``performance.now()``);
-the latency of a move is the time from its stamp to the first table update after it.
+In the page, a capturing ``pointermove`` listener stamps each move that the page handles
+(``performance.now()``, and the event's own ``timeStamp``: when chromium made the input
+event) and a ``MutationObserver`` on the metrics table stamps each update; a move's update is
+the first one after it and before the next handled move (:func:`pair_latencies`).  The
+latency of a move is the time from its input event's creation to that update (the wait for
+the page's busy main thread included); the time from the page's handler is shown under it
+(what one page measured before, without the input queue).
 
 Rows (on the last column; every block of every page counts):
 
 * page load to numbers: ``goto`` -> the eval act. DCF cell shows a number (slowest page);
 * mouse move -> updated table: median and 90th percentile over all pages' moves; the
   spread of the per-page medians (``--sessions`` > 1) and of the blocks' medians;
-* moves without a table update within 5 s;
+* moves sent (the "per move" rows divide by it), moves the pages handled (the rest
+  coalesced while the page was busy), and handled moves without a table update;
 * browser main-thread time per move: chromium's ``TaskDuration`` (``Performance.getMetrics``)
-  of every page, summed; chromium CPU per move: CPU time of all chromium processes (browser,
-  renderers, GPU and utility processes) over the blocks' moves;
+  of every page, summed (the wall time of the pages' tasks: on a crowded machine it counts
+  the time a renderer waits for a core); chromium CPU per move: CPU time of all chromium
+  processes (browser, renderers, GPU and utility processes) over the blocks' moves; driver
+  CPU per move (this script and Playwright's node process);
 * server CPU per move: the ``llrlab serve`` process's CPU time over the blocks' moves
   (including the points that pages sent meanwhile: a page that finished its block early, or
   a page whose pointer was still for 200 ms because its renderer or the driver lagged);
@@ -79,8 +87,6 @@ from _served import (
 from _timing import load_average
 
 #: Installs the stamps (see the module docstring); returns false until the table exists.
-#: ``window.__llrlab.next(n)`` resolves once the table has been updated more than ``n`` times
-#: (no polling: the observer resolves it).
 _INSTRUMENT = """() => {
     function find(root) {
         for (const el of root.querySelectorAll('*')) {
@@ -92,20 +98,40 @@ _INSTRUMENT = """() => {
     const root = find(document);
     if (root == null) { return false; }
     if (window.__llrlab) { return true; }
-    const st = window.__llrlab = {moves: [], updates: [], waiting: []};
-    document.addEventListener('pointermove', () => st.moves.push(performance.now()),
-                              {capture: true});
-    new MutationObserver(() => {
-        st.updates.push(performance.now());
-        const w = st.waiting;
-        st.waiting = [];
-        for (const r of w) { r(); }
-    }).observe(root, {childList: true, subtree: true, characterData: true});
-    st.next = (n) => new Promise((resolve) => {
-        if (st.updates.length > n) { resolve(); } else { st.waiting.push(resolve); }
-    });
+    const st = window.__llrlab = {moves: [], created: [], updates: []};
+    document.addEventListener('pointermove', (e) => {
+        st.moves.push(performance.now());
+        st.created.push(e.timeStamp);
+    }, {capture: true});
+    new MutationObserver(() => st.updates.push(performance.now()))
+        .observe(root, {childList: true, subtree: true, characterData: true});
     return true;
 }"""
+_COUNTS = "() => [window.__llrlab.moves.length, window.__llrlab.updates.length]"
+_STAMPS = """([m, u]) => [window.__llrlab.moves.slice(m), window.__llrlab.created.slice(m),
+                    window.__llrlab.updates.slice(u)]"""
+
+
+def pair_latencies(moves, created, updates):
+    """The latency of each dispatched move: ``(from creation, from dispatch, missed)``.
+
+    ``moves`` are the times the page dispatched its ``pointermove`` events (increasing),
+    ``created`` the events' own time stamps (when the browser made the input event: the
+    wait for the page's main thread included) and ``updates`` the table's updates
+    (increasing).  A move's update is the first one at or after it and before the next
+    move (the page computes a move's numbers in its handler); a move without one is missed.
+    """
+    updates = np.asarray(updates, float)
+    moves = np.asarray(moves, float)
+    if moves.size == 0:
+        return [], [], 0
+    k = np.searchsorted(updates, moves, side="left")
+    nxt = np.append(updates, np.inf)[k]  # the first update at or after each move
+    ok = nxt < np.append(moves[1:], np.inf)
+    u = nxt[ok]
+    return ((u - np.asarray(created, float)[ok]).tolist(), (u - moves[ok]).tolist(),
+            int(moves.size - ok.sum()))
+
 
 #: True once the page holds the in-page drag's grid (:mod:`llrlab.dashboard.views.op_grid`).
 _GRID_READY = """() => {
@@ -176,26 +202,20 @@ class Session:
         return 1e3 * next(x["value"] for x in m if x["name"] == "TaskDuration")
 
     async def moves(self, moves):
-        """``moves`` moves; ``(latencies ms, missed)``."""
+        """``moves`` moves at 60 Hz, each sent without waiting for the page (a mouse does
+        not wait); ``(latencies from creation ms, from dispatch ms, missed, dispatched)``."""
         page, box = self.page, self.box
         xs = box["x"] + box["width"] * self.rng.uniform(0.12, 0.62, moves)
-        latencies, missed = [], 0
-        for x in xs:
-            t = time.perf_counter()
-            n_up, n_mv = await page.evaluate(
-                "() => [window.__llrlab.updates.length, window.__llrlab.moves.length]")
-            await page.mouse.move(float(x), self.y)
-            try:
-                await asyncio.wait_for(page.evaluate("(n) => window.__llrlab.next(n)", n_up), 5)
-            except TimeoutError:
-                missed += 1
-                continue
-            move, update = await page.evaluate(
-                f"() => [window.__llrlab.moves[{n_mv}], window.__llrlab.updates[{n_up}]]")
-            if move is not None:
-                latencies.append(update - move)
-            await asyncio.sleep(max(0.0, MOVE_INTERVAL - (time.perf_counter() - t)))
-        return latencies, missed
+        counts = await page.evaluate(_COUNTS)
+        sent, t0 = [], time.perf_counter()
+        for k, x in enumerate(xs):
+            sent.append(asyncio.ensure_future(page.mouse.move(float(x), self.y)))
+            await asyncio.sleep(max(0.0, t0 + (k + 1) * MOVE_INTERVAL - time.perf_counter()))
+        await asyncio.gather(*sent)
+        await asyncio.sleep(0.1)  # the last move's table (the pause is 200 ms)
+        m, c, u = await page.evaluate(_STAMPS, counts)
+        created, dispatched, missed = pair_latencies(m, c, u)
+        return created, dispatched, missed, len(m)
 
     async def close(self):
         with contextlib.suppress(Exception):
@@ -203,17 +223,21 @@ class Session:
         await self.context.close()
 
 
-def chromium_cpu():
-    """CPU seconds of every chromium process started by this script (via Playwright)."""
+def client_cpu():
+    """CPU seconds so far of every chromium process started by this script (via Playwright)
+    and of the driver (this process and Playwright's node process)."""
     import psutil
 
-    total = 0.0
-    for p in psutil.Process().children(recursive=True):
+    me = psutil.Process()
+    chromium, driver = 0.0, sum(me.cpu_times()[:2])
+    for p in me.children(recursive=True):
         with contextlib.suppress(psutil.Error):
+            t = p.cpu_times()
             if "chrom" in p.name():
-                t = p.cpu_times()
-                total += t.user + t.system
-    return total
+                chromium += t.user + t.system
+            else:
+                driver += t.user + t.system
+    return chromium, driver
 
 
 async def measure(args, files):
@@ -236,16 +260,16 @@ async def measure(args, files):
                 group.append(await Session.open(browser, server.url, server, seed=k))
                 stack.push_async_callback(group[-1].close)
             sessions.append(group)
-        got = [dict(lat=[], per_page=[[] for _ in range(args.sessions)], medians=[],
-                    missed=0, busy=0.0, chromium=0.0, cpu=0.0, while_moving=0, pauses=0,
-                    block_cpu=0.0, loads=[]) for _ in runs]
+        got = [dict(lat=[], disp=[], per_page=[[] for _ in range(args.sessions)], medians=[],
+                    dispatched=0, missed=0, busy=0.0, chromium=0.0, driver=0.0, cpu=0.0,
+                    while_moving=0, pauses=0, block_cpu=0.0, loads=[]) for _ in runs]
         for _ in range(args.repeats):  # interleaved: one block of each server in turn
             for server, group, g in zip(servers, sessions, got, strict=True):
                 busy0 = [await s.task_ms() for s in group]
                 sent0 = sum(len(s.sent) for s in group)
-                cpu0, chr0 = server.cpu(), chromium_cpu()
+                cpu0, (chr0, drv0) = server.cpu(), client_cpu()
                 out = await asyncio.gather(*(s.moves(args.moves) for s in group))
-                cpu1, chr1 = server.cpu(), chromium_cpu()
+                cpu1, (chr1, drv1) = server.cpu(), client_cpu()
                 sent1 = sum(len(s.sent) for s in group)
                 busy1 = [await s.task_ms() for s in group]
                 await asyncio.sleep(1.0)  # the pause: each page sends its point, once
@@ -254,12 +278,15 @@ async def measure(args, files):
                 g["while_moving"] += sent1 - sent0
                 g["cpu"] += cpu1 - cpu0
                 g["chromium"] += chr1 - chr0
+                g["driver"] += drv1 - drv0
                 g["busy"] += sum(b1 - b0 for b0, b1 in zip(busy0, busy1, strict=True))
                 lat = []
-                for k, (page_lat, missed) in enumerate(out):
+                for k, (page_lat, page_disp, missed, dispatched) in enumerate(out):
                     lat += page_lat
+                    g["disp"] += page_disp
                     g["per_page"][k] += page_lat
                     g["missed"] += missed
+                    g["dispatched"] += dispatched
                 g["lat"] += lat
                 g["medians"].append(statistics.median(lat) if lat else float("nan"))
                 g["loads"].append(load_average())
@@ -290,7 +317,8 @@ def main(argv=None):
         load = load_average()
     columns, external = [], []
     for (label, _exe), group, g in zip(runs, sessions, got, strict=True):
-        lat, n = g["lat"], max(len(g["lat"]), 1)
+        lat, disp = g["lat"], g["disp"]
+        n = args.moves * args.sessions * args.repeats  # moves sent
         pages = [statistics.median(v) if v else float("nan") for v in g["per_page"]]
         external += [u for s in group for u in s.external]
         rows = [
@@ -299,6 +327,10 @@ def main(argv=None):
              statistics.median(lat) / 1e3, "ms", 0.016),
             ("mouse move -> updated table, 90th percentile",
              float(np.quantile(lat, 0.9)) / 1e3, "ms", 0.033),
+            ("  from the page's handler (no input queue), median",
+             statistics.median(disp) / 1e3, "ms", None),
+            ("  from the page's handler (no input queue), p90",
+             float(np.quantile(disp, 0.9)) / 1e3, "ms", None),
         ]
         if args.sessions > 1:
             rows += [("per-page medians, smallest", min(pages) / 1e3, "ms", None),
@@ -306,9 +338,12 @@ def main(argv=None):
         rows += [
             (f"spread of the {args.repeats} blocks' medians (max - min)",
              _spread(g["medians"]) / 1e3, "ms", None),
-            ("moves without a table update (5 s)", g["missed"], "n", 0),
+            ("moves sent (60 Hz per page)", n, "n", None),
+            ("moves dispatched by the pages (the rest coalesced)", g["dispatched"], "n", None),
+            ("dispatched moves without a table update", g["missed"], "n", 0),
             ("browser main-thread time per move (all pages)", g["busy"] / n / 1e3, "ms", None),
             ("chromium CPU per move (all processes)", g["chromium"] / n, "ms", None),
+            ("driver CPU per move (Playwright, this script)", g["driver"] / n, "ms", None),
             ("server CPU per move (while moving)", g["cpu"] / n, "ms", None),
             ("points sent while moving (a page still >= 200 ms)", g["while_moving"], "n",
              None),
