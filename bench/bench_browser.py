@@ -40,8 +40,9 @@ Rows (on the last column; every block of every page counts):
   CPU per move (this script and Playwright's node process);
 * server CPU per move: the ``llrlab serve`` process's CPU time over the blocks' moves
   (including the points that pages sent meanwhile: a page that finished its block early, or
-  a page whose pointer was still for 200 ms because its renderer or the driver lagged);
-* points sent while moving and in the pauses; server CPU per point sent: the server's CPU
+  a page whose pointer seemed still for 200 ms because its renderer or the driver lagged);
+* points sent while moving (before a page's last move: its renderer or the driver lagged
+  200 ms) and after a page's last move (its pause); server CPU per point sent: the server's CPU
   time over the blocks and their pauses over every point sent then (a page sends nothing
   else while the pointer moves, so this is the cost of one drag pause's point: the exact
   numbers, the line, the markers and the table sent back);
@@ -207,11 +208,12 @@ class Session:
         page, box = self.page, self.box
         xs = box["x"] + box["width"] * self.rng.uniform(0.12, 0.62, moves)
         counts = await page.evaluate(_COUNTS)
-        sent, t0 = [], time.perf_counter()
+        sent, t0, points = [], time.perf_counter(), len(self.sent)
         for k, x in enumerate(xs):
             sent.append(asyncio.ensure_future(page.mouse.move(float(x), self.y)))
             await asyncio.sleep(max(0.0, t0 + (k + 1) * MOVE_INTERVAL - time.perf_counter()))
         await asyncio.gather(*sent)
+        self.moving = len(self.sent) - points  # points sent before the last move: mid-drag
         await asyncio.sleep(0.1)  # the last move's table (the pause is 200 ms)
         m, c, u = await page.evaluate(_STAMPS, counts)
         created, dispatched, missed = pair_latencies(m, c, u)
@@ -270,12 +272,12 @@ async def measure(args, files):
                 cpu0, (chr0, drv0) = server.cpu(), client_cpu()
                 out = await asyncio.gather(*(s.moves(args.moves) for s in group))
                 cpu1, (chr1, drv1) = server.cpu(), client_cpu()
-                sent1 = sum(len(s.sent) for s in group)
                 busy1 = [await s.task_ms() for s in group]
                 await asyncio.sleep(1.0)  # the pause: each page sends its point, once
                 g["block_cpu"] += server.cpu() - cpu0
-                g["pauses"] += sum(len(s.sent) for s in group) - sent1
-                g["while_moving"] += sent1 - sent0
+                moving = sum(s.moving for s in group)
+                g["pauses"] += sum(len(s.sent) for s in group) - sent0 - moving
+                g["while_moving"] += moving
                 g["cpu"] += cpu1 - cpu0
                 g["chromium"] += chr1 - chr0
                 g["driver"] += drv1 - drv0
@@ -347,7 +349,7 @@ def main(argv=None):
             ("server CPU per move (while moving)", g["cpu"] / n, "ms", None),
             ("points sent while moving (a page still >= 200 ms)", g["while_moving"], "n",
              None),
-            ("points sent in the pauses", g["pauses"], "n", None),
+            ("points sent after a page's last move (its pause)", g["pauses"], "n", None),
             ("server CPU per point sent (blocks and pauses)",
              g["block_cpu"] / max(g["pauses"] + g["while_moving"], 1), "ms", None),
             ("requests leaving localhost", sum(len(s.external) for s in group), "n", 0),
