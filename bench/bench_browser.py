@@ -22,9 +22,11 @@ In the page, a capturing ``pointermove`` listener stamps each move that the page
 (``performance.now()``, and the event's own ``timeStamp``: when chromium made the input
 event) and a ``MutationObserver`` on the metrics table stamps each update; a move's update is
 the first one after it and before the next handled move (:func:`pair_latencies`).  The
-latency of a move is the time from its input event's creation to that update (the wait for
-the page's busy main thread included); the time from the page's handler is shown under it
-(what one page measured before, without the input queue).
+latency of a move is the time from its input event's creation to that update: the wait for
+the page's main thread and for chromium's next frame (to which it aligns pointer moves)
+included; of coalesced moves the newest counts, as the pointer is where the user sees it.
+The time from the page's handler is shown under it (what the script measured before 60 Hz
+moves: one move at a time after the previous table, without the input queue).
 
 Rows (on the last column; every block of every page counts):
 
@@ -42,10 +44,10 @@ Rows (on the last column; every block of every page counts):
   (including the points that pages sent meanwhile: a page that finished its block early, or
   a page whose pointer seemed still for 200 ms because its renderer or the driver lagged);
 * points sent while moving (before a page's last move: its renderer or the driver lagged
-  200 ms) and after a page's last move (its pause); server CPU per point sent: the server's CPU
-  time over the blocks and their pauses over every point sent then (a page sends nothing
-  else while the pointer moves, so this is the cost of one drag pause's point: the exact
-  numbers, the line, the markers and the table sent back);
+  200 ms) and after a page's last move (its pause); server CPU per point sent: the server's
+  CPU time over the blocks and their pauses over every point sent then (a page sends
+  nothing else while the pointer moves, so this is the cost of one drag pause's point: the
+  exact numbers, the line, the markers and the table sent back);
 * requests leaving localhost.
 
 The load average is printed with the table (at its start and end).
@@ -56,7 +58,7 @@ ms per pause.
 
 Usage::
 
-    python bench/bench_browser.py [--n-eval 1e7] [--n-dev 1e6] [--moves 20]
+    python bench/bench_browser.py [--n-eval 1e7] [--n-dev 1e6] [--moves 60]
                                   [--repeats 5] [--sessions 1] [--hogs]
                                   [--dir /tmp/llrlab-bench-serve]
 """
@@ -303,7 +305,8 @@ def _spread(values):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_served_arguments(ap)
-    ap.add_argument("--moves", type=int, default=20, help="moves per block and page")
+    ap.add_argument("--moves", type=int, default=60,
+                    help="moves per block and page (at 60 Hz: 60 moves, one second)")
     ap.add_argument("--repeats", type=int, default=5, help="blocks of moves per server")
     ap.add_argument("--sessions", type=int, default=1,
                     help="pages dragging at the same time (one browser, a context each)")
