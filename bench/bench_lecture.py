@@ -56,6 +56,7 @@ Usage::
     python bench/bench_lecture.py [--repeats 5] [--clients 40] [--spread 10] [--moves 5]
                                   [--conditions quiet loaded] [--parts lecture demo]
                                   [--demo-repeats 3] [--pauses 5] [--pause-spread 4]
+                                  [--links demo lesson]
 """
 
 from __future__ import annotations
@@ -332,11 +333,12 @@ DEMO_LINKS = (("demo", "/"), ("lesson", "/?lesson=calibration"))
 
 async def demo(server, args):
     """Forty light clients on the demo dashboard and a lesson's link, with drag pauses."""
-    results = {(name, c): {} for name, _ in DEMO_LINKS for c in args.conditions}
+    links = [(name, path) for name, path in DEMO_LINKS if name in args.links]
+    results = {(name, c): {} for name, _ in links for c in args.conditions}
     for rep in range(args.demo_repeats):
         for cond in args.conditions:
             with Hogs(cond == "loaded"):
-                for name, path in DEMO_LINKS:
+                for name, path in links:
                     out = await demo_class(server, server.url.rstrip("/") + path,
                                            args.clients, args.spread, args.pauses,
                                            args.pause_spread, seed=rep)
@@ -368,7 +370,7 @@ async def demo(server, args):
             ("server RSS with the class (MB)", "rss", "n", ""),
             ("this script's own CPU, whole run (s)", "own", "s", "")]
     for title, key, unit, target in rows:
-        for name, _ in DEMO_LINKS:
+        for name, _ in links:
             for cond in args.conditions:
                 print(f"{title:46} {name:6} {cond:7} "
                       f"{summary(results[(name, cond)].get(key, []), unit)}  {target}")
@@ -395,6 +397,9 @@ if __name__ == "__main__":
     ap.add_argument("--parts", nargs="+", default=["lecture", "demo"],
                     choices=["lecture", "demo"])
     ap.add_argument("--demo-repeats", type=int, default=3)
+    ap.add_argument("--links", nargs="+", default=[n for n, _ in DEMO_LINKS],
+                    choices=[n for n, _ in DEMO_LINKS],
+                    help="the demo part's links: the demo dashboard, a lesson's link")
     ap.add_argument("--pauses", type=int, default=5, help="drag pauses per demo client")
     ap.add_argument("--pause-spread", type=float, default=4.0,
                     help="seconds over which a round's pauses (one per client) start")
