@@ -38,6 +38,7 @@ from llrlab.dashboard.controls import (
 )
 from llrlab.dashboard.layout import SHRINK_CSS, MainArea, PageControl
 from llrlab.dashboard.notebook import load_extensions
+from llrlab.dashboard.page_bundle import without_mathjax
 from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.session import end_with_session, link_sources, quiet_closed_connections
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
@@ -556,6 +557,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     panel.template.BootstrapTemplate
     """
     load_extensions()
+    without_mathjax()  # (served pages: llrlab typesets no formula with MathJax)
     pn.config.exception_handler = _exception_handler
     args = pn.state.session_args or {}
     if _arg(args, "view") == "speaker":  # the lecturer's second window (speaker.py)

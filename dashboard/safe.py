@@ -15,10 +15,12 @@ through this module:
   character reference (``&#60;`` for ``<``): any Markdown renderer shows the character
   itself and reads none of them as syntax, so neither raw HTML nor a link, emphasis or
   heading can be formed (Panel's Markdown and Alert panes pass raw HTML through).  A
-  formula cannot be formed either: the Markdown renderer decodes the references, and the
-  page then typesets ``$$...$$``, ``\\(...\\)`` and ``\\[...\\]`` with MathJax, which
-  honours ``\\href{javascript:...}`` (Panel 1.9 loads MathJax whenever a Markdown pane is
-  shown, and its Markdown pane never sends ``disable_math`` to the page).  So a word joiner
+  formula cannot be formed either: the Markdown renderer decodes the references, and a
+  page with MathJax typesets ``$$...$$``, ``\\(...\\)`` and ``\\[...\\]``, honouring
+  ``\\href{javascript:...}`` (Panel 1.9 loads MathJax whenever a Markdown pane is shown,
+  and its Markdown pane never sends ``disable_math`` to the page; llrlab's served pages
+  leave MathJax out, :mod:`~llrlab.dashboard.page_bundle`, and this guards any other
+  page, such as a notebook with Panel's ``mathjax`` extension).  So a word joiner
   (U+2060, invisible) stands on both sides of every ``$`` and after every backslash: no two
   dollars and no backslash-parenthesis or -bracket are adjacent in what the page shows.
 
