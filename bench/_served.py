@@ -9,8 +9,11 @@
   tornado alone: it opens a session (``GET /``, then the websocket with the page's token),
   pulls the document, says "document ready" as BokehJS does (which runs the page's
   ``onload`` work), and can move the operating point as a drag on the NBER plot does (a
-  change of the plot's drag channel, ``nber_drag``).  It keeps every model definition it
-  receives (id and name) and counts the messages and bytes the server sends.  Building no
+  change of the plot's drag channel, ``nber_drag``; with ``n``, the point the in-page drag
+  sends when the pointer pauses).  It keeps every model definition it receives (id and
+  name), the latest change of each model's scalar attributes and of each source's data (its
+  columns' lengths: :func:`column_lengths`), and counts the messages and bytes the server
+  sends.  Building no
   Bokeh model, it costs little CPU, so that ten of them measure the server rather than the
   clients.
 
@@ -224,6 +227,26 @@ def _walk_models(obj, found, texts):
             _walk_models(v, found, texts)
 
 
+def column_lengths(value):
+    """``{column: length}`` of a ColumnDataSource's ``data`` as Bokeh serializes it in a
+    message (a ``{"type": "map", "entries": [[name, column], ...]}``, a column being a list
+    or ``{"type": "ndarray", "shape": [n, ...], ...}``); ``{}`` for anything else."""
+    if not isinstance(value, dict) or value.get("type") != "map":
+        return {}
+    out = {}
+    for entry in value.get("entries") or ():
+        if not (isinstance(entry, (list, tuple)) and len(entry) == 2
+                and isinstance(entry[0], str)):
+            continue
+        name, col = entry
+        if isinstance(col, list):
+            out[name] = len(col)
+        elif isinstance(col, dict) and col.get("type") == "ndarray":
+            shape = col.get("shape") or [0]
+            out[name] = int(shape[0])
+    return out
+
+
 class Message:
     __slots__ = ("arrived", "content", "header", "nbytes")
 
@@ -243,6 +266,7 @@ class LightClient:
         self.messages = []
         self.table_updates = []  # arrival times of metrics-table updates
         self.table_text = ""
+        self.changed = {}  # (model id, attribute) -> (arrival, value) of the latest change
         self.ws = None
         self._reader = None
         self._changed = asyncio.Event()
@@ -310,6 +334,14 @@ class LightClient:
             texts = []
             _walk_models(c, self.models, texts)
             self.messages.append(Message(h, c, nbytes, now))
+            for ev in c.get("events", ()) if h["msgtype"] == "PATCH-DOC" else ():
+                model, attr = (ev.get("model") or {}).get("id"), ev.get("attr")
+                if attr == "data":  # a ColumnDataSource's new data: its columns' lengths
+                    self.changed[(model, attr)] = (now, column_lengths(ev.get("data",
+                                                                              ev.get("new"))))
+                elif ev.get("kind") == "ModelChanged" and isinstance(ev.get("new"),
+                                                                     (int, float, str)):
+                    self.changed[(model, attr)] = (now, ev["new"])
             if self.TABLE_MARK in content:
                 for ev in c.get("events", []):
                     new = ev.get("new")
@@ -337,12 +369,29 @@ class LightClient:
         text = html.unescape(self.table_text)  # Panel sends the HTML pane's text escaped
         return bool(re.search(r'data-key="act_dcf"[^>]*>\s*\d', text))
 
-    async def drag_to(self, x, y=0.5, *, channel="nber_drag"):
-        """One drag step on the NBER plot to prior log-odds ``x`` (as BokehJS sends it)."""
+    def change(self, name, attr):
+        """``(arrival, value)`` of the latest change of ``attr`` of the model named ``name``
+        (for ``"data"``: its columns' lengths), or ``None``."""
+        return self.changed.get((self.models.get(name), attr))
+
+    def grid_filled(self):
+        """The arrival of the in-page drag's grid (the ``op_grid`` source's data with its
+        points), or ``None`` before it."""
+        got = self.change("op_grid", "data")
+        return got[0] if got is not None and got[1].get("plo", 0) > 0 else None
+
+    async def drag_to(self, x, y=0.5, *, channel="nber_drag", n=None):
+        """One drag step on the NBER plot to prior log-odds ``x`` (as BokehJS sends it).
+        With ``n``, the point as the in-page drag sends it when the pointer pauses or the
+        drag ends (``C.data = {x, y, n}`` in :data:`.op_grid_script.SERVED_DRAG`, ``n``
+        counting the page's points)."""
         cid = self.models[channel]
+        entries = [["x", [float(x)]], ["y", [float(y)]]]
+        if n is not None:
+            entries.append(["n", [int(n)]])
         await self.send("PATCH-DOC", {"events": [{
             "kind": "ModelChanged", "model": {"id": cid}, "attr": "data",
-            "new": {"type": "map", "entries": [["x", [float(x)]], ["y", [float(y)]]]}}]})
+            "new": {"type": "map", "entries": entries}}]})
 
     async def quiet(self, seconds):
         """Wait until no message has arrived for ``seconds``."""

@@ -70,3 +70,21 @@ def test_a_failed_grid_says_so_and_leaves_the_drag_to_the_server(state, monkeypa
     grid = OpGrid(state=state)
     assert np.asarray(grid.grid.data["plo"]).size == 0
     assert "dragging falls back to the server" in state.status.error
+
+
+def test_the_same_analyses_set_again_keep_their_grid(state, monkeypatch):
+    # a lesson's step sets its cached results a second time: one grid, computed once
+    import llrlab.dashboard.views.op_grid as mod
+
+    calls = []
+    real = mod.compute_grid
+    monkeypatch.setattr(mod, "compute_grid", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    grid = OpGrid(state=state)
+    assert len(calls) == 1
+    data, sets = grid.grid.data, grid.sets.data
+    state.param.update(results=state.results)
+    assert len(calls) == 1
+    assert grid.grid.data is data and grid.sets.data is sets
+    state.calibration.method = "affine"  # new analyses: a new grid
+    assert len(calls) == 2
+    assert grid.grid.data is not data
