@@ -209,9 +209,12 @@ class Server:
 # ------------------------------------------------------------------------------------ client
 
 
-def _walk_models(obj, found, texts):
-    """Record ``name -> id`` of every model definition inside a decoded message, and the
-    ``text`` attributes of the models defined there."""
+def _walk_models(obj, found, texts, data=None):
+    """Record ``name -> id`` of every model definition inside a decoded message, the
+    ``text`` attributes of the models defined there, and (into ``data``, when given)
+    ``id -> column lengths`` of the sources defined there with their data: a source first
+    sent already filled (a plot put in the page after its data came) has no change of its
+    data to be seen by."""
     if isinstance(obj, dict):
         if obj.get("type") == "object" and "id" in obj:
             attrs = obj.get("attributes") or {}
@@ -220,11 +223,13 @@ def _walk_models(obj, found, texts):
                 found[name] = obj["id"]
             if isinstance(attrs.get("text"), str):
                 texts.append(attrs["text"])
+            if data is not None and "data" in attrs:
+                data[obj["id"]] = column_lengths(attrs["data"])
         for v in obj.values():
-            _walk_models(v, found, texts)
+            _walk_models(v, found, texts, data)
     elif isinstance(obj, list):
         for v in obj:
-            _walk_models(v, found, texts)
+            _walk_models(v, found, texts, data)
 
 
 def column_lengths(value):
@@ -331,8 +336,10 @@ class LightClient:
                 nbytes += len(bh) + len(payload)
             now = time.perf_counter()
             c = json.loads(content)
-            texts = []
-            _walk_models(c, self.models, texts)
+            texts, defined = [], {}
+            _walk_models(c, self.models, texts, defined)
+            for model, lengths in defined.items():  # (as if its data had changed now)
+                self.changed[(model, "data")] = (now, lengths)
             self.messages.append(Message(h, c, nbytes, now))
             for ev in c.get("events", ()) if h["msgtype"] == "PATCH-DOC" else ():
                 model, attr = (ev.get("model") or {}).get("id"), ev.get("attr")

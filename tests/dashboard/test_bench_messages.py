@@ -71,3 +71,22 @@ def test_pair_latencies_without_updates_or_moves(browser_bench):
     assert browser_bench.pair_latencies([], [], [1.0]) == ([], [], 0)
     # an update stamped with its move's time counts (the handler runs within the move)
     assert browser_bench.pair_latencies([5.0], [4.0], [5.0]) == ([1.0], [0.0], 0)
+
+
+def test_a_source_defined_with_its_data_is_recorded(served):
+    """A plot put in the page after its grid was filled brings the grid's source defined
+    with its data (no change of that data follows): the light client records its lengths,
+    as for a change, so that the grid counts as arrived."""
+    from bokeh.document import Document
+    from bokeh.models import ColumnDataSource, CustomJS
+
+    doc = Document()
+    grid = ColumnDataSource({"plo": np.linspace(-20, 20, 101)}, name="op_grid")
+    doc.add_root(CustomJS(args={"grid": grid}, code=""))
+    content = json.loads(json.dumps({"doc": doc.to_json(deferred=False)}))  # (as a reply)
+    found, texts, defined = {}, [], {}
+    served._walk_models(content, found, texts, defined)
+    assert defined[found["op_grid"]] == {"plo": 101}
+    found2, texts2 = {}, []
+    served._walk_models(content, found2, texts2)  # (without ``data``: names only)
+    assert found2 == found
