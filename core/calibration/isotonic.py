@@ -202,27 +202,15 @@ class PAVCalibrator(Calibrator):
     def _apply_chunk(self, x, out):
         """The LLRs of a chunk into ``out``: ``(has NaN, all LLRs finite)`` (a chunk with
         NaN is not mapped)."""
-        if x.size > 64 and bool(np.all(x[1:] >= x[:-1])):  # sorted, hence no NaN
-            if self._runs:
-                return False, self._apply_sorted(x, out)
-            # sorted: where each block starts among the scores; repeat its parameters (group
-            # 0: the scores below the first block, which use block 0)
-            starts = np.searchsorted(x, self.lower, side="left")
-            counts = np.diff(np.concatenate([[0], starts, [x.size]]))
-            block = np.concatenate([[0], np.arange(self.n_blocks)])
-
-            def per_score(a):
-                return np.repeat(a[block], counts)
-        else:
-            if np.isnan(x).any():
-                return True, True
-            i = np.searchsorted(self.lower, x, side="right") - 1
-            np.maximum(i, 0, out=i)  # below the first block: block 0 (t clips to 0)
-
-            def per_score(a):
-                return a[i]
-        _interpolate(x, per_score(self.upper), per_score(self._gap), per_score(self.llr),
-                     per_score(self._next_llr), out)
+        if self._runs and x.size > 64 and bool(np.all(x[1:] >= x[:-1])):
+            return False, self._apply_sorted(x, out)  # (sorted, hence no NaN)
+        # score by score (and a hand-made model whose blocks are not ordered and disjoint
+        # or hold a -0.0 LLR, sorted or not)
+        if np.isnan(x).any():
+            return True, True
+        i = np.searchsorted(self.lower, x, side="right") - 1
+        np.maximum(i, 0, out=i)  # below the first block: block 0 (t clips to 0)
+        _interpolate(x, self.upper[i], self._gap[i], self.llr[i], self._next_llr[i], out)
         return False, bool(np.isfinite(out).all())
 
     def _apply_sorted(self, x, out):
