@@ -470,24 +470,21 @@ def _fill_when_ready(side, body, page=None, area=None):
             if not later:
                 slots[0].objects = [side]
         doc = pn.state.curdoc
-        if area is not None and doc is not None and doc.session_context is not None:
+        served = doc is not None and doc.session_context is not None
+        if area is not None and served:
             def panels_later():
                 # one panel at a time (each ~0.1 s of the event loop, not ~0.3 s for all:
                 # a key press meanwhile waits less), until all are in
-                with set_curdoc(doc), pn.io.hold():
+                with pn.io.hold():
                     more = area.attach_next()
                 if more:
-                    doc.add_timeout_callback(panels_later, PANELS_APART)
+                    doc.add_timeout_callback(_in_doc(doc, panels_later), PANELS_APART)
 
-            doc.add_timeout_callback(panels_later, PANELS_DELAY)
+            doc.add_timeout_callback(_in_doc(doc, panels_later), PANELS_DELAY)
         if later:
             page.param.watch(unfolded, ["collapsed"])
-            if doc is not None and doc.session_context is not None:
-                def side_later():
-                    with set_curdoc(doc):
-                        fill_side()
-
-                doc.add_timeout_callback(side_later, SIDEBAR_DELAY)
+            if served:
+                doc.add_timeout_callback(_in_doc(doc, fill_side), SIDEBAR_DELAY)
 
     def ready():
         # the page's control is in the frame: it reports the main area's size as soon as
@@ -498,10 +495,7 @@ def _fill_when_ready(side, body, page=None, area=None):
             fill()
             return
 
-        def go():
-            with set_curdoc(doc):
-                fill()
-
+        go = _in_doc(doc, fill)
         page.param.watch(lambda _e: doc.add_next_tick_callback(go), ["main_width"])
         doc.add_timeout_callback(go, SIZE_WAIT)
 
@@ -510,6 +504,16 @@ def _fill_when_ready(side, body, page=None, area=None):
         return slots[0], pn.Column(page, slots[1], sizing_mode="stretch_width",
                                    stylesheets=[SHRINK_CSS])
     return slots
+
+
+def _in_doc(doc, fn):
+    """``fn`` as a callback of ``doc``'s event loop, run with ``doc`` as Panel's current
+    document (a timeout or next-tick callback has none of its own)."""
+    def run():
+        with set_curdoc(doc):
+            fn()
+
+    return run
 
 
 def _when_first_shown(tabs, index, make, made):
