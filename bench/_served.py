@@ -186,6 +186,21 @@ class Server:
         wait_for_port(self.port, timeout, self.proc, name="llrlab serve")
         return self
 
+    def wait_line(self, text, timeout=900):
+        """Wait until the server's output (``log`` is needed) has a line with ``text``;
+        returns that line."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with open(self.log_path) as f:
+                for line in f:
+                    if text in line:
+                        return line
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llrlab serve exited before printing {text!r}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"llrlab serve did not print {text!r} in {timeout} s")
+            time.sleep(0.2)
+
     def cpu(self):
         """CPU seconds (user + system) used by the server process so far."""
         t = self.ps.cpu_times()

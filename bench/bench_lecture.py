@@ -24,7 +24,13 @@ interleaved ``--repeats`` times:
 
 Then (``--parts demo``: this part alone, no browser), under each condition, interleaved
 ``--demo-repeats`` times, for the demo dashboard (``/``: the served dashboard with the demo
-data, the drag computed in the page) and a lesson's link (``/?lesson=calibration``):
+data, the drag computed in the page) and a lesson's link.  By default each such class
+opens a server of its own started as a lecturer starts it for a class, ``llrlab serve
+--class N`` (N = ``--class-pages``, default ``--clients``; a lesson's class: with
+``--lesson calibration``, at its printed link ``/``), once its N pages are made (made on
+the quiet machine; the time and the server CPU this took are reported); with
+``--class-pages 0`` the lecture part's server, its pages made on demand (``/`` and
+``/?lesson=calibration``):
 
 * **ready**: ``--clients`` light clients (``_served.LightClient``: what a browser asks of the
   server on Bokeh's websocket protocol -- the page's HTML, the websocket, PULL-DOC, "document
@@ -56,7 +62,7 @@ Usage::
     python bench/bench_lecture.py [--repeats 5] [--clients 40] [--spread 10] [--moves 5]
                                   [--conditions quiet loaded] [--parts lecture demo]
                                   [--demo-repeats 3] [--pauses 5] [--pause-spread 4]
-                                  [--links demo lesson]
+                                  [--links demo lesson] [--class-pages N]
 """
 
 from __future__ import annotations
@@ -331,33 +337,65 @@ async def lecture(server, args):
 DEMO_LINKS = (("demo", "/"), ("lesson", "/?lesson=calibration"))
 
 
+async def class_server(name, pages, log):
+    """A server of its own for a class on link ``name`` with ``pages`` made in advance
+    (``llrlab serve --class``; a lesson's class: ``--lesson calibration``, the printed link),
+    once they are made: ``(server, seconds, server CPU seconds)`` of making them."""
+    opts = ["--class", str(pages)] + (["--lesson", "calibration"] if name == "lesson" else [])
+    server = Server(opts, log=log)
+    t0 = time.perf_counter()
+    server.wait()
+    await asyncio.to_thread(server.wait_line, "made for a class")
+    return server, time.perf_counter() - t0, server.cpu()
+
+
 async def demo(server, args):
     """Forty light clients on the demo dashboard and a lesson's link, with drag pauses."""
+    import tempfile
+
     links = [(name, path) for name, path in DEMO_LINKS if name in args.links]
     results = {(name, c): {} for name, _ in links for c in args.conditions}
     for rep in range(args.demo_repeats):
         for cond in args.conditions:
-            with Hogs(cond == "loaded"):
-                for name, path in links:
-                    out = await demo_class(server, server.url.rstrip("/") + path,
-                                           args.clients, args.spread, args.pauses,
-                                           args.pause_spread, seed=rep)
-                    for k, v in out.items():
-                        results[(name, cond)].setdefault(k, []).extend(v)
-                    print(f"  demo repeat {rep + 1} {cond} {name}: ready p90 "
-                          f"{pct(out['ready'], 0.9):.2f} s, grid p90 "
-                          f"{pct(out['grid'] or [float('nan')], 0.9):.2f} s (missing "
-                          f"{out['no_grid'][0]}), pause median "
-                          f"{1e3 * statistics.median(out['pause'] or [float('nan')]):.0f} ms, "
-                          f"server CPU per pause {1e3 * out['pause_cpu'][0]:.1f} ms, RSS "
-                          f"{out['rss0'][0]:.0f} -> {out['rss'][0]:.0f} MB; load average "
-                          f"{load_average()}", flush=True)
-    print(f"\ndemo dashboard, {args.clients} light clients over {args.spread:g} s, then "
+            for name, path in links:
+                own = None
+                if args.class_pages:  # the pages made on a quiet machine, before the class
+                    log = tempfile.NamedTemporaryFile(suffix=".log", delete=False).name
+                    own, made, made_cpu = await class_server(name, args.class_pages, log)
+                    results[(name, cond)].setdefault("made", []).append(made)
+                    results[(name, cond)].setdefault("made_cpu", []).append(made_cpu)
+                try:
+                    with Hogs(cond == "loaded"):
+                        target = own or server
+                        url = target.url if own else target.url.rstrip("/") + path
+                        out = await demo_class(target, url, args.clients, args.spread,
+                                               args.pauses, args.pause_spread, seed=rep)
+                finally:
+                    if own is not None:
+                        own.stop()
+                        os.unlink(own.log_path)
+                for k, v in out.items():
+                    results[(name, cond)].setdefault(k, []).extend(v)
+                print(f"  demo repeat {rep + 1} {cond} {name}: ready p90 "
+                      f"{pct(out['ready'], 0.9):.2f} s, grid p90 "
+                      f"{pct(out['grid'] or [float('nan')], 0.9):.2f} s (missing "
+                      f"{out['no_grid'][0]}), pause median "
+                      f"{1e3 * statistics.median(out['pause'] or [float('nan')]):.0f} ms, "
+                      f"server CPU per pause {1e3 * out['pause_cpu'][0]:.1f} ms, RSS "
+                      f"{out['rss0'][0]:.0f} -> {out['rss'][0]:.0f} MB; load average "
+                      f"{load_average()}", flush=True)
+    made = (f"{args.class_pages} pages made in advance (llrlab serve --class "
+            f"{args.class_pages}; a lesson: --lesson calibration, its printed link)"
+            if args.class_pages else "pages made on demand")
+    print(f"\ndemo dashboard, {made}")
+    print(f"{args.clients} light clients over {args.spread:g} s, then "
           f"{args.pauses} drag pauses each ({args.clients} over {args.pause_spread:g} s per "
           f"round), {args.demo_repeats} repeats; load average at end {load_average()}")
     print(f"{'measurement':46} {'link':6} {'cond':7} {'median':>7} {'p90':>7} {'min':>7} "
           f"{'max':>7}")
-    rows = [("open -> table with numbers (ms)", "ready", "ms", "p90 <= 10000"),
+    rows = [("pages made in advance: time (s)", "made", "s", ""),
+            ("  their server CPU (s)", "made_cpu", "s", ""),
+            ("open -> table with numbers (ms)", "ready", "ms", "p90 <= 10000"),
             ("open -> drag's grid received (ms)", "grid", "ms", ""),
             ("clients without the grid (300 s)", "no_grid", "n", "0"),
             ("opening the class: server CPU (s)", "open_cpu", "s", ""),
@@ -400,8 +438,15 @@ if __name__ == "__main__":
     ap.add_argument("--links", nargs="+", default=[n for n, _ in DEMO_LINKS],
                     choices=[n for n, _ in DEMO_LINKS],
                     help="the demo part's links: the demo dashboard, a lesson's link")
+    ap.add_argument("--class-pages", type=int, default=None,
+                    help="the demo part: pages made in advance (llrlab serve --class N, "
+                         "a server of its own per link, condition and repeat); default: "
+                         "--clients; 0: one server, pages made on demand")
     ap.add_argument("--pauses", type=int, default=5, help="drag pauses per demo client")
     ap.add_argument("--pause-spread", type=float, default=4.0,
                     help="seconds over which a round's pauses (one per client) start")
     ap.add_argument("--log", default=None, help="write the server's output to this file")
-    asyncio.run(main(ap.parse_args()))
+    parsed = ap.parse_args()
+    if parsed.class_pages is None:
+        parsed.class_pages = parsed.clients
+    asyncio.run(main(parsed))

@@ -39,6 +39,7 @@ from llrlab.dashboard.controls import (
 from llrlab.dashboard.layout import SHRINK_CSS, MainArea, PageControl
 from llrlab.dashboard.notebook import load_extensions
 from llrlab.dashboard.page_bundle import without_mathjax
+from llrlab.dashboard.page_pool import before_browser, premaking, settled_when
 from llrlab.dashboard.safe import html_text, md_text
 from llrlab.dashboard.session import end_with_session, link_sources, quiet_closed_connections
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
@@ -458,17 +459,22 @@ def _fill_when_ready(side, body, page=None, area=None):
 
     filled = []
 
-    def fill(*_):
+    def fill(*_, follow=True):
         if filled:
             return
         filled.append(True)
-        later = page is not None and page.collapsed
         with pn.io.hold():
             if area is not None:
                 area.sent()
             slots[1].objects = [body]
-            if not later:
+            if not (page is not None and page.collapsed):
                 slots[0].objects = [side]
+        if follow:
+            what_follows()
+
+    def what_follows():
+        # what a page sends after its body: a lazy area's other panels, a folded sidebar
+        later = page is not None and page.collapsed
         doc = pn.state.curdoc
         served = doc is not None and doc.session_context is not None
         if area is not None and served:
@@ -499,7 +505,12 @@ def _fill_when_ready(side, body, page=None, area=None):
         page.param.watch(lambda _e: doc.add_next_tick_callback(go), ["main_width"])
         doc.add_timeout_callback(go, SIZE_WAIT)
 
-    pn.state.onload(ready)
+    doc = pn.state.curdoc
+    if premaking():  # made before a browser asks (page_pool): the body now, the rest shown
+        before_browser(doc, lambda: fill(follow=False))
+        pn.state.onload(what_follows)
+    else:
+        pn.state.onload(ready)
     if page is not None:
         return slots[0], pn.Column(page, slots[1], sizing_mode="stretch_width",
                                    stylesheets=[SHRINK_CSS])
@@ -693,12 +704,22 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     if initial:
         if isinstance(runner, ThreadRunner):
             # load once the page is shown: its progress bar is then visible, and the
-            # first render does not compete with the loading thread
-            pn.state.onload(lambda: load_specs(state, initial, dask=dask and bool(specs)))
+            # first render does not compete with the loading thread (a page made in
+            # advance loads at once: page_pool)
+            def load():
+                load_specs(state, initial, dask=dask and bool(specs))
+
+            if premaking():
+                before_browser(doc, load)
+            else:
+                pn.state.onload(load)
         else:
             load_specs(state, initial, dask=dask and bool(specs))
     if isinstance(runner, ThreadRunner):
         end_with_session(doc, state, links_before)  # a closed page frees its memory
+        if premaking():
+            settled_when(doc, lambda: not state.status.busy and op_grid.settled
+                         and (not initial or state.results is not None))
     template.state = state  # for tests and notebooks
     template.uploads = uploads
     template.page_control = page

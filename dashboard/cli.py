@@ -111,6 +111,21 @@ def parse_file_specs(files, *, check=True, dirs=False):
     return out
 
 
+#: The largest ``--class`` (pages made in advance take ~12 MB each).
+MAX_CLASS = 200
+
+
+def _class_size(text):
+    """``--class``'s value: a whole number of pages from 0 to :data:`MAX_CLASS`."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of pages") from None
+    if not 0 <= n <= MAX_CLASS:
+        raise argparse.ArgumentTypeError(f"{n} pages: give 0 to {MAX_CLASS}")
+    return n
+
+
 def add_serve_parser(subparsers):
     """Add ``serve`` to an argparse subparsers object (used by the main ``llrlab`` CLI)."""
     p = subparsers.add_parser(
@@ -138,6 +153,11 @@ def add_serve_parser(subparsers):
     p.add_argument("--lesson", metavar="FILE", default=None,
                    help="open this guided lesson (Markdown or JSON, see docs/lessons.md; or "
                         "a built-in lesson's id) in every new page")
+    p.add_argument("--class", dest="class_size", type=_class_size, default=0, metavar="N",
+                   help="a class will open the printed link: make N pages of it in advance "
+                        "(with their data and analyses) while waiting, so that N students "
+                        "opening it at once get their pages without queueing (~12 MB "
+                        f"each; at most {MAX_CLASS}; default 0: pages made on demand)")
     p.add_argument("--log-level", choices=LEVELS, default="warning",
                    help="what the server logs on stderr (default warning: refused requests "
                         "and problems; info: every request too); access tokens are always "
@@ -261,6 +281,16 @@ def run_serve(args):
         if not args.no_show:
             server.io_loop.add_callback(server.show, path)
         _stop_on_signals(server.io_loop)
+        size = getattr(args, "class_size", 0)
+        if size:
+            from .page_pool import PagePool
+
+            def announce(line):
+                print(f"llrlab serve: {line}", flush=True)
+
+            pool = PagePool(server._tornado, size, host=f"{host}:{server.port}",
+                            announce=announce)
+            server.io_loop.add_callback(pool.fill)
         # what exists now (the modules, Panel's and Bokeh's classes: ~190,000 objects) lives
         # as long as the server: kept out of the collector's full passes, which walked it
         # at every page made (one pass per page, 0.14-0.17 s of its ~1 s; after: 0-0.06 s)

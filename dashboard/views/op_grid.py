@@ -92,7 +92,13 @@ class OpGrid(param.Parameterized):
         self.echo = []    # (model, attribute) pairs the page moves by itself
         self.panes = []   # Panel panes whose cells the page rewrites
         self._pending = None
+        self._filled = None  # the analyses whose grid is in the sources (or have none)
         self._on_results()
+
+    @property
+    def settled(self):
+        """Whether the sources hold the grid of the current analyses (or they have none)."""
+        return self._filled is self.state.results
 
     def args(self):
         """The CustomJS arguments of the look-up (see ``SERVED_DRAG``)."""
@@ -118,6 +124,7 @@ class OpGrid(param.Parameterized):
         self.grid.data, self.sets.data = _empty_grid(), _empty_sets()
         self._pending = res
         if not grid_sets(res):
+            self._filled = res
             return
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
@@ -144,8 +151,10 @@ class OpGrid(param.Parameterized):
             src.data = data
         self.sets.data = sets
         self.grid.data = columns
+        self._filled = res
 
     def _failed(self, exc):
+        self._filled = self._pending  # (settled: the page drags through the server)
         # the drag goes on through the server at each move; the page says why
         self.state.jobs.report(exc, "computing the operating-point grid",
                                lambda text: f"dragging falls back to the server: {text}")
