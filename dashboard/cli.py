@@ -283,14 +283,18 @@ def run_serve(args):
         _stop_on_signals(server.io_loop)
         size = getattr(args, "class_size", 0)
         if size:
-            from .page_pool import PagePool
+            from .page_pool import HandoverUnsupported, PagePool
 
             def announce(line):
                 print(f"llrlab serve: {line}", flush=True)
 
-            pool = PagePool(server._tornado, size, host=f"{host}:{server.port}",
-                            announce=announce)
-            server.io_loop.add_callback(pool.fill)
+            try:
+                pool = PagePool(server._tornado, size, host=f"{host}:{server.port}",
+                                announce=announce)
+            except HandoverUnsupported as exc:
+                announce(f"--class: {exc}")
+            else:
+                server.io_loop.add_callback(pool.fill)
         # what exists now (the modules, Panel's and Bokeh's classes: ~190,000 objects) lives
         # as long as the server: kept out of the collector's full passes, which walked it
         # at every page made (one pass per page, 0.14-0.17 s of its ~1 s; after: 0-0.06 s)

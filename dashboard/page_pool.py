@@ -18,13 +18,16 @@ arrived the server does no work for pages nobody asked for.
 
 How it plugs into Bokeh's server: a session is made, as for any request, by the
 application context's ``create_session_if_needed`` (Panel's page function runs there),
-with a request of the printed link that comes from no browser; the session is kept from
-expiring until it is taken; from then on it expires as any page does whose browser never
-opens its websocket.  The page's
-request then gets that session, with a new session token carrying the request's own
-headers, cookies and arguments.  This uses three private attributes of Bokeh's sessions
-(``ServerSession._token``, the session context's ``_token`` and ``_request``): when a Bokeh
-version lacks them, ``--class`` says so in one line and pages are made on demand.
+with a request of the printed link that comes from no browser; it is kept from expiring
+until it is taken, and from then on expires as any page does whose browser never opens its
+websocket.  The link's request then gets that session (the context's method is wrapped),
+with a new session token carrying the request's own headers, cookies and arguments; the
+session's first pull of the document gets the serialization made in advance unless the
+document changed since (its ``to_json`` is wrapped until then).  Bokeh has no public API
+for this: the hand-over sets three private attributes of its sessions
+(``ServerSession._token``, the session context's ``_token`` and ``_request``) and reads
+the application context's session tables.  When a Bokeh version lacks those attributes,
+``--class`` says so in one line and pages are made on demand.
 
 While a page is made in advance, :func:`premaking` is true: the page factory
 (:func:`llrlab.dashboard.app.create_app`) then hands the work it would do once the browser
@@ -111,7 +114,13 @@ class PagePool:
         self.app = tornado_app
         self.size = int(size)
         self.path, self.host = path, host
-        self.context = tornado_app._applications[path]
+        self.context = getattr(tornado_app, "_applications", {}).get(path)
+        for attr in ("_sessions", "_pending_sessions", "_session_contexts",
+                     "create_session_if_needed"):
+            if not hasattr(self.context, attr):
+                raise HandoverUnsupported(
+                    f"this Bokeh version's application context has no {attr} to hand a "
+                    "page over: pages are made on demand")
         self.ready = []     # sessions made, settled and not taken yet
         self.made = 0
         self.taken = 0

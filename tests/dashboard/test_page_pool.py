@@ -25,3 +25,18 @@ class _Request:
 ])
 def test_which_requests_take_a_made_page(request_, pooled):
     assert pooled_request(request_) is pooled
+
+
+def test_a_bokeh_without_the_session_tables_is_one_line():
+    """A Bokeh whose server lacks what the hand-over uses: PagePool says so (the CLI prints
+    it as one line and makes pages on demand) instead of failing the server's start."""
+    from llrlab.dashboard.page_pool import HandoverUnsupported, PagePool
+
+    class App:
+        def __init__(self):
+            self._applications = {"/": object()}
+
+    with pytest.raises(HandoverUnsupported, match="pages are made on demand"):
+        PagePool(App(), 3)
+    with pytest.raises(HandoverUnsupported):
+        PagePool(object(), 3)
