@@ -454,9 +454,9 @@ def _condition_log_losses(trials):
                 out += v
             return out
 
+        counts = _class_codes(trials)[1]  # the trials of each (condition, class): no pass
         trials._cache["condition_log_losses"] = (
-            sums(tar, tar_c, -1.0), sums(non, non_c, 1.0),
-            np.bincount(tar_c, minlength=c), np.bincount(non_c, minlength=c))
+            sums(tar, tar_c, -1.0), sums(non, non_c, 1.0), counts[1::2], counts[0::2])
     return trials._cache["condition_log_losses"]
 
 

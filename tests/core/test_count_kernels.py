@@ -223,3 +223,22 @@ def test_labels_factorized_in_one_pass_in_pieces(threads, long):
     v[LONG - 1] = new
     names, codes = tr.factorize(v)
     assert names.size == 11 and str(names[codes[-1]]) == new
+
+
+@pytest.mark.parametrize("at", [4_097, 20_000, LONG - 1])
+@pytest.mark.parametrize("kind", ["U", "S"])
+def test_candidate_factorize_compares_every_sub_piece(threads, at, kind):
+    """A label that differs from a candidate only away from the byte that picks the
+    candidate (same last byte, a different first one), in a later sub-piece of the
+    comparison: the candidates are declined, and factorize is still numpy.unique."""
+    import llrlab.core.trials as tr
+
+    rng = np.random.default_rng(10)
+    vocab = np.array(["cond00", "cond01", "cond02"])
+    v = vocab[rng.integers(0, 3, LONG)].astype(kind)
+    v[at] = "xond01" if kind == "U" else b"xond01"
+    assert tr._candidate_factorize(v, tr._row_words(v)) is None
+    names, codes = tr.factorize(v)
+    want_names, want_codes = np.unique(v, return_inverse=True)
+    assert_array_equal(names, want_names)
+    assert_array_equal(codes, want_codes.ravel())
