@@ -15,7 +15,8 @@
   columns' lengths: :func:`column_lengths`), and counts the messages and bytes the server
   sends.  Building no
   Bokeh model, it costs little CPU, so that ten of them measure the server rather than the
-  clients.
+  clients.  :func:`demo_client` opens one until the table has numbers and the drag's grid
+  has come; :func:`pause` sends a drag's pause point and times the server's exact answer.
 
 Bokeh's protocol: each message is three text frames (header, metadata, content) followed by
 ``num_buffers`` pairs of frames (a buffer header and its binary payload).
@@ -432,6 +433,41 @@ class LightClient:
                 await asyncio.wait_for(self._reader, 5)
             except (TimeoutError, Exception):
                 self._reader.cancel()
+
+
+async def demo_client(url, delay, timeout=300):
+    """A light client that opens ``url`` after ``delay`` seconds: ``(client, ready, grid)``,
+    the seconds from its ``GET`` to the metrics table with numbers and to the drag's grid."""
+    await asyncio.sleep(delay)
+    client = LightClient(url)
+    t0 = time.perf_counter()
+    await client.open(timeout=timeout)
+    await client.wait_for(client.table_has_numbers, timeout)
+    ready = client.table_updates[-1] - t0
+    with contextlib.suppress(TimeoutError):  # counted: a client without its grid
+        await client.wait_for(lambda: client.grid_filled() is not None, timeout)
+    grid = client.grid_filled()
+    return client, ready, None if grid is None else grid - t0
+
+
+async def pause(client, x, n, timeout=20.0):
+    """Send the point of a drag's pause at prior log-odds ``x`` (the page's ``n``-th point):
+    seconds until the client has the server's exact answer (the NBER line at ``x`` and the
+    metrics table redrawn after it), or ``None`` after ``timeout``."""
+    n_tables = len(client.table_updates)
+    t0 = time.perf_counter()
+    await client.drag_to(x, n=n)
+
+    def answered():
+        span = client.change("op_span", "location")
+        return (span is not None and span[0] >= t0 and span[1] == x
+                and len(client.table_updates) > n_tables)
+
+    try:
+        await client.wait_for(answered, timeout)
+    except TimeoutError:
+        return None
+    return max(client.change("op_span", "location")[0], client.table_updates[n_tables]) - t0
 
 
 # ------------------------------------------------------------------------------------ table

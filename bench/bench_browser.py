@@ -1,5 +1,6 @@
 """Benchmark: from a mouse move to the updated metrics table, in chromium, on ``llrlab serve``;
-one page, or ``--sessions`` pages dragging at the same time.
+one page, or ``--sessions`` pages dragging at the same time, or one page while
+``--light-sessions`` other sessions drag through light clients.
 
 ``llrlab serve`` runs as a separate process with one system (``--n-dev`` dev and
 ``--n-eval`` eval trials, HDF5 files written once into ``--dir``; ``--n-eval 0``: the demo).
@@ -17,6 +18,19 @@ the page computes them itself (the drag computed in the page,
 :mod:`llrlab.dashboard.op_grid_script`); after each block every pointer stays still for 1 s
 (the pause): each page sends its point once (``C.data = {x, y, n}`` on the plot's drag
 channel) and the server answers with the exact numbers.
+
+``--sessions N`` is the worst case of N tabs dragging on one machine: N chromium renderers
+share this machine's cores with the server, so it measures the test machine's browser
+capacity as much as the server.  ``--light-sessions K`` models a class: K students dragging,
+each on a laptop of their own, who share only the server.  One chromium page is measured as
+above, and K other sessions drag through light websocket clients (``_served.LightClient``: a
+browser stand-in on Bokeh's protocol that renders nothing), which send the server exactly
+what a dragging page sends it: with the drag computed in the page, only the point of each
+pause (``_served.pause``), never the moves.  Each light session does the measured page's
+blocks at its cadence (one pause per block of ``--moves`` moves and its 1 s pause), its
+pause at a fixed random offset in the block (drawn once per session, uniform over the
+block's length), and times pause -> the server's exact values (the NBER line at the point
+and the metrics table redrawn).
 
 In the page, a capturing ``pointermove`` listener stamps each move that the page handles
 (``performance.now()``, and the event's own ``timeStamp``: when chromium made the input
@@ -48,6 +62,9 @@ Rows (on the last column; every block of every page counts):
   CPU time over the blocks and their pauses over every point sent then (a page sends
   nothing else while the pointer moves, so this is the cost of one drag pause's point: the
   exact numbers, the line, the markers and the table sent back);
+* with ``--light-sessions``: their pauses sent, those without an answer within 20 s, and
+  pause -> exact values (median, 90th percentile); their points count in the server CPU
+  rows above (CPU per move: those sent while the page moved; per point sent: all);
 * requests leaving localhost.
 
 The load average is printed with the table (at its start and end).
@@ -59,7 +76,8 @@ ms per pause.
 Usage::
 
     python bench/bench_browser.py [--n-eval 1e7] [--n-dev 1e6] [--moves 60]
-                                  [--repeats 5] [--sessions 1] [--hogs]
+                                  [--repeats 5] [--sessions 1] [--light-sessions 0]
+                                  [--hogs]
                                   [--dir /tmp/llrlab-bench-serve]
 """
 
@@ -83,6 +101,8 @@ from _served import (
     Hogs,
     Server,
     add_served_arguments,
+    demo_client,
+    pause,
     print_table,
     served_data,
     served_runs,
@@ -244,16 +264,28 @@ def client_cpu():
     return chromium, driver
 
 
+async def light_block(client, offset, x, n):
+    """A light session's part of a block: its pause point at prior log-odds ``x`` (its
+    ``n``-th), ``offset`` seconds into the block; pause -> exact values (s) or ``None``."""
+    await asyncio.sleep(offset)
+    return await pause(client, x, n)
+
+
 async def measure(args, files):
     """Serve, open the sessions, run the blocks; ``(runs, sessions per run, results)``."""
     from playwright.async_api import async_playwright
+    from tornado.httpclient import AsyncHTTPClient
 
     runs = served_runs(args)
+    AsyncHTTPClient.configure(None, max_clients=args.light_sessions + 10)
+    rng = np.random.default_rng(0)
+    # each light session's pause, in its every block (a block: the moves, then 1 s still)
+    offsets = rng.uniform(0.0, args.moves * MOVE_INTERVAL + 1.0, args.light_sessions)
     async with contextlib.AsyncExitStack() as stack:
         pw = await stack.enter_async_context(async_playwright())
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         stack.push_async_callback(browser.close)
-        servers, sessions = [], []
+        servers, sessions, lights = [], [], []
         for _label, exe in runs:
             server = stack.enter_context(Server(files, log=args.log, llrlab=exe))
             server.wait()
@@ -264,18 +296,30 @@ async def measure(args, files):
                 group.append(await Session.open(browser, server.url, server, seed=k))
                 stack.push_async_callback(group[-1].close)
             sessions.append(group)
+            opened = await asyncio.gather(*(demo_client(server.url, 0.0)
+                                            for _ in range(args.light_sessions)))
+            lights.append([c for c, _ready, _grid in opened])
+            for c in lights[-1]:
+                stack.push_async_callback(c.close)
         got = [dict(lat=[], disp=[], per_page=[[] for _ in range(args.sessions)], medians=[],
                     dispatched=0, missed=0, busy=0.0, chromium=0.0, driver=0.0, cpu=0.0,
-                    while_moving=0, pauses=0, block_cpu=0.0, loads=[]) for _ in runs]
-        for _ in range(args.repeats):  # interleaved: one block of each server in turn
-            for server, group, g in zip(servers, sessions, got, strict=True):
+                    while_moving=0, pauses=0, block_cpu=0.0, loads=[], light=[],
+                    light_moving=0) for _ in runs]
+        for r in range(args.repeats):  # interleaved: one block of each server in turn
+            for server, group, light, g in zip(servers, sessions, lights, got, strict=True):
                 busy0 = [await s.task_ms() for s in group]
                 sent0 = sum(len(s.sent) for s in group)
                 cpu0, (chr0, drv0) = server.cpu(), client_cpu()
+                xs = np.round(rng.uniform(-6.0, 2.0, len(light)), 3)  # in the plot's range
+                blocks = asyncio.gather(*(light_block(c, off, float(x), r + 1) for c, off, x
+                                          in zip(light, offsets, xs, strict=True)))
+                t0 = time.perf_counter()
                 out = await asyncio.gather(*(s.moves(args.moves) for s in group))
                 cpu1, (chr1, drv1) = server.cpu(), client_cpu()
+                g["light_moving"] += int(np.sum(offsets < time.perf_counter() - t0))
                 busy1 = [await s.task_ms() for s in group]
                 await asyncio.sleep(1.0)  # the pause: each page sends its point, once
+                g["light"] += await blocks
                 g["block_cpu"] += server.cpu() - cpu0
                 moving = sum(s.moving for s in group)
                 g["pauses"] += sum(len(s.sent) for s in group) - sent0 - moving
@@ -310,12 +354,16 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=5, help="blocks of moves per server")
     ap.add_argument("--sessions", type=int, default=1,
                     help="pages dragging at the same time (one browser, a context each)")
+    ap.add_argument("--light-sessions", type=int, default=0,
+                    help="other sessions dragging through light clients (one pause per "
+                         "block each, no browser: students on laptops of their own)")
     ap.add_argument("--hogs", action="store_true",
                     help="one busy process per core while measuring (a loaded machine)")
     args = ap.parse_args(argv)
     files, what = served_data(args)
+    light = f", {args.light_sessions} light sessions" if args.light_sessions else ""
     print(f"serving {what}; {args.sessions} page(s) x {args.repeats} x {args.moves} mouse "
-          f"moves in chromium{', a busy process per core' if args.hogs else ''}; "
+          f"moves in chromium{light}{', a busy process per core' if args.hogs else ''}; "
           f"load average {load_average()} ...", flush=True)
     with Hogs(args.hogs):
         runs, sessions, got = asyncio.run(measure(args, files))
@@ -354,7 +402,21 @@ def main(argv=None):
              None),
             ("points sent after a page's last move (its pause)", g["pauses"], "n", None),
             ("server CPU per point sent (blocks and pauses)",
-             g["block_cpu"] / max(g["pauses"] + g["while_moving"], 1), "ms", None),
+             g["block_cpu"] / max(g["pauses"] + g["while_moving"] + len(g["light"]), 1), "ms",
+             None),
+        ]
+        answered = [t for t in g["light"] if t is not None]
+        rows += [
+            ("light sessions: pauses sent", len(g["light"]), "n", None),
+            ("  of them while the page moved", g["light_moving"], "n", None),
+            ("light sessions: pauses without an answer (20 s)",
+             len(g["light"]) - len(answered), "n", 0),
+            ("light sessions: pause -> exact values, median",
+             statistics.median(answered) if answered else float("nan"), "ms", None),
+            ("light sessions: pause -> exact values, p90",
+             float(np.quantile(answered, 0.9)) if answered else float("nan"), "ms", None),
+        ] if args.light_sessions else []
+        rows += [
             ("requests leaving localhost", sum(len(s.external) for s in group), "n", 0),
         ]
         columns.append((label, rows))
@@ -363,7 +425,7 @@ def main(argv=None):
                   + " ".join(f"{v:.1f}" for v in pages))
         print(f"{label}: load average after each block: " + "; ".join(g["loads"]))
     print_table(f"browser latency: {what}, chromium, {args.sessions} page(s) dragging at "
-                f"once{', loaded' if args.hogs else ''}; load average {load}", columns)
+                f"once{light}{', loaded' if args.hogs else ''}; load average {load}", columns)
     for u in external[:5]:
         print("  external request:", u)
 

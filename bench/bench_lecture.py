@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import statistics
@@ -79,7 +78,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _served import Hogs, LightClient, Server
+from _served import Hogs, Server, demo_client, pause
 from _timing import load_average
 
 CHROMIUM = "/usr/bin/chromium"
@@ -177,41 +176,6 @@ async def a_class(lead, link, clients, spread, moves):
     await lead.evaluate("llrlabLecture.show(1)")  # wakes the waiting polls
     await asyncio.wait(tasks, timeout=30)
     return opened, delays
-
-
-async def demo_client(url, delay, timeout=300):
-    """A light client that opens ``url`` after ``delay`` seconds: ``(client, ready, grid)``,
-    the seconds from its ``GET`` to the metrics table with numbers and to the drag's grid."""
-    await asyncio.sleep(delay)
-    client = LightClient(url)
-    t0 = time.perf_counter()
-    await client.open(timeout=timeout)
-    await client.wait_for(client.table_has_numbers, timeout)
-    ready = client.table_updates[-1] - t0
-    with contextlib.suppress(TimeoutError):  # counted: a client without its grid
-        await client.wait_for(lambda: client.grid_filled() is not None, timeout)
-    grid = client.grid_filled()
-    return client, ready, None if grid is None else grid - t0
-
-
-async def pause(client, x, n, timeout=20.0):
-    """Send the point of a drag's pause at prior log-odds ``x`` (the page's ``n``-th point):
-    seconds until the client has the server's exact answer (the NBER line at ``x`` and the
-    metrics table redrawn after it), or ``None`` after ``timeout``."""
-    n_tables = len(client.table_updates)
-    t0 = time.perf_counter()
-    await client.drag_to(x, n=n)
-
-    def answered():
-        span = client.change("op_span", "location")
-        return (span is not None and span[0] >= t0 and span[1] == x
-                and len(client.table_updates) > n_tables)
-
-    try:
-        await client.wait_for(answered, timeout)
-    except TimeoutError:
-        return None
-    return max(client.change("op_span", "location")[0], client.table_updates[n_tables]) - t0
 
 
 async def demo_class(server, url, clients, spread, rounds, pause_spread, seed=0):
