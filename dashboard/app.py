@@ -731,8 +731,9 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     if isinstance(runner, ThreadRunner):
         end_with_session(doc, state, links_before)  # a closed page frees its memory
         if premaking():
-            settled_when(doc, lambda: not state.status.busy and op_grid.settled
-                         and (not initial or state.results is not None))
+            settled_when(doc, lambda: not state.status.busy and (
+                state.status.error or (op_grid.settled
+                                       and (not initial or state.results is not None))))
     template.state = state  # for tests and notebooks
     template.uploads = uploads
     template.page_control = page

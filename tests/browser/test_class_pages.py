@@ -131,6 +131,15 @@ def test_a_lesson_class_page_is_whole_when_taken(served):
     on demand sends those seconds later, each costing the event loop)."""
     s = served("--lesson", "calibration", "--class", "1")
     s.wait_line("1 page made for a class", MADE_TIMEOUT)
+    # the lesson's lecture page is made in advance too: its first opening is a quick one
+    s.wait_line("the lecture page /lecture/calibration made in", MADE_TIMEOUT)
+    import urllib.request
+
+    t0 = time.monotonic()
+    with urllib.request.urlopen(f"http://127.0.0.1:{s.port}/lecture/calibration",
+                                timeout=scaled(WAIT)) as r:
+        assert r.status == 200 and b"llrlabLecture" in r.read()
+    assert time.monotonic() - t0 < scaled(2.0)
     client_cls = bench_module("_served").LightClient
 
     async def scenario():
