@@ -442,7 +442,10 @@ def _fill_when_ready(side, body, page=None, area=None):
     A lazy main area (``area``, a :class:`~.layout.MainArea`) sends the panels its first
     layout shows with the body, and the others (a lesson's step 1 shows one or two of five:
     some 300 of the body's models) from :data:`PANELS_DELAY` ms later, one every
-    :data:`PANELS_APART` ms, or when a step shows them, whichever is first."""
+    :data:`PANELS_APART` ms, or when a step shows them, whichever is first.
+
+    A page made before a browser asks for it (``llrlab serve --class``, :mod:`.page_pool`)
+    gets all of it at once, the sidebar and every panel, when it is made."""
     # (a slot may shrink below its content's width, as the areas do: see layout.SHRINK_CSS)
     slots = [pn.Column(sizing_mode="stretch_width", stylesheets=[SHRINK_CSS]) for _ in (0, 1)]
     slots[-1].append(pn.indicators.LoadingSpinner(value=True, size=40, name="Loading…",
@@ -506,9 +509,19 @@ def _fill_when_ready(side, body, page=None, area=None):
         doc.add_timeout_callback(go, SIZE_WAIT)
 
     doc = pn.state.curdoc
-    if premaking():  # made before a browser asks (page_pool): the body now, the rest shown
-        before_browser(doc, lambda: fill(follow=False))
-        pn.state.onload(what_follows)
+    if premaking():
+        # made before a browser asks (page_pool): everything now, with the lazy area's
+        # other panels and a folded sidebar, for the page costs its server nothing more
+        # when taken (sent later, each cost ~0.1-0.5 s of the event loop per page: forty
+        # lesson pages taken at once queued a minute for them)
+        def whole():
+            fill(follow=False)
+            with pn.io.hold():
+                while area is not None and area.attach_next():
+                    pass
+            fill_side()
+
+        before_browser(doc, whole)
     else:
         pn.state.onload(ready)
     if page is not None:
@@ -718,8 +731,9 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     if isinstance(runner, ThreadRunner):
         end_with_session(doc, state, links_before)  # a closed page frees its memory
         if premaking():
-            settled_when(doc, lambda: not state.status.busy and op_grid.settled
-                         and (not initial or state.results is not None))
+            settled_when(doc, lambda: not state.status.busy and (
+                state.status.error or (op_grid.settled
+                                       and (not initial or state.results is not None))))
     template.state = state  # for tests and notebooks
     template.uploads = uploads
     template.page_control = page

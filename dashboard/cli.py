@@ -27,6 +27,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 
 from .logs import LEVELS
 from .report_cli import add_report_parser
@@ -295,6 +296,8 @@ def run_serve(args):
                 announce(f"--class: {exc}")
             else:
                 server.io_loop.add_callback(pool.fill)
+            if lesson is not None:  # and its lecture page (its first opening: seconds)
+                server.io_loop.add_callback(_lecture_page_ahead, lessons[lesson], announce)
         # what exists now (the modules, Panel's and Bokeh's classes: ~190,000 objects) lives
         # as long as the server: kept out of the collector's full passes, which walked it
         # at every page made (one pass per page, 0.14-0.17 s of its ~1 s; after: 0-0.06 s)
@@ -308,6 +311,24 @@ def run_serve(args):
         finally:
             remove_upload_root()
     return 0
+
+
+async def _lecture_page_ahead(lesson, announce):
+    """Make ``lesson``'s lecture page (``/lecture/<id>``) now, off the event loop, as its
+    first request would (a few seconds: every step computed), and say so."""
+    import asyncio
+    import logging
+
+    from .lecture_routes import _EXECUTOR, lecture_page_gzip
+
+    t0 = time.monotonic()
+    try:
+        await asyncio.get_running_loop().run_in_executor(_EXECUTOR, lecture_page_gzip, lesson)
+    except Exception:  # made (or its error shown) when first asked for, as without --class
+        logging.getLogger("llrlab.dashboard").exception(
+            "could not make the lecture page of %s in advance", lesson.id)
+        return
+    announce(f"the lecture page /lecture/{lesson.id} made in {time.monotonic() - t0:.0f} s")
 
 
 #: Signals that stop the server as Ctrl-C does: SIGTERM (systemd, docker stop, kill) and

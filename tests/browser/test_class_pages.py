@@ -124,6 +124,41 @@ def test_class_pages_are_whole_at_once_and_independent(served):
     asyncio.run(scenario())
 
 
+def test_a_lesson_class_page_is_whole_when_taken(served):
+    """``--lesson calibration --class 1``: the made page holds every panel (step 1 shows
+    the histogram alone; the metrics table, hidden, is there with its numbers) and the
+    folded sidebar, so that taking it leaves the server nothing to add (a lesson's link made
+    on demand sends those seconds later, each costing the event loop)."""
+    s = served("--lesson", "calibration", "--class", "1")
+    s.wait_line("1 page made for a class", MADE_TIMEOUT)
+    # the lesson's lecture page is made in advance too: its first opening is a quick one
+    s.wait_line("the lecture page /lecture/calibration made in", MADE_TIMEOUT)
+    import urllib.request
+
+    t0 = time.monotonic()
+    with urllib.request.urlopen(f"http://127.0.0.1:{s.port}/lecture/calibration",
+                                timeout=scaled(WAIT)) as r:
+        assert r.status == 200 and b"llrlabLecture" in r.read()
+    assert time.monotonic() - t0 < scaled(2.0)
+    client_cls = bench_module("_served").LightClient
+
+    async def scenario():
+        cl = client_cls(f"http://127.0.0.1:{s.port}/")
+        await cl.open(timeout=scaled(PAGE_LOAD))
+        try:
+            assert _in_pull(cl), "the lesson's made page came without its metrics table"
+            pull = next(m for m in cl.messages if m.header["msgtype"] == "PULL-DOC-REPLY")
+            assert "Calibration / fusion" in str(pull.content), "no sidebar in the page"
+            await cl.quiet(2.0)
+            later = [m for m in cl.messages if m.header["msgtype"] == "PATCH-DOC"
+                     and "llrlab-metrics" in str(m.content) and m.arrived > pull.arrived]
+            assert later == [], "the table was sent again after the page was taken"
+        finally:
+            await cl.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_class_page_in_chromium_with_the_access_token(served, page):
     """``--class 1 --token``: a request without the token is refused and takes no page; the
     link with the token opens the made page in chromium, whole, and its calibration toggle
