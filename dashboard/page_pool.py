@@ -123,7 +123,6 @@ class PagePool:
                     "page over: pages are made on demand")
         self.ready = []     # sessions made, settled and not taken yet
         self.made = 0
-        self.taken = 0
         self.announce = announce
         self._create = self.context.create_session_if_needed
         self.context.create_session_if_needed = self._create_or_take
@@ -153,7 +152,6 @@ class PagePool:
         context._request = _RequestProxy(request, arguments=payload.get("arguments"),
                                          cookies=payload.get("cookies"),
                                          headers=payload.get("headers"))
-        self.taken += 1
         # from now on it expires as any page does whose browser never comes (Bokeh's
         # unused-session lifetime, counted from now)
         session.unsubscribe(_NOBODY)
@@ -182,31 +180,26 @@ class PagePool:
 
     async def make_one(self):
         """Make one page in advance and wait until it has settled; returns its session."""
+        from panel.io.state import set_curdoc
+
         session_id, request, token = self._request()
         reset = _PREMAKING.set(True)
         try:
             session = await self._create(session_id, request, token)
         finally:
             _PREMAKING.reset(reset)
-        try:
-            _check_handover(session, self.context._session_contexts[session.id])
-        except HandoverUnsupported:
-            raise  # (left to expire as any page nobody opens)
+        # (a Bokeh without the hand-over's attributes: left to expire as an unopened page)
+        _check_handover(session, self.context._session_contexts[session.id])
         session.block_expiration()  # (until taken: see _hand_over)
         doc = session.document
         prep = _PREP.get(doc, {"work": [], "settled": None})
-        done = asyncio.Event()
 
         def run_work():
-            try:
-                with _curdoc(doc):
-                    for fn in prep["work"]:
-                        fn()
-            finally:
-                done.set()
+            with set_curdoc(doc):
+                for fn in prep["work"]:
+                    fn()
 
         await session.with_document_locked(run_work)
-        await done.wait()
         settled = prep["settled"]
         deadline = time.monotonic() + SETTLE_SECONDS
         while settled is not None and not settled():
@@ -226,9 +219,10 @@ class PagePool:
         that the serialization made ahead has them as the browser must get them."""
         from panel.io.resources import Resources
         from panel.io.server import server_html_page_for_session
+        from panel.io.state import set_curdoc
 
         doc = session.document
-        with _curdoc(doc):
+        with set_curdoc(doc):
             resources = Resources.from_bokeh(self.app.resources())
             server_html_page_for_session(
                 session, resources=resources, title=doc.title, token=session.token,
@@ -252,21 +246,6 @@ class PagePool:
         if self.announce is not None:
             pages = "1 page" if self.made == 1 else f"{self.made} pages"
             self.announce(f"{pages} made for a class in {time.monotonic() - t0:.0f} s")
-
-
-class _curdoc:
-    """Panel's current document set to ``doc`` (as in a callback of ``doc``)."""
-
-    def __init__(self, doc):
-        from panel.io.state import set_curdoc
-
-        self._cm = set_curdoc(doc)
-
-    def __enter__(self):
-        return self._cm.__enter__()
-
-    def __exit__(self, *exc):
-        return self._cm.__exit__(*exc)
 
 
 #: A connection that is never subscribed: ``ServerSession.unsubscribe(_NOBODY)`` only
