@@ -81,8 +81,14 @@ def run(argv=None, *, parser=None, out=None, err=None):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LlrlabWarning)
         try:
-            with terminate_as_interrupt():
-                code = _handle(args, out)
+            with terminate_as_interrupt() as sigterm:
+                try:
+                    code = _handle(args, out)
+                except Exception:
+                    if not sigterm.arrived:
+                        raise
+                    # C code turned the signal's exception into its own (an import)
+                    raise Terminated from None
         except LlrlabError as exc:
             err.write(f"llrlab {args.command}: error: {exc}\n")
             code = 2

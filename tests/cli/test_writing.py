@@ -255,3 +255,37 @@ def test_the_console_script_stops_cleanly_on_sigterm(tmp_path):
             proc.wait()
     assert proc.returncode == 143, err
     assert err.strip() == "llrlab eval: terminated (SIGTERM); no output was written"
+
+
+def test_sigterm_that_c_code_turns_into_another_error_still_ends_as_terminated(monkeypatch):
+    """The CI caught SIGTERM landing inside ``import numpy``: numpy's C code replaced the
+    handler's exception by an ImportError, and the command died with a traceback.  Whatever
+    error the signal causes, the command reports the termination with exit code 143."""
+    import io
+
+    import llrlab.core.cli as cli
+    from llrlab.core.cli._signals import Terminated
+
+    def import_hit_by_sigterm(args, out):
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except Terminated:
+            raise ImportError('PyCapsule_Import could not import module "datetime"') from None
+
+    monkeypatch.setattr(cli, "_handle", import_hit_by_sigterm)
+    err = io.StringIO()
+    assert cli.run(["eval", "-"], out=io.StringIO(), err=err) == 143
+    assert err.getvalue().strip() == "llrlab eval: terminated (SIGTERM); no output was written"
+
+
+def test_an_error_without_sigterm_is_not_reported_as_a_termination(monkeypatch):
+    import io
+
+    import llrlab.core.cli as cli
+
+    def broken(args, out):
+        raise ImportError("a real import error")
+
+    monkeypatch.setattr(cli, "_handle", broken)
+    with pytest.raises(ImportError, match="a real import error"):
+        cli.run(["eval", "-"], out=io.StringIO(), err=io.StringIO())
