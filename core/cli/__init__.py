@@ -81,14 +81,14 @@ def run(argv=None, *, parser=None, out=None, err=None):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LlrlabWarning)
         try:
-            with terminate_as_interrupt() as sigterm:
+            with terminate_as_interrupt() as stop:
                 try:
                     code = _handle(args, out)
                 except Exception:
-                    if not sigterm.arrived:
+                    if stop.received is None:
                         raise
                     # C code turned the signal's exception into its own (an import)
-                    raise Terminated from None
+                    raise stop.exception() from None
         except LlrlabError as exc:
             err.write(f"llrlab {args.command}: error: {exc}\n")
             code = 2

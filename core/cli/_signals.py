@@ -8,9 +8,10 @@ exits with ``128 + 15``, as a shell reports a process ended by SIGTERM.
 
 A signal handler's exception is raised wherever the main thread happens to be, and C code
 may turn it into an error of its own: SIGTERM during ``import numpy`` surfaces as an
-``ImportError`` ("PyCapsule_Import could not import module 'datetime'").  The block
-therefore also records that SIGTERM arrived (:attr:`SigtermState.arrived`), so that the
-command can report the termination whatever exception it caused.
+``ImportError`` ("PyCapsule_Import could not import module 'datetime'"), and so can
+Ctrl-C's ``KeyboardInterrupt``.  The block therefore also records which of the two arrived
+(:attr:`StopSignal.received`), so that the command reports the stop whatever exception it
+caused, and :meth:`StopSignal.exception` gives the exception to report it with.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import contextlib
 import signal
 import threading
 
-__all__ = ["TERMINATED_EXIT", "SigtermState", "Terminated", "terminate_as_interrupt"]
+__all__ = ["TERMINATED_EXIT", "StopSignal", "Terminated", "terminate_as_interrupt"]
 
 #: Exit code after SIGTERM (what a shell shows for a process ended by signal 15).
 TERMINATED_EXIT = 128 + signal.SIGTERM
@@ -29,28 +30,45 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM arrived (handled as an interruption)."""
 
 
-class SigtermState:
-    """Whether SIGTERM arrived within a :func:`terminate_as_interrupt` block."""
+class StopSignal:
+    """Which stop signal (SIGTERM or SIGINT) arrived within a :func:`terminate_as_interrupt`
+    block, if any."""
 
     def __init__(self):
-        self.arrived = False
+        self.received = None
 
-    def _raise(self, signum, frame):
-        self.arrived = True
+    def _term(self, signum, frame):
+        self.received = signal.SIGTERM
         raise Terminated
+
+    def _int(self, signum, frame):
+        self.received = signal.SIGINT
+        raise KeyboardInterrupt
+
+    def exception(self):
+        """The interruption that stands for the signal received (None if none was)."""
+        if self.received is None:
+            return None
+        return Terminated() if self.received == signal.SIGTERM else KeyboardInterrupt()
 
 
 @contextlib.contextmanager
 def terminate_as_interrupt():
     """Within the block, SIGTERM raises :class:`Terminated`; the previous handler is put
-    back afterwards.  Yields a :class:`SigtermState`.  Does nothing outside the main thread
-    (only it receives signals)."""
-    state = SigtermState()
+    back afterwards.  Ctrl-C keeps raising ``KeyboardInterrupt`` (where Python's own handler
+    is in place) and is recorded too.  Yields a :class:`StopSignal`.  Does nothing outside
+    the main thread (only it receives signals)."""
+    state = StopSignal()
     if threading.current_thread() is not threading.main_thread():
         yield state
         return
-    previous = signal.signal(signal.SIGTERM, state._raise)
+    previous = signal.signal(signal.SIGTERM, state._term)
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:
+        signal.signal(signal.SIGINT, state._int)
     try:
         yield state
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if previous_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous_int)

@@ -257,25 +257,29 @@ def test_the_console_script_stops_cleanly_on_sigterm(tmp_path):
     assert err.strip() == "llrlab eval: terminated (SIGTERM); no output was written"
 
 
-def test_sigterm_that_c_code_turns_into_another_error_still_ends_as_terminated(monkeypatch):
+@pytest.mark.parametrize("signum, code, line", [
+    (signal.SIGTERM, 143, "llrlab eval: terminated (SIGTERM); no output was written"),
+    (signal.SIGINT, 130, "llrlab eval: interrupted; no output was written")])
+def test_a_stop_signal_that_c_code_turns_into_another_error_still_stops_cleanly(
+        monkeypatch, signum, code, line):
     """The CI caught SIGTERM landing inside ``import numpy``: numpy's C code replaced the
     handler's exception by an ImportError, and the command died with a traceback.  Whatever
-    error the signal causes, the command reports the termination with exit code 143."""
+    error SIGTERM or Ctrl-C causes, the command reports the stop with its exit code."""
     import io
 
     import llrlab.core.cli as cli
-    from llrlab.core.cli._signals import Terminated
 
-    def import_hit_by_sigterm(args, out):
+    def import_hit_by_the_signal(args, out):
         try:
-            signal.raise_signal(signal.SIGTERM)
-        except Terminated:
+            signal.raise_signal(signum)
+        except KeyboardInterrupt:  # (Terminated is one)
             raise ImportError('PyCapsule_Import could not import module "datetime"') from None
 
-    monkeypatch.setattr(cli, "_handle", import_hit_by_sigterm)
+    monkeypatch.setattr(cli, "_handle", import_hit_by_the_signal)
     err = io.StringIO()
-    assert cli.run(["eval", "-"], out=io.StringIO(), err=err) == 143
-    assert err.getvalue().strip() == "llrlab eval: terminated (SIGTERM); no output was written"
+    assert cli.run(["eval", "-"], out=io.StringIO(), err=err) == code
+    assert err.getvalue().strip() == line
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_an_error_without_sigterm_is_not_reported_as_a_termination(monkeypatch):
