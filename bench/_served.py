@@ -191,16 +191,21 @@ class Server:
         """Wait until the server's output (``log`` is needed) has a line with ``text``;
         returns that line."""
         deadline = time.monotonic() + timeout
-        while True:
-            with open(self.log_path) as f:
-                for line in f:
+        with open(self.log_path) as f:  # read on from where the last look stopped
+            while True:
+                while True:
+                    start = f.tell()
+                    line = f.readline()
+                    if not line.endswith("\n"):  # nothing new, or a line still being written
+                        f.seek(start)
+                        break
                     if text in line:
                         return line
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llrlab serve exited before printing {text!r}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"llrlab serve did not print {text!r} in {timeout} s")
-            time.sleep(0.2)
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"llrlab serve exited before printing {text!r}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"llrlab serve did not print {text!r} in {timeout} s")
+                time.sleep(0.2)
 
     def cpu(self):
         """CPU seconds (user + system) used by the server process so far."""
