@@ -19,6 +19,8 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import selectors
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,6 +31,8 @@ import pytest
 from .._time_scale import scaled, scaled_ms, time_scale
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The installed console script, as users run it.
+LLRLAB = Path(sys.executable).parent / "llrlab"
 ARTIFACTS = ROOT / "test-artifacts"
 BENCH = ROOT / "bench"
 
@@ -78,6 +82,56 @@ def wait_for_port(port, proc=None, timeout=SERVER_START):
         if proc is not None and proc.poll() is not None and proc.stdout is not None:
             out = ": " + proc.stdout.read()[-2000:]
         raise AssertionError(f"{exc}{_scale_hint()}{out}") from None
+
+
+class ServeProcess:
+    """``llrlab serve --no-show --port P *args`` in a process group of its own, as users run
+    it; :meth:`wait_line` reads its output, :attr:`link_line` is the line with its link."""
+
+    def __init__(self, *args, env=None):
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [str(LLRLAB), "serve", "--no-show", "--port", str(self.port), *args],
+            env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        self.lines = []
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(self.proc.stdout, selectors.EVENT_READ)
+        self.link_line = None
+
+    def wait_line(self, text, timeout):
+        """The first line of output holding ``text``, within ``timeout`` seconds on an idle
+        machine (scaled); fails with the end of the server's errors if it exits first."""
+        deadline = time.monotonic() + scaled(timeout)
+        while time.monotonic() < deadline:
+            for line in self.lines:
+                if text in line:
+                    return line
+            if self._sel.select(timeout=0.5):
+                self.lines.append(self.proc.stdout.readline())
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the server exited: {self.proc.stderr.read()[-2000:]}")
+        raise AssertionError(f"the server never printed {text!r}{_scale_hint()}: {self.lines}")
+
+    def stop(self):
+        stop_process_group(self.proc)
+
+
+@pytest.fixture
+def llrlab_serve():
+    """``start(*args, env=None) -> ServeProcess`` once the server printed its link; every
+    server started is stopped after the test."""
+    started = []
+
+    def start(*args, env=None):
+        s = ServeProcess(*args, env=env)
+        started.append(s)
+        s.link_line = s.wait_line("the dashboard is at", SERVER_START)
+        return s
+
+    yield start
+    for s in started:
+        s.stop()
 
 
 def _scale_hint():

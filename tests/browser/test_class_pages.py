@@ -8,24 +8,20 @@ and by chromium.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import selectors
 import subprocess
 import time
 
 import pytest
 
 from .conftest import (
+    LLRLAB,
     PAGE_LOAD,
     WAIT,
     bench_module,
-    free_port,
     scaled,
-    stop_process_group,
     wait_until,
 )
-from .test_entry_points import LLRLAB, START_TIMEOUT
 
 pytestmark = pytest.mark.browser
 
@@ -33,48 +29,9 @@ pytestmark = pytest.mark.browser
 MADE_TIMEOUT = 120.0
 
 
-class _Served:
-    """``llrlab serve --no-show --port P *args``; ``wait_line(text)`` reads its output."""
-
-    def __init__(self, *args, env=None):
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            [str(LLRLAB), "serve", "--no-show", "--port", str(self.port), *args],
-            env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        self.lines = []
-        self._sel = selectors.DefaultSelector()
-        self._sel.register(self.proc.stdout, selectors.EVENT_READ)
-
-    def wait_line(self, text, timeout):
-        deadline = time.monotonic() + scaled(timeout)
-        while time.monotonic() < deadline:
-            for line in self.lines:
-                if text in line:
-                    return line
-            if self._sel.select(timeout=0.5):
-                self.lines.append(self.proc.stdout.readline())
-            if self.proc.poll() is not None:
-                raise AssertionError(f"the server exited: {self.proc.stderr.read()[-2000:]}")
-        raise AssertionError(f"the server never printed {text!r}: {self.lines}")
-
-    def stop(self):
-        stop_process_group(self.proc)
-
-
 @pytest.fixture
-def served():
-    started = []
-
-    def start(*args, env=None):
-        s = _Served(*args, env=env)
-        started.append(s)
-        s.wait_line("the dashboard is at", START_TIMEOUT)
-        return s
-
-    yield start
-    for s in started:
-        s.stop()
+def served(llrlab_serve):
+    return llrlab_serve
 
 
 def _in_pull(client):

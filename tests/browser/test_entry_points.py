@@ -21,6 +21,7 @@ from llrlab.core.io import write_key, write_scores
 
 from ..dashboard.conftest import make_trials
 from .conftest import (
+    LLRLAB,
     PAGE_LOAD,
     SERVER_START,
     free_port,
@@ -35,8 +36,6 @@ from .conftest import (
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-LLRLAB = BIN / "llrlab"
 #: A freshly started server's start and first page (imports, demo data), seconds on an idle
 #: machine (scaled: ``scaled(START_TIMEOUT)``).
 START_TIMEOUT = SERVER_START

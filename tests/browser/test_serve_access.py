@@ -7,10 +7,8 @@ from __future__ import annotations
 import base64
 import os
 import re
-import selectors
 import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
 
@@ -18,11 +16,9 @@ import pytest
 
 from .conftest import (
     WAIT,
-    free_port,
     new_context,
     scaled,
     screenshot,
-    stop_process_group,
     wait_until,
 )
 from .test_entry_points import LLRLAB, START_TIMEOUT
@@ -37,32 +33,14 @@ ROUTES = ["/", "/?token=wrong-token-value", "/ws", "/metadata", "/autoload.js",
 
 
 @pytest.fixture
-def server():
-    """``start(*args, env=None) -> (port, first stdout line)``; stopped after the test."""
-    procs = []
+def server(llrlab_serve):
+    """``start(*args, env=None) -> (port, the line with the link)``; stopped after the test."""
 
     def start(*args, env=None):
-        port = free_port()
-        proc = subprocess.Popen([str(LLRLAB), "serve", "--no-show", "--port", str(port), *args],
-                                env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
-        procs.append(proc)
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + scaled(START_TIMEOUT)
-        while time.monotonic() < deadline:
-            if sel.select(timeout=0.5):
-                line = proc.stdout.readline()
-                if "the dashboard is at" in line:
-                    return port, line
-            if proc.poll() is not None:
-                raise AssertionError(f"the server exited: {proc.stderr.read()[-2000:]}")
-        raise AssertionError("the server printed no link")
+        s = llrlab_serve(*args, env=env)
+        return s.port, s.link_line
 
-    yield start
-    for proc in procs:
-        stop_process_group(proc)
+    return start
 
 
 def _get(url, cookie=None, host=None):
