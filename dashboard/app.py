@@ -41,7 +41,7 @@ from llrlab.dashboard.notebook import load_extensions
 from llrlab.dashboard.page_bundle import without_mathjax
 from llrlab.dashboard.page_pool import before_browser, premaking, settled_when
 from llrlab.dashboard.safe import html_text, md_text
-from llrlab.dashboard.session import end_with_session, link_sources, quiet_closed_connections
+from llrlab.dashboard.session import end_with_session, quiet_closed_connections
 from llrlab.dashboard.state import DashboardState, SyncRunner, user_message
 from llrlab.dashboard.state.data import load_with_notes
 from llrlab.dashboard.state.shared import SHARED
@@ -623,7 +623,6 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     state = DashboardState(runner=runner, lessons=lessons, shared=SHARED)
     if isinstance(runner, ThreadRunner):  # a step, a view, a result: one message each
         state.batch = lambda: pn.io.hold(doc)
-    links_before = link_sources()  # the page's own JavaScript links: see end_with_session
     if isinstance(runner, ThreadRunner):
         quiet_closed_connections()  # a closed page ends without noise in the server's log
         pn.state.onload(_no_delay_here)  # (no reference to doc: Panel keys onload by it)
@@ -729,7 +728,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         else:
             load_specs(state, initial, dask=dask and bool(specs))
     if isinstance(runner, ThreadRunner):
-        end_with_session(doc, state, links_before)  # a closed page frees its memory
+        end_with_session(doc, state)  # a closed page frees its memory
         if premaking():
             settled_when(doc, lambda: not state.status.busy and (
                 state.status.error or (op_grid.settled

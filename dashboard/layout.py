@@ -32,6 +32,7 @@ from .lecture_channel import open_channel
 from .lesson_text import MATH_CSS, TEXT_VARS_CSS, render_html, text_css, text_vars
 from .page_control import PageControl
 from .safe import html_text, md_text
+from .script_button import ScriptButton
 from .stage_geometry import lesson_text_height, plan_stage, stage_scale, text_widths
 from .state import DashboardState
 from .state.presenter import STAGE_ONLY
@@ -162,13 +163,16 @@ class StageNav(_FollowsLesson):
                                        css_classes=["llrlab-steps"])
         self.progress = pn.pane.HTML("", name="stage_progress", sizing_mode="stretch_width",
                                      margin=(0, 5), height=6)
-        self.speaker = pn.widgets.Button(name="Speaker view", button_type="light", width=150)
+        token = self.channel.control_token if self.channel is not None else ""
+        self.speaker = ScriptButton(name="Speaker view", button_type="light", width=150,
+                                    code=_SPEAKER_JS, args={"token": token})
         self.close_lesson = pn.widgets.Button(name="Close lesson", button_type="light",
                                               width=140)
-        self.lecture = pn.widgets.Button(
+        self.lecture = ScriptButton(
             name="Lecture page", button_type="light", width=150,
             description="This lesson with every step in the page (steps change at once), "
-                        "leading the lecture; it gives the class's link")
+                        "leading the lecture; it gives the class's link",
+            code=_LECTURE_PAGE_JS, args={"token": token})
         self.leave = pn.widgets.Button(name="Leave presenter mode", button_type="light",
                                        width=210)
         self.menu.on_click(lambda _e: self.toggle_sidebar())
@@ -177,9 +181,6 @@ class StageNav(_FollowsLesson):
         self.steps.param.watch(self._chosen, ["value"])
         self.close_lesson.on_click(lambda _e: st.lesson.close())
         self.leave.on_click(lambda _e: setattr(st.presenter, "enabled", False))
-        token = self.channel.control_token if self.channel is not None else ""
-        self.speaker.js_on_click(args={"token": token}, code=_SPEAKER_JS)
-        self.lecture.js_on_click(args={"token": token}, code=_LECTURE_PAGE_JS)
         self.row = pn.Row(self.menu, self.back, self.steps, self.where, self.next, self.speaker,
                           self.lecture, self.close_lesson, self.leave, sizing_mode="stretch_width",
                           styles={"align-items": "center"}, margin=0)

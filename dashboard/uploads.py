@@ -36,6 +36,7 @@ from panel.io.state import set_curdoc
 from llrlab.core import LlrlabError
 
 from .safe import MAX_SHOWN, md_text, shorten
+from .script_button import ScriptButton
 from .state import DashboardState
 from .state.data import load_with_notes
 from .upload_folders import new_upload_folder
@@ -293,14 +294,15 @@ class UploadPanel:
                                        value=False)
         self.system = pn.widgets.TextInput(name="System name", value="uploaded",
                                            sizing_mode="stretch_width")
-        self.button = pn.widgets.Button(name="Load uploaded file", button_type="primary",
-                                        sizing_mode="stretch_width")
+        # the browser's view of the files, sent with each press of Load (see _LOAD_JS); in
+        # the layout before the button, whose script uses it
+        self._channel = pn.widgets.TextInput(value="", visible=False, max_length=20_000)
+        self.button = ScriptButton(name="Load uploaded file", button_type="primary",
+                                   sizing_mode="stretch_width", code=_LOAD_JS,
+                                   args={"scores": self.scores, "key": self.key,
+                                         "channel": self._channel})
         self.status = pn.pane.Markdown("", margin=(0, 10), name="upload_status",
                                        styles={"color": "#555555", "font-size": "90%"})
-        # the browser's view of the files, sent with each press of Load (see _LOAD_JS)
-        self._channel = pn.widgets.TextInput(value="", visible=False, max_length=20_000)
-        self.button.js_on_click(args={"scores": self.scores, "key": self.key,
-                                      "channel": self._channel}, code=_LOAD_JS)
         self._channel.param.watch(self._on_request, ["value"])
         self._waiting = None  # (what the browser holds, deadline) of a Load request
         for w in (self.scores, self.key):
@@ -308,7 +310,7 @@ class UploadPanel:
         self.layout = pn.Column(
             self.scores, self.key, pn.Row(pn.pane.Markdown("Use as:", margin=(8, 5)),
                                           self.role),
-            self.distance, self.fta, self.system, self.button, self.status, self._channel,
+            self.distance, self.fta, self.system, self._channel, self.button, self.status,
             sizing_mode="stretch_width")
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.on_session_destroyed(lambda _ctx: self.cleanup())

@@ -1,12 +1,11 @@
-"""A served session's end frees its page's JavaScript links, and only those.
+"""A served session's end frees its page, and the page's buttons with a script leave nothing
+in Panel's registry of JavaScript links.
 
-Panel keeps every widget with a JavaScript link (the uploads' Load button asks the browser
-which files it holds) in ``panel.links.Callback.registry``, whose entries never free
-themselves; :func:`llrlab.dashboard.session.end_with_session` drops the ending page's.
-A page's sidebar is built when the page is requested but shown (rendered into Bokeh
-models) only once the browser is ready, so at any moment another page may hold widgets with
-no model yet: their links must survive the end of other sessions, or their JavaScript is
-never attached (the Load button then did nothing, as seen in the load test).
+Panel keeps every widget given a JavaScript callback with ``js_on_click`` in
+``panel.links.Callback.registry``, whose entries never free themselves (one kept every
+closed session's state alive), and while any is registered, Panel walks all the models of a
+page at each change of a layout's children.  The dashboard's buttons with a script are
+:class:`~llrlab.dashboard.script_button.ScriptButton`: the script on the button's own model.
 """
 
 from __future__ import annotations
@@ -14,18 +13,17 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
 from bokeh.document import Document
 from panel.links import Callback
 
 from llrlab.dashboard.app import create_app
-from llrlab.dashboard.session import end_with_session, forget_dead_links, link_sources
+from llrlab.dashboard.script_button import ScriptButton
+from llrlab.dashboard.session import end_with_session
 
 
-def _page():
-    """A page as a session builds it: its widgets made, none rendered yet."""
-    before = link_sources()
-    page = create_app(demo=False, threaded=False)
-    return page, before
+def _scripts(model):
+    return [cb for cbs in model.js_event_callbacks.values() for cb in cbs]
 
 
 def _end(doc):
@@ -34,37 +32,49 @@ def _end(doc):
         cb(None)
 
 
-def test_another_session_ending_keeps_the_links_of_a_page_not_shown_yet():
-    page, _ = _page()
-    button = page.uploads.button
-    assert button in Callback.registry
-    other, other_doc = _page()[0], Document()
-    end_with_session(other_doc, other.state, link_sources())
-    _end(other_doc)
-    forget_dead_links(Document())  # any other page ending, with nothing of its own
-    assert button in Callback.registry
+def test_a_page_registers_no_javascript_link_and_its_buttons_carry_their_scripts():
+    before = set(Callback.registry.keys())
+    page = create_app(demo=False, threaded=False, lesson="calibration")
+    doc = Document()
+    uploads = page.uploads.layout.get_root(doc)
+    doc.add_root(uploads)
+    assert set(Callback.registry.keys()) == before
+    model = page.uploads.button._models[uploads.ref["id"]][0]
+    (script,) = _scripts(model)
+    assert "channel.value = JSON.stringify" in script.code
+    # the arguments are the models of the same page
+    assert script.args["channel"] is page.uploads._channel._models[uploads.ref["id"]][0]
+    assert script.args["scores"] is page.uploads.scores._models[uploads.ref["id"]][0]
 
 
-def test_the_ending_page_drops_its_own_links_rendered_or_not():
-    shown, shown_before = _page()
-    hidden, hidden_before = _page()
-    doc_shown, doc_hidden = Document(), Document()
-    end_with_session(doc_shown, shown.state, shown_before)
-    end_with_session(doc_hidden, hidden.state, hidden_before)
-    doc_shown.add_root(shown.uploads.button.get_root(doc_shown))  # shown in its page
-    keep, _ = _page()  # a third page, not shown yet
+def test_a_script_button_binds_plain_values_and_needs_its_widgets_made_first():
+    import panel as pn
 
-    _end(doc_hidden)  # a page whose sidebar was never shown (closed while loading)
-    assert hidden.uploads.button not in Callback.registry
-    assert shown.uploads.button in Callback.registry
-    assert keep.uploads.button in Callback.registry
+    doc = Document()
+    plain = ScriptButton(name="go", code="window.x = token;", args={"token": "abc"})
+    root = plain.get_root(doc)
+    (script,) = _scripts(root)
+    assert script.args == {"token": "abc"}
+    assert script.code == "try { window.x = token; } catch (err) { console.log(err) }"
+    late = pn.widgets.TextInput()
+    button = ScriptButton(name="Load", code="late.value = 'x';", args={"late": late})
+    with pytest.raises(RuntimeError, match="must come before it in the page"):
+        pn.Column(button, late).get_root(Document())
+    root = pn.Column(late, button).get_root(Document())
+    (script,) = _scripts(button._models[root.ref["id"]][0])
+    assert script.args["late"] is late._models[root.ref["id"]][0]
 
-    _end(doc_shown)
-    assert shown.uploads.button not in Callback.registry
-    assert keep.uploads.button in Callback.registry
 
-    # nothing of the ended pages is held by the registry or the ownership records
-    gone = [weakref.ref(hidden.state), weakref.ref(hidden.uploads.button)]
-    del hidden, doc_hidden
+def test_an_ended_page_is_freed():
+    """A page closed while loading (its sidebar never shown): its state is closed, and
+    nothing (a registry of links, once) keeps it alive.  A served page's memory after its
+    end: tests/browser/test_sessions.py."""
+    page = create_app(demo=False, threaded=False)
+    doc = Document()
+    end_with_session(doc, page.state)
+    gone = [weakref.ref(page.state), weakref.ref(page.uploads.button)]
+    _end(doc)
+    assert page.state.jobs.closed
+    del page, doc
     gc.collect()
     assert [r() for r in gone] == [None, None]
