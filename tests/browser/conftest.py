@@ -134,6 +134,28 @@ def llrlab_serve():
         s.stop()
 
 
+def run_apart(coroutine_function):
+    """Run a coroutine to its end on an event loop of its own, in another thread: once a
+    test of the session has used the Playwright browser (a session fixture), its event loop
+    runs in this thread, and ``asyncio.run`` here would fail."""
+    import asyncio
+    import threading
+
+    out = []
+
+    def run():
+        try:
+            asyncio.run(coroutine_function())
+        except BaseException as exc:  # re-raised in the test's thread
+            out.append(exc)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    if out:
+        raise out[0]
+
+
 def _scale_hint():
     factor, how = time_scale()
     return (f" (time limits x{factor:.3g}, {how}: on a slower machine set "

@@ -7,7 +7,6 @@ and by chromium.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import subprocess
 import time
@@ -19,6 +18,7 @@ from .conftest import (
     PAGE_LOAD,
     WAIT,
     bench_module,
+    run_apart,
     scaled,
     wait_until,
 )
@@ -78,7 +78,7 @@ def test_class_pages_are_whole_at_once_and_independent(served):
             for cl in (a, b, c):
                 await cl.close()
 
-    asyncio.run(scenario())
+    run_apart(scenario)
 
 
 def test_a_lesson_class_page_is_whole_when_taken(served):
@@ -113,7 +113,7 @@ def test_a_lesson_class_page_is_whole_when_taken(served):
         finally:
             await cl.close()
 
-    asyncio.run(scenario())
+    run_apart(scenario)
 
 
 def test_a_class_page_in_chromium_with_the_access_token(served, page):
