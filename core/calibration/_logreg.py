@@ -152,23 +152,29 @@ def class_weights(labels, prior, weights=None, *, what="the training trials"):
     Returns ``(c_tar, c_non)``: floats (``p / T``, ``(1-p) / N``) without weights, arrays
     with.  Raises :class:`DataError` when a class is missing or has zero total weight.
     """
+    lab = np.asarray(labels, dtype=bool)
+    if weights is None:
+        nt = np.count_nonzero(lab)
+        return _split_class_weights(float(nt), float(lab.size - nt), prior, False, what)
+    w = np.asarray(weights, dtype=np.float64)
+    return _split_class_weights(w[lab], w[~lab], prior, True, what)
+
+
+def _split_class_weights(tw, nw, prior, weighted, what):
+    """:func:`class_weights` from each class's weights ``tw``, ``nw`` (arrays), or from
+    their numbers of trials (floats) when not ``weighted``."""
     p = as_number(prior, "the training prior")
     if not 0.0 < p < 1.0:
         raise DataError(f"the training prior must lie strictly between 0 and 1, got {prior!r}")
-    lab = np.asarray(labels, dtype=bool)
-    if weights is None:
-        wt, wn = float(np.count_nonzero(lab)), float(lab.size - np.count_nonzero(lab))
-    else:
-        w = np.asarray(weights, dtype=np.float64)
-        wt, wn = float(w[lab].sum()), float(w[~lab].sum())
+    wt, wn = (float(tw.sum()), float(nw.sum())) if weighted else (tw, nw)
     for total, cls in ((wt, "target"), (wn, "non-target")):
         if not total > 0:
             raise DataError(f"{what} have no {cls} trials" +
-                            (" with positive weight" if weights is not None else "") +
+                            (" with positive weight" if weighted else "") +
                             "; calibration needs both targets and non-targets")
-    if weights is None:
+    if not weighted:
         return p / wt, (1.0 - p) / wn
-    return w[lab] * (p / wt), w[~lab] * ((1.0 - p) / wn)
+    return tw * (p / wt), nw * ((1.0 - p) / wn)
 
 
 def _dot(a, b):
@@ -759,8 +765,7 @@ def fit_sorted(tar, non, prior=0.5, *, tar_weights=None, non_weights=None,
     else:
         tw = np.ones(tar.size) if tar_weights is None else np.asarray(tar_weights, np.float64)
         nw = np.ones(non.size) if non_weights is None else np.asarray(non_weights, np.float64)
-        ct, cn = class_weights(np.r_[np.ones(tar.size, bool), np.zeros(non.size, bool)],
-                               prior, np.concatenate([tw, nw]), what=what)
+        ct, cn = _split_class_weights(tw, nw, prior, True, what)  # (no concatenation)
     return _fit(tar[:, None], non[:, None], ct, cn, float(prior), what, None, presorted=True)
 
 
