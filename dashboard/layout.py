@@ -683,6 +683,12 @@ class MainArea(pn.viewable.Viewer):
         return max([h for _, h in plan.panels.values()] + [0])
 
     def _relayout(self, *_):
+        """Lay out the main area: once at the end of a held change of the state (a lesson
+        step changes the lesson's step, the panels and the highlights: each called for
+        it), before the views' own updates deferred there, else now."""
+        self.state.when_settled(self._lay_out, first=True)
+
+    def _lay_out(self):
         st = self.state
         staged = st.staged
         lit = set(st.presenter.highlight or ())

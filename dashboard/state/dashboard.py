@@ -183,6 +183,9 @@ class DashboardState(param.Parameterized):
         self.batch = contextlib.nullcontext
         self._goto = 0
         self._holding = 0
+        self._held = 0
+        self._settling = False
+        self._deferred = {}  # fn -> None, in the order to call them (when_settled)
         self._style_before = False
         self._was_staged = False
         self._applied = 0
@@ -274,14 +277,47 @@ class DashboardState(param.Parameterized):
     def hold(self):
         """Change several parts at once: the results and the look-ups at the operating point
         follow once, at the end (e.g. a link, a snapshot or a lesson step), also when the
-        block raises."""
+        block raises; then what waited for its end (:meth:`when_settled`) runs, once each."""
         self._holding += 1
+        self._held += 1
         try:
             yield
         finally:
             self._holding -= 1
-            if not self._holding:
-                self._catch_up()
+            try:
+                if not self._holding:
+                    self._catch_up()  # (what it sets off is deferred too)
+            finally:
+                self._held -= 1
+            if not self._held and not self._settling:
+                self._run_deferred()
+
+    def _run_deferred(self):
+        self._settling = True
+        try:
+            while self._deferred:
+                fn = next(iter(self._deferred))
+                del self._deferred[fn]
+                fn()
+        finally:
+            self._settling = False
+
+    def when_settled(self, fn, *, first=False):
+        """Call ``fn()`` now, or, inside :meth:`hold`, once at its end, after the results,
+        however many times it is asked for meanwhile (``first``: before what is waiting
+        already).
+
+        A view's update that several changes of one step call for (a lesson step sets
+        the highlights, the panels, then the results: the layout, the metrics table and
+        the plots' style were each made two or three times per step) is then made once,
+        from the step's final state."""
+        if not (self._held or self._settling):
+            fn()
+        elif fn not in self._deferred:
+            if first:
+                self._deferred = {fn: None, **self._deferred}
+            else:
+                self._deferred[fn] = None
 
     def _catch_up(self):
         applied = self._applied
@@ -347,7 +383,7 @@ class DashboardState(param.Parameterized):
         def show(*_):
             if gen != self._goto or self.lesson.lesson != lesson_id:
                 return  # a newer request, or the lesson was closed
-            with self.batch():
+            with self.batch(), self.hold():  # (every view of the step updates once)
                 self.coming = 0
                 self.lesson.step = k
 

@@ -222,8 +222,13 @@ class CalibrationView(pn.viewable.Viewer):
 
     @param.depends("state.display.presentation", "state.display.svg",
                    "state.presenter.highlight", watch=True)
-    @isolated
     def _on_style(self):
+        """Restyle now, or once at the end of a held change (see
+        ``DashboardState.when_settled``)."""
+        self.state.when_settled(self._restyle)
+
+    @isolated
+    def _restyle(self):
         st = self.state
         lit = st.presenter.highlight or ()
         self.styler.apply(st.display.presentation, st.display.svg,

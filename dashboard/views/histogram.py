@@ -197,8 +197,13 @@ class HistogramView(pn.viewable.Viewer):
 
     @param.depends("state.display.show_dev", "state.display.presentation", "state.display.svg",
                    watch=True)
-    @isolated
     def _on_options(self):
+        """Restyle now, or once at the end of a held change (see
+        ``DashboardState.when_settled``)."""
+        self.state.when_settled(self._restyle)
+
+    @isolated
+    def _restyle(self):
         st = self.state
         res = st.results
         with pn.io.hold():

@@ -453,8 +453,13 @@ class MetricsView(pn.viewable.Viewer):
     # param 2.4 may skip a change of "state.op" whose old and new values have equal
     # attributes "x")
     @param.depends("state.op", "state.op_ci", "state.cond_op", watch=True)
-    @isolated
     def _on_op(self):
+        """Show the state's numbers and style: once at the end of a held change (a lesson
+        step: its highlights, its layout and its results each called for it), else now."""
+        self.state.when_settled(self._show)
+
+    @isolated
+    def _show(self):
         st, pt = self.state, self.state.point
         big = st.display.presentation
         stage = self._stage and big

@@ -423,8 +423,13 @@ class NBERView(pn.viewable.Viewer):
                    "state.display.presentation", "state.display.svg", "state.display.nber_range",
                    "state.teaching.enabled", "state.teaching.references",
                    "state.conditions.show_curves", watch=True)
-    @isolated
     def _on_options(self):
+        """Restyle now, or once at the end of a held change (see
+        ``DashboardState.when_settled``)."""
+        self.state.when_settled(self._restyle)
+
+    @isolated
+    def _restyle(self):
         st = self.state
         res = st.results
         with pn.io.hold():
