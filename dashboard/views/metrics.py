@@ -469,7 +469,7 @@ class MetricsView(pn.viewable.Viewer):
         self.table.object = table_html(self.data, self.roles(), text if big else False, lit,
                                        self._stage_hidden() if stage else ())
         size = {"font-size": text if big else "100%"}
-        for pane in (self.header, self.condition_title, self.calibration_note, self.warning):
+        for pane in (self.header, self.condition_title):  # (the two alerts: below)
             pane.styles = size
         self.ci_note.styles = {"color": "#555555", "font-size": text if big else "90%"}
         self.title.styles = {"font-size": st.display.font("title") if big else "100%"}
