@@ -129,16 +129,6 @@ def _no_hold(_doc):
     return contextlib.nullcontext()
 
 
-@contextlib.contextmanager
-def _one_update(doc):
-    """A lesson step's changes, sent to the browser as one message (Panel's hold), with
-    the document's set of models recomputed once, before that message is made, instead
-    of at every change that adds, moves or removes a model (Bokeh's
-    ``Document.models.freeze``): a legend moved beside its plot, a plot's first
-    per-condition curves: each a walk of the page's ~700 models, ~70 ms of CPU."""
-    with pn.io.hold(doc), doc.models.freeze():
-        yield
-
 
 class ThreadRunner:
     """Runs heavy jobs in a worker thread and applies their results on the event loop.
@@ -633,7 +623,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
               else SyncRunner())
     state = DashboardState(runner=runner, lessons=lessons, shared=SHARED)
     if isinstance(runner, ThreadRunner):  # a step, a view, a result: one message each
-        state.batch = lambda: _one_update(doc)
+        state.batch = lambda: pn.io.hold(doc)
     if isinstance(runner, ThreadRunner):
         quiet_closed_connections()  # a closed page ends without noise in the server's log
         pn.state.onload(_no_delay_here)  # (no reference to doc: Panel keys onload by it)

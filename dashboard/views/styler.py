@@ -12,6 +12,7 @@ moves to its right side.
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 from typing import ClassVar
 
@@ -171,16 +172,14 @@ class Styler:
                      and self.width > 1.2 * self.height and col < 0.4 * self.width)
         # the legend joins its new side before it leaves the old one: in between, the
         # browser's plot would have no view for it ("cannot find a view for Legend")
-        if right:
-            legend.ncols = 1
-            if legend not in fig.right:
-                fig.right = [*fig.right, legend]
-                fig.below = [m for m in fig.below if m is not legend]
-        else:
-            legend.ncols = ncols
-            if legend not in fig.below:
-                fig.below = [*fig.below, legend]
-                fig.right = [m for m in fig.right if m is not legend]
+        legend.ncols = 1 if right else ncols
+        to, off = ("right", "below") if right else ("below", "right")
+        if legend not in getattr(fig, to):
+            # (each change walks the document's models again, ~70 ms for a page: once)
+            doc = fig.document
+            with doc.models.freeze() if doc is not None else contextlib.nullcontext():
+                setattr(fig, to, [*getattr(fig, to), legend])
+                setattr(fig, off, [m for m in getattr(fig, off) if m is not legend])
 
     def _wrap_title(self, big, px):
         """The title on as many lines as the figure's width needs (presentation style on a
