@@ -12,11 +12,15 @@ the columns of :mod:`.op_grid_data`.  ``M`` holds the grid's data source (``grid
 vertex data source per set (``verts``), the sets' totals ``T`` and ``N``, their ``weighted``
 flags, ``labels``, ``alphas``, the LLR ``unit`` and, for ``pick``, the box-zoom tool
 (``zoom``) and the histogram's score-to-LLR map (``map_s``, ``map_llr``).
+
+The served dashboard's drag (:data:`SERVED_DRAG`, with :data:`PAGE_FIXES`) moves only what a
+move changes: the plots' overlay canvases are repainted, not their curves, axes and legends;
+the table's cells are written only where their text changes.
 """
 
 from __future__ import annotations
 
-__all__ = ["GRID_SCRIPT", "served_script"]
+__all__ = ["GRID_SCRIPT", "PAGE_FIXES", "served_script"]
 
 GRID_SCRIPT = r"""
 var llrlabGrid = (function () {
@@ -166,16 +170,23 @@ var llrlabGrid = (function () {
 """
 
 
-#: Clips a glyph renderer drawn at the ``"overlay"`` level to the plot's frame, as at the
-#: ``"glyph"`` level.  BokehJS paints a plot on two canvases: the primary one (every glyph,
-#: axis, grid, legend and annotation) and the overlays (renderers whose ``level`` is
-#: ``"overlay"``), and repaints only the canvas whose renderers changed
-#: (``PlotView._actual_paint``).  What a drag moves in the page is drawn on the overlays (the
-#: NBER line and its label, the DET markers: see :mod:`.views.nber`, :mod:`.views.det`), so a
-#: move repaints that canvas alone.  BokehJS clips glyphs to the frame only on the primary
-#: canvas (``_paint_levels``: ``RendererView.needs_clip`` is false); this makes a glyph on the
-#: overlays clip there too, so that the markers look as they did on the primary canvas.
-OVERLAY_CLIP = r"""
+#: Two adjustments of BokehJS 3.9 for what a drag moves in the page, installed once per
+#: page with :data:`GRID_SCRIPT` (each only when BokehJS has what it adjusts):
+#:
+#: 1. **A glyph on the overlay canvas is clipped to the frame.**  BokehJS paints a plot on
+#:    two canvases: the primary one (every glyph, axis, grid, legend and annotation) and the
+#:    overlays (renderers whose ``level`` is ``"overlay"``), and repaints only the canvas
+#:    whose renderers changed (``PlotView._actual_paint``).  What a drag moves is drawn on
+#:    the overlays (the NBER line and its label, the DET markers: :mod:`.views.nber`,
+#:    :mod:`.views.det`), so a move repaints that canvas alone, not the curves of up to
+#:    thousands of points, the axes and the legend.  BokehJS clips glyphs to the frame only
+#:    on the primary canvas (``_paint_levels``; ``RendererView.needs_clip`` is false); a
+#:    glyph on the overlays is clipped there too, so that the markers look as they did.
+#: 2. **A style sheet is not written again with the text it has.**  Each paint of a renderer
+#:    writes its element's position into an inline ``<style>`` (``update_position``), the
+#:    same text for a line or a marker at each move; the browser re-reads a style sheet that
+#:    is written, and restyles the plot.
+PAGE_FIXES = r"""
 (function () {
   var B = window.Bokeh, V;
   try { V = B.require("models/renderers/glyph_renderer").GlyphRendererView; }
@@ -208,9 +219,9 @@ OVERLAY_CLIP = r"""
 
 def served_script(code):
     """``code`` (the body of a CustomJS callback) preceded by :data:`GRID_SCRIPT` and
-    :data:`OVERLAY_CLIP`, which run once per page: the callback finds ``llrlabGrid`` on
+    :data:`PAGE_FIXES`, which run once per page: the callback finds ``llrlabGrid`` on
     ``window``."""
-    return ("if (window.llrlabGrid == null) {\n" + GRID_SCRIPT + OVERLAY_CLIP
+    return ("if (window.llrlabGrid == null) {\n" + GRID_SCRIPT + PAGE_FIXES
             + "window.llrlabGrid = llrlabGrid;\n}\n" + code)
 
 

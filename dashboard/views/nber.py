@@ -178,7 +178,7 @@ class NBERView(pn.viewable.Viewer):
                           LegendItem(label="DR30: 30 misses", renderers=[r], index=1)]
 
         # the operating point, on the plot's overlay canvas: a drag moves it alone, and
-        # BokehJS then repaints that canvas alone (:data:`..op_grid_script.OVERLAY_CLIP`)
+        # BokehJS then repaints that canvas alone (:data:`..op_grid_script.PAGE_FIXES`)
         plo = st.point.plo
         self.op_span = Span(location=plo, dimension="height", line_color=COLORS["op"],
                             line_dash="dashed", line_width=2.5, name="op_span",
