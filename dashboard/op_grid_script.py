@@ -12,11 +12,15 @@ the columns of :mod:`.op_grid_data`.  ``M`` holds the grid's data source (``grid
 vertex data source per set (``verts``), the sets' totals ``T`` and ``N``, their ``weighted``
 flags, ``labels``, ``alphas``, the LLR ``unit`` and, for ``pick``, the box-zoom tool
 (``zoom``) and the histogram's score-to-LLR map (``map_s``, ``map_llr``).
+
+The served dashboard's drag (:data:`SERVED_DRAG`, with :data:`PAGE_FIXES`) moves only what a
+move changes: the plots' overlay canvases are repainted, not their curves, axes and legends;
+the table's cells are written only where their text changes.
 """
 
 from __future__ import annotations
 
-__all__ = ["GRID_SCRIPT", "served_script"]
+__all__ = ["GRID_SCRIPT", "PAGE_FIXES", "served_script"]
 
 GRID_SCRIPT = r"""
 var llrlabGrid = (function () {
@@ -166,10 +170,58 @@ var llrlabGrid = (function () {
 """
 
 
+#: Two adjustments of BokehJS 3.9 for what a drag moves in the page, installed once per
+#: page with :data:`GRID_SCRIPT` (each only when BokehJS has what it adjusts):
+#:
+#: 1. **A glyph on the overlay canvas is clipped to the frame.**  BokehJS paints a plot on
+#:    two canvases: the primary one (every glyph, axis, grid, legend and annotation) and the
+#:    overlays (renderers whose ``level`` is ``"overlay"``), and repaints only the canvas
+#:    whose renderers changed (``PlotView._actual_paint``).  What a drag moves is drawn on
+#:    the overlays (the NBER line and its label, the DET markers: :mod:`.views.nber`,
+#:    :mod:`.views.det`), so a move repaints that canvas alone, not the curves of up to
+#:    thousands of points, the axes and the legend.  BokehJS clips glyphs to the frame only
+#:    on the primary canvas (``_paint_levels``; ``RendererView.needs_clip`` is false); a
+#:    glyph on the overlays is clipped there too, so that the markers look as they did.
+#: 2. **A style sheet is not written again with the text it has.**  Each paint of a renderer
+#:    writes its element's position into an inline ``<style>`` (``update_position``), the
+#:    same text for a line or a marker at each move; the browser re-reads a style sheet that
+#:    is written, and restyles the plot.
+PAGE_FIXES = r"""
+(function () {
+  var B = window.Bokeh, V;
+  try { V = B.require("models/renderers/glyph_renderer").GlyphRendererView; }
+  catch (e) { V = null; }
+  if (V == null || V.prototype.__llrlab_overlay_clip) { return; }
+  var d = null;
+  for (var p = V.prototype; p != null && d == null; p = Object.getPrototypeOf(p)) {
+    d = Object.getOwnPropertyDescriptor(p, "needs_clip") || null;
+  }
+  if (d == null || d.get == null) { console.warn("llrlab: no needs_clip to extend"); return; }
+  Object.defineProperty(V.prototype, "needs_clip", {configurable: true, get: function () {
+    return this.model.level === "overlay" || d.get.call(this);
+  }});
+  V.prototype.__llrlab_overlay_clip = true;
+})();
+(function () {
+  var S;
+  try { S = window.Bokeh.require("core/dom").InlineStyleSheet; } catch (e) { S = null; }
+  if (S == null || S.prototype.__llrlab_same_css || typeof S.prototype._update !== "function") {
+    return;
+  }
+  var update = S.prototype._update;
+  S.prototype._update = function (css) {
+    if (this.el.textContent !== css) { update.call(this, css); }
+  };
+  S.prototype.__llrlab_same_css = true;
+})();
+"""
+
+
 def served_script(code):
-    """``code`` (the body of a CustomJS callback) preceded by :data:`GRID_SCRIPT`, which
-    runs once per page: the callback finds ``llrlabGrid`` on ``window``."""
-    return ("if (window.llrlabGrid == null) {\n" + GRID_SCRIPT
+    """``code`` (the body of a CustomJS callback) preceded by :data:`GRID_SCRIPT` and
+    :data:`PAGE_FIXES`, which run once per page: the callback finds ``llrlabGrid`` on
+    ``window``."""
+    return ("if (window.llrlabGrid == null) {\n" + GRID_SCRIPT + PAGE_FIXES
             + "window.llrlabGrid = llrlabGrid;\n}\n" + code)
 
 
@@ -256,9 +308,29 @@ function cells(M) {
   return v.shadow_el.querySelectorAll("td[data-role][data-key]");
 }
 
-function text(td, t) {  // the value, not the interval under it
+function text(td, t) {  // the value, not the interval under it; untouched when the same
   const n = td.firstChild;
-  if (n != null && n.nodeType === 3) { n.nodeValue = t; } else { td.prepend(t); }
+  if (n == null || n.nodeType !== 3) { td.prepend(t); } else if (n.nodeValue !== t) {
+    n.nodeValue = t;
+  }
+}
+
+// The DET markers of a set at (xs, ys).  Once they are the drag's markers (a circle and a
+// square, no angle), their positions are patched in place (ColumnDataSource.patch): the
+// glyph is updated and its canvas repainted, but the source emits no "change", which the
+// plot's legend would answer by rebuilding all its items (a canvas each); a marker's legend
+// entry does not depend on where the marker is.  Nothing is sent to the server.
+function markers(src, xs, ys) {
+  const d = src.data, same = (a, b) => a != null && a.length === b.length &&
+    b.every((v, k) => a[k] === v);
+  if (same(d.marker, ["circle", "square"]) && same(d.color, colors) &&
+      same(d.angle, [0.0, 0.0]) && d.x != null && d.x.length === 2 && d.y != null &&
+      d.y.length === 2) {
+    src.patch({x: [[0, xs[0]], [1, xs[1]]], y: [[0, ys[0]], [1, ys[1]]]}, {sync: false});
+  } else {
+    src.setv({data: {x: xs, y: ys, marker: ["circle", "square"], color: colors,
+                     angle: [0.0, 0.0]}}, {sync: false});
+  }
 }
 
 function clamp(v, lo, hi) {
@@ -280,8 +352,7 @@ function show(A, M) {
     const xr = M.det.x_range, yr = M.det.y_range;
     const xs = A.det.x.slice(2 * j, 2 * j + 2).map((v) => clamp(v, xr.start, xr.end));
     const ys = A.det.y.slice(2 * j, 2 * j + 2).map((v) => clamp(v, yr.start, yr.end));
-    src.setv({data: {x: xs, y: ys, marker: ["circle", "square"], color: colors,
-                     angle: [0.0, 0.0]}}, {sync: false});
+    markers(src, xs, ys);
   }
   const fmt = {
     act_dcf: (j) => G.fixed(col.act_dcf[j], 4), min_dcf: (j) => G.fixed(col.min_dcf[j], 4),
@@ -294,9 +365,12 @@ function show(A, M) {
     if (f === undefined || j < 0) { continue; }
     text(td, f(j));
     if (td.dataset.key === "dr30_safe") {
-      const bad = !col.dr30_safe[j];
-      td.style.color = bad ? "#c62828" : "#222222";
-      td.style.fontWeight = bad ? "bold" : "normal";
+      const bad = !col.dr30_safe[j], color = bad ? "#c62828" : "#222222";
+      if (td._llrlab_color !== color) {  // (a style written again costs a style update)
+        td.style.color = color;
+        td.style.fontWeight = bad ? "bold" : "normal";
+        td._llrlab_color = color;
+      }
     }
   }
 }

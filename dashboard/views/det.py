@@ -206,9 +206,11 @@ class DETView(pn.viewable.Viewer):
                                    line_color="black")
             src = ColumnDataSource(self._op_data(), name=f"det_op_{role}")
             self.op_sources[role] = src
+            # on the overlay canvas, which a drag's move repaints alone (see NBERView)
             r["op"] = fig.scatter("x", "y", source=src, marker="marker", size=11,
                                   fill_color="color" if role == "eval" else "white",
-                                  line_color="color", line_width=2, angle="angle")
+                                  line_color="color", line_width=2, angle="angle",
+                                  level="overlay")
             self.renderers[role] = r
             if role == "eval":
                 items += [LegendItem(label="EER", renderers=[r["eer"]]),

@@ -177,13 +177,15 @@ class NBERView(pn.viewable.Viewer):
                 items += [LegendItem(label="DR30: 30 false alarms", renderers=[r], index=0),
                           LegendItem(label="DR30: 30 misses", renderers=[r], index=1)]
 
-        # the operating point
+        # the operating point, on the plot's overlay canvas: a drag moves it alone, and
+        # BokehJS then repaints that canvas alone (:data:`..op_grid_script.PAGE_FIXES`)
         plo = st.point.plo
         self.op_span = Span(location=plo, dimension="height", line_color=COLORS["op"],
-                            line_dash="dashed", line_width=2.5, name="op_span")
+                            line_dash="dashed", line_width=2.5, name="op_span",
+                            level="overlay")
         self.op_label = Label(x=plo, y=1.17, x_offset=4, text="", text_baseline="top",
                               text_color=COLORS["op"], text_font_size="10pt",
-                              text_font_style="bold", name="op_label")
+                              text_font_style="bold", name="op_label", level="overlay")
         fig.add_layout(self.op_span)
         fig.add_layout(self.op_label)
 

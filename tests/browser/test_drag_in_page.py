@@ -205,3 +205,89 @@ def test_det_drag_is_computed_in_the_page(page, serve):
     wait_until(page, lambda: _exact_table(page, state), what="the exact values")
     assert page.console_errors == []
 
+
+
+#: Counts, from now on, each plot's repaints of its primary canvas (every curve, axis and
+#: legend) and of its overlay canvas, and each legend's rebuilds of its items (BokehJS's
+#: ``PlotView._paint_primary``, ``_paint_overlays``, ``LegendView._render_items``).
+_COUNT_PAINTS = """() => {
+    const c = window.__llrlab_paints = {};
+    if (window.__llrlab_paints_on) { return; }
+    window.__llrlab_paints_on = true;
+    const P = Bokeh.require("models/plots/plot_canvas").PlotView.prototype;
+    const L = Bokeh.require("models/annotations/legend").LegendView.prototype;
+    const wrap = (proto, method, what) => {
+        const f = proto[method];
+        proto[method] = function (...a) {
+            const plot = (this.plot_view != null ? this.plot_view : this).model.name;
+            const k = plot + " " + what, n = window.__llrlab_paints;
+            n[k] = (n[k] || 0) + 1;
+            return f.apply(this, a);
+        };
+    };
+    wrap(P, "_paint_primary", "primary");
+    wrap(P, "_paint_overlays", "overlays");
+    wrap(L, "_render_items", "legend");
+    // a <style> element of a plot written again with the text it had (BokehJS writes each
+    // renderer's position there at each paint): the page restyles for nothing
+    const last = new WeakMap(), roots = [];
+    const walk = (root) => {
+        for (const el of root.querySelectorAll("*")) {
+            if (el.tagName === "STYLE") { last.set(el, el.textContent); }
+            if (el.shadowRoot) { roots.push(el.shadowRoot); walk(el.shadowRoot); }
+        }
+    };
+    walk(document);
+    const seen = (records) => {
+        for (const r of records) {
+            const el = r.target.nodeType === 3 ? r.target.parentNode : r.target;
+            if (el == null || el.tagName !== "STYLE") { continue; }
+            const n = window.__llrlab_paints, k = last.get(el) === el.textContent
+                ? "same style written" : "style changed";
+            n[k] = (n[k] || 0) + 1;
+            last.set(el, el.textContent);
+        }
+    };
+    for (const root of roots) {
+        new MutationObserver(seen).observe(root, {childList: true, subtree: true,
+                                                   characterData: true});
+    }
+}"""
+
+
+def test_a_move_repaints_only_the_overlays(page, serve):
+    """While the pointer moves, the page repaints the NBER and DET plots' overlay canvases
+    (the line, its label, the markers) and nothing else: no primary canvas (the curves of up
+    to thousands of points, axes, legends), no legend rebuilt; the DET markers there stay
+    clipped to the plot's frame, as on the primary canvas; no style sheet is written again
+    with the text it had."""
+    _open(page, serve)
+    box = _box(page, "nber")
+    y = box["y"] + 0.5 * box["height"]
+    page.mouse.move(box["x"] + 0.30 * box["width"], y)
+    page.mouse.down()
+    drag_settled(page, "nber")
+    # the first move gives the DET markers the drag's shapes (a circle and a square; the
+    # server draws a point off the plot as a triangle on its edge, which the legend shows)
+    page.mouse.move(box["x"] + 0.31 * box["width"], y)
+    page.wait_for_timeout(50)
+    page.evaluate(_COUNT_PAINTS)
+    for k in range(10):  # moves shorter than the pause: nothing comes from the server
+        page.mouse.move(box["x"] + (0.32 + 0.03 * k) * box["width"], y)
+        page.wait_for_timeout(40)
+    page.wait_for_timeout(50)  # the last move's frame
+    counts = page.evaluate("() => window.__llrlab_paints")
+    page.mouse.up()
+    assert counts.get("nber overlays", 0) >= 5 and counts.get("det overlays", 0) >= 5, counts
+    rest = {k: n for k, n in counts.items() if k != "style changed"}
+    assert {k: n for k, n in rest.items() if not k.endswith(" overlays")} == {}
+    clipped = page.evaluate("""() => {
+        const doc = Bokeh.documents[0], pv = Bokeh.index.find_one(doc.get_model_by_name('det'));
+        const out = [];
+        for (const [model, view] of pv.renderer_views) {
+            const src = model.data_source;
+            if (src != null && /^det_op_/.test(src.name)) { out.push(view.needs_clip); }
+        }
+        return out; }""")
+    assert clipped == [True, True]
+    assert page.console_errors == []
