@@ -129,7 +129,6 @@ def _no_hold(_doc):
     return contextlib.nullcontext()
 
 
-
 class ThreadRunner:
     """Runs heavy jobs in a worker thread and applies their results on the event loop.
 
