@@ -635,6 +635,8 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
 
     # the drag on the NBER and DET plots is computed in the page, on the exact grid
     op_grid = OpGrid(state=state)
+    if point_view is not None:  # (a point the in-page drag sends is a pause already)
+        op_grid.mirrors.append(point_view)
     nber, det = NBERView(state=state, op_grid=op_grid), DETView(state=state, op_grid=op_grid)
     hist, metrics = HistogramView(state=state), MetricsView(state=state, op_grid=op_grid)
     calib = CalibrationView(state=state)

@@ -177,7 +177,9 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None,
     metrics table on the exact grid, nothing sent); the position goes to the server once,
     when the pointer has been still for :data:`DRAG_PAUSE_MS` or the drag ends (``Tap``,
     ``PanEnd``, ``PressUp``), and the server then sends again everything the page moved
-    (``grid.resend``).  Until the grid's data are there, each position is sent as above.
+    (``grid.resend``), and what follows the point only when a drag pauses (the sidebar's
+    widgets, the address: ``grid.mirrors``) in the same message (``grid.paused``).  Until
+    the grid's data are there, each position is sent as above.
     """
     # (the toolbar's own list: ``fig.select_one`` walks every model of the figure, 33 ms)
     zoom = next((t for t in fig.toolbar.tools if isinstance(t, BoxZoomTool)), None)
@@ -190,7 +192,8 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None,
             apply_held(channel.document, moved, *xy)
 
     def moved(x, y):
-        callback(x, y)
+        with grid.paused() if grid is not None else contextlib.nullcontext():
+            callback(x, y)
         for model, attr in echo:
             resend(model, attr)
         if grid is not None:

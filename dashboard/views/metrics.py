@@ -29,6 +29,7 @@ from ..state.display import TYPE_SCALE
 from ..table_css import METRICS_TABLE_CSS
 from ..text_fit import text_height, text_width
 from ._common import isolated
+from ._text_panes import TextHTML, TextMarkdown
 from .op_grid import OpGrid
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
@@ -257,11 +258,11 @@ class MetricsView(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         self.data = table_data(self.state)
-        self.table = pn.pane.HTML("", name="metrics_table", margin=(0, 10),
+        self.table = TextHTML("", name="metrics_table", margin=(0, 10),
                                   css_classes=["llrlab-op-table"])
         if self.op_grid is not None:
             self.op_grid.panes.append(self.table)
-        self.header = pn.pane.Markdown("", margin=(0, 10), name="op_summary")
+        self.header = TextMarkdown("", margin=(0, 10), name="op_summary")
         self.warning = pn.pane.Alert("", alert_type="warning", visible=False,
                                      name="dr30_warning", margin=(5, 10))
         # why act DCF and Cllr are poor when the scores are not LLRs (e.g. the demo's raw
@@ -271,11 +272,11 @@ class MetricsView(pn.viewable.Viewer):
         self.download = pn.widgets.FileDownload(
             callback=self._csv, filename="llrlab_metrics.csv", label="Metrics (CSV)",
             button_type="light", width=180)
-        self.ci_note = pn.pane.Markdown("", margin=(0, 10), name="ci_note",
+        self.ci_note = TextMarkdown("", margin=(0, 10), name="ci_note",
                                         styles={"color": "#555555", "font-size": "90%"})
-        self.condition_title = pn.pane.Markdown("", margin=(10, 10, 0, 10),
+        self.condition_title = TextMarkdown("", margin=(10, 10, 0, 10),
                                                 name="condition_title")
-        self.condition_table = pn.pane.HTML("", name="condition_table", margin=(0, 10))
+        self.condition_table = TextHTML("", name="condition_table", margin=(0, 10))
         # (its size in presentation style is the host's, set in ``styles``: a changed
         # ``stylesheets`` list did not always reach the page, leaving 1280 x 720's size at
         # 1920 x 1080)

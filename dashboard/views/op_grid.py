@@ -13,10 +13,16 @@ as before) and refilled from a worker thread (the session's jobs), never on the 
 
 It also lists what the page moves by itself during a drag (``echo``): when the pointer
 pauses, the server sets the exact point and sends those values again even where they did
-not change (:func:`._common.resend`), so that the page shows the server's numbers.
+not change (:func:`._common.resend`), so that the page shows the server's numbers.  And the
+copies of the point that follow a drag only when it pauses (``mirrors``,
+:class:`..url.Debounced`: the sidebar's widgets and the address): with the grid in the page,
+each point the server gets is a pause, so they follow it at once, in the same message
+(:meth:`OpGrid.paused`).
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 import panel as pn
@@ -91,6 +97,7 @@ class OpGrid(param.Parameterized):
                       for j in range(MAX_SETS)]
         self.echo = []    # (model, attribute) pairs the page moves by itself
         self.panes = []   # Panel panes whose cells the page rewrites
+        self.mirrors = []  # Debounced copies of the point (they follow a pause)
         self._pending = None
         self._filled = None  # the analyses whose grid is in the sources (or have none)
         self._on_results()
@@ -99,6 +106,21 @@ class OpGrid(param.Parameterized):
     def settled(self):
         """Whether the sources hold the grid of the current analyses (or they have none)."""
         return self._filled is self.state.results
+
+    @property
+    def in_page(self):
+        """Whether the page has the grid to drag with (its points are then pauses)."""
+        return self.settled and len(self.grid.data.get("plo", ())) > 0
+
+    @contextlib.contextmanager
+    def paused(self):
+        """Apply a point the page sent: when the page drags on the grid, that point is a
+        pause, and the :attr:`mirrors` follow it at once (one message, no timer)."""
+        with contextlib.ExitStack() as stack:
+            if self.in_page:
+                for mirror in self.mirrors:
+                    stack.enter_context(mirror.at_once())
+            yield
 
     def args(self):
         """The CustomJS arguments of the look-up (see ``SERVED_DRAG``)."""
