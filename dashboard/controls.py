@@ -15,6 +15,7 @@ from llrlab.core import LlrlabError
 
 from .state import PLO_LIMIT, DashboardState
 from .uploads import DEFAULT_MAX_UPLOAD_MB, UploadPanel
+from .views._lean import LeanFloatInput, LeanFloatSlider
 
 __all__ = [
     "DEFAULT_MAX_UPLOAD_MB",
@@ -36,21 +37,20 @@ def operating_point_controls(state: DashboardState, point=None):
     ``point``, when given, is what the widgets show instead of ``state.point``: a served page
     passes a :class:`~.url.Debounced` copy that follows a drag once it pauses (the plots and
     tables follow every step; updating five widgets per step cost a third of the server's
-    time of a drag step); what is typed into them is set at once."""
+    time of a drag step); what is typed into them is set at once.  (Their classes skip
+    Panel's design on each new value: :mod:`.views._lean`.)"""
     point = (point or state.point).param
     return pn.Column(
-        pn.widgets.FloatInput.from_param(point.p_target, format="0.[000000]",
-                                         step=0.001, name="P(target)"),
-        pn.Row(pn.widgets.FloatInput.from_param(point.c_miss, step=1.0, width=120),
-               pn.widgets.FloatInput.from_param(point.c_fa, step=1.0, width=120)),
-        pn.widgets.FloatInput.from_param(point.effective_prior, step=0.001,
-                                         format="0.[000000]"),
-        pn.Row(pn.widgets.FloatSlider.from_param(point.plo, start=-PLO_LIMIT, end=PLO_LIMIT,
-                                                 step=0.01, format="0.00", show_value=False,
-                                                 name="Prior log-odds",
-                                                 sizing_mode="stretch_width"),
-               pn.widgets.FloatInput.from_param(point.plo, step=0.01, format="0.000", name="",
-                                                width=90, align="end"),
+        LeanFloatInput.from_param(point.p_target, format="0.[000000]", step=0.001,
+                                  name="P(target)"),
+        pn.Row(LeanFloatInput.from_param(point.c_miss, step=1.0, width=120),
+               LeanFloatInput.from_param(point.c_fa, step=1.0, width=120)),
+        LeanFloatInput.from_param(point.effective_prior, step=0.001, format="0.[000000]"),
+        pn.Row(LeanFloatSlider.from_param(point.plo, start=-PLO_LIMIT, end=PLO_LIMIT,
+                                          step=0.01, format="0.00", show_value=False,
+                                          name="Prior log-odds", sizing_mode="stretch_width"),
+               LeanFloatInput.from_param(point.plo, step=0.01, format="0.000", name="",
+                                         width=90, align="end"),
                sizing_mode="stretch_width"),
         sizing_mode="stretch_width",
     )

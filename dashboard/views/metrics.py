@@ -29,7 +29,7 @@ from ..state.display import TYPE_SCALE
 from ..table_css import METRICS_TABLE_CSS
 from ..text_fit import text_height, text_width
 from ._common import isolated
-from ._text_panes import TextHTML, TextMarkdown
+from ._lean import TextHTML, TextMarkdown
 from .op_grid import OpGrid
 
 __all__ = ["MEASURES", "MetricsView", "table_data", "table_html"]
