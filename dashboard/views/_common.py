@@ -169,7 +169,8 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None,
     document change (:func:`apply_held`): one message to the browser.  ``echo`` lists the
     ``(model, attribute)`` pairs that ``js_code`` moves in the browser: after each applied
     position the server sends its values again (:func:`resend`), so that the line always
-    ends where the numbers are, even after a stale update had moved it.
+    ends where the numbers are, even after a stale update had moved it (those whose value
+    the update changed are sent once, as changed).
 
     With ``grid`` (an :class:`.op_grid.OpGrid`) and ``mode`` (``"nber"`` or ``"det"``, how a
     position becomes a prior log-odds), the drag is computed in the page while the pointer
@@ -177,7 +178,7 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None,
     metrics table on the exact grid, nothing sent); the position goes to the server once,
     when the pointer has been still for :data:`DRAG_PAUSE_MS` or the drag ends (``Tap``,
     ``PanEnd``, ``PressUp``), and the server then sends again everything the page moved
-    (``grid.resend``), and what follows the point only when a drag pauses (the sidebar's
+    (``grid.moved``), and what follows the point only when a drag pauses (the sidebar's
     widgets, the address: ``grid.mirrors``) in the same message (``grid.paused``).  Until
     the grid's data are there, each position is sent as above.
     """
@@ -192,12 +193,13 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None,
             apply_held(channel.document, moved, *xy)
 
     def moved(x, y):
+        moves = list(echo) + (grid.moved() if grid is not None else [])
+        before = [getattr(model, attr) for model, attr in moves]
         with grid.paused() if grid is not None else contextlib.nullcontext():
             callback(x, y)
-        for model, attr in echo:
-            resend(model, attr)
-        if grid is not None:
-            grid.resend()
+        for (model, attr), old in zip(moves, before, strict=True):
+            if not _changed(getattr(model, attr), old):  # (a changed value is sent)
+                resend(model, attr)
 
     def on_change(_attr, _old, new):
         x, y = new["x"][0], new["y"][0]
@@ -292,6 +294,16 @@ def resend(model, attr):
     if model.document is not None:
         v = getattr(model, attr)
         model.trigger(attr, v, v)
+
+
+def _changed(new, old):
+    """Whether a Bokeh property's value was set to a new one: Bokeh stores a value only
+    when it differs from the old one (``matches``), so an unchanged property gives back
+    the same object; equal numbers or strings count as unchanged (a property never set
+    may give an equal default)."""
+    if new is old:
+        return False
+    return not (isinstance(new, (int, float, str)) and new == old)
 
 
 def _same(a, b):

@@ -34,7 +34,7 @@ from llrlab.core.op_grid import GRID_LIMIT, grid_plo
 
 from ..op_grid_data import grid_columns, vertex_columns
 from ..state import DashboardState
-from ._common import isolated, resend
+from ._common import isolated
 
 __all__ = ["SERVED_STEP", "OpGrid", "grid_sets"]
 
@@ -126,13 +126,12 @@ class OpGrid(param.Parameterized):
         """The CustomJS arguments of the look-up (see ``SERVED_DRAG``)."""
         return dict(grid=self.grid, sets=self.sets, verts=self.verts)
 
-    def resend(self):
-        """Send again what the page moved by itself (after the server set the point)."""
-        for model, attr in self.echo:
-            resend(model, attr)
-        for pane in self.panes:
-            for model, _parent in list(getattr(pane, "_models", {}).values()):
-                resend(model, "text")
+    def moved(self):
+        """The ``(model, attribute)`` pairs the page moves by itself during a drag: the
+        server sends them again after it set the point (those it did not change)."""
+        return list(self.echo) + [(model, "text") for pane in self.panes
+                                  for model, _parent in list(getattr(pane, "_models",
+                                                                     {}).values())]
 
     @param.depends("state.results", watch=True)
     @isolated

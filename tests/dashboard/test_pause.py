@@ -10,11 +10,12 @@ import numpy as np
 import panel as pn
 import pytest
 from bokeh.document import Document
+from bokeh.models import ColumnDataSource, Span
 from bokeh.plotting import figure
 
 from llrlab.dashboard.url import POINT_NAMES, Debounced
 from llrlab.dashboard.views._common import connect_drag
-from llrlab.dashboard.views._lean import LeanFloatInput, TextHTML, TextMarkdown
+from llrlab.dashboard.views._lean import LeanFloatInput, TextAlert, TextHTML, TextMarkdown
 from llrlab.dashboard.views.op_grid import OpGrid
 
 from .test_drag_batch import _Served
@@ -90,6 +91,7 @@ def _model(pane):
 @pytest.mark.parametrize(("lean", "plain", "text"), [
     (TextHTML, pn.pane.HTML, "<table><tr><td data-key='a'>1 &amp; 2</td></tr></table>"),
     (TextMarkdown, pn.pane.Markdown, "prior log-odds **-2.500**, threshold 2.50  \nnext"),
+    (TextAlert, pn.pane.Alert, "Fewer than 30 **false alarms** at this threshold"),
 ])
 def test_a_text_pane_sends_its_new_text_alone_and_the_same_text(lean, plain, text):
     kw = {"margin": (0, 10), "css_classes": ["llrlab-op-table"],
@@ -133,3 +135,35 @@ def test_a_lean_widget_skips_the_design_unless_its_stylesheets_change(monkeypatc
     assert len(calls) == 1
     ref.stylesheets = [":host { color: red; }"]
     assert len(model.stylesheets) == len(ref_model.stylesheets) > 1
+
+
+def test_what_the_pause_changed_is_sent_once_and_the_rest_again(monkeypatch):
+    # without Panel's hold (which would combine some of them): the document's events
+    import llrlab.dashboard.views._common as common
+
+    monkeypatch.setattr(common, "apply_held", lambda doc, fn, *args: fn(*args))
+    fig = figure(name="plot", tools="box_zoom")
+    moved, still = Span(location=0.0, name="moved"), Span(location=0.0, name="still")
+    src = ColumnDataSource({"x": [0.0, 1.0]}, name="markers")
+    for span in (moved, still):
+        fig.add_layout(span)
+
+    def callback(x, _y):
+        moved.location = x
+        src.data = {"x": [x, 1.0]}
+
+    channel = connect_drag(fig, callback, echo=[(moved, "location"), (still, "location"),
+                                                (src, "data")])
+    doc = _Served()
+    doc.add_root(fig)
+    doc.add_root(src)
+    events = []
+    doc.on_change(events.append)
+    channel.data = {"x": [0.7], "y": [1.0]}
+    events.clear()
+    doc.run_ticks()
+    sent = [(e.model.name, getattr(e, "attr", None)) for e in events
+            if getattr(e, "model", None) in (moved, still, src)]
+    # the data once (a ColumnDataChanged; a second, whole copy used to follow), the moved
+    # line once, and the line the pause did not move again (the page may have moved it)
+    assert sorted(sent) == [("markers", "data"), ("moved", "location"), ("still", "location")]
