@@ -193,7 +193,9 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None,
             apply_held(channel.document, moved, *xy)
 
     def moved(x, y):
-        moves = list(echo) + (grid.moved() if grid is not None else [])
+        # (a view lists its echo here and in the grid's: each pair once)
+        moves = list({(id(m), a): (m, a) for m, a in [*echo, *(
+            grid.moved() if grid is not None else [])]}.values())
         before = [getattr(model, attr) for model, attr in moves]
         with grid.paused() if grid is not None else contextlib.nullcontext():
             callback(x, y)
