@@ -637,9 +637,14 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     op_grid = OpGrid(state=state)
     if point_view is not None:  # (a point the in-page drag sends is a pause already)
         op_grid.mirrors.append(point_view)
-    nber, det = NBERView(state=state, op_grid=op_grid), DETView(state=state, op_grid=op_grid)
-    hist, metrics = HistogramView(state=state), MetricsView(state=state, op_grid=op_grid)
-    calib = CalibrationView(state=state)
+    # the main area's views, each made when first needed on a served page (MainArea.view:
+    # a lesson's link makes the views of its step before the page's first response, the
+    # others after it), at once otherwise
+    makers = {"nber": lambda: NBERView(state=state, op_grid=op_grid),
+              "det": lambda: DETView(state=state, op_grid=op_grid),
+              "metrics": lambda: MetricsView(state=state, op_grid=op_grid),
+              "calibration": lambda: CalibrationView(state=state),
+              "histogram": lambda: HistogramView(state=state)}
     uploads = UploadPanel(state, max_upload_mb=max_upload_mb)
 
     demo_button = pn.widgets.Button(name="Load demo data", button_type="success",
@@ -673,8 +678,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     # the "Operating point" tab: its panels laid out for the screen, or a stage (layout.py)
     page = PageControl(name="page_control")
     area = MainArea(state=state, page=page, lazy=isinstance(runner, ThreadRunner),
-                    views={"nber": nber, "det": det, "metrics": metrics,
-                           "calibration": calib, "histogram": hist})
+                    makers=makers)
     # tabs below the alerts: the views above, then the comparison of all systems and the
     # forensic views (each made when its tab is first shown, computed only while it is)
     tabs = pn.Tabs(("Operating point", area),

@@ -385,7 +385,13 @@ class MainArea(pn.viewable.Viewer):
     """The "Operating point" tab's panels, on a screen or on a stage (module docstring)."""
 
     state = param.ClassSelector(class_=DashboardState)
-    views = param.Dict(doc="panel name -> view (each with ``resize(width, height)``).")
+    views = param.Dict(default={}, doc="""
+        Panel name -> view (each with ``resize(width, height)``): those made so far.""")
+    makers = param.Dict(default={}, doc="""
+        Panel name -> a function that makes its view.  A lazy area makes a panel's view
+        when the view is first needed (:meth:`view`: the panel shown on a stage, put in the
+        page, or sent by :meth:`attach_next`); an area that is not lazy makes them all at
+        once.""")
     page = param.ClassSelector(class_=PageControl)
     tabs = param.Parameter(default=None, doc="The page's tabs (hidden on a stage).")
     lazy = param.Boolean(default=False, constant=True, doc="""
@@ -397,9 +403,16 @@ class MainArea(pn.viewable.Viewer):
         # a lazy area holds its panels' views only from when they are first shown after
         # the page's body is sent (sent()): a lesson's link opens with the step's panels
         # alone (the others' ~300 models follow, attach_next)
+        # (a lesson's link also makes only the views its step shows, before the page's
+        # first response: the others, ~0.1-0.25 s each, follow with attach_next)
         self._sent = not self.lazy
-        self.items = {name: self._item(name, view, attached=not self.lazy)
-                      for name, view in self.views.items()}
+        self._sizes = {}  # panel name -> (width, height) its view has, or gets when made
+        names = [*self.views, *(name for name in self.makers if name not in self.views)]
+        if not self.lazy:
+            for name in names:
+                self.view(name)
+        self.items = {name: self._item(name, self.views.get(name), attached=not self.lazy)
+                      for name in names}
         self.lesson_text = LessonText(state=self.state)
         self.probe = TextProbe(self.lesson_text.heights)
         self.row = pn.Row(*self.items.values(), self.lesson_text, stylesheets=[_ROW_CSS],
@@ -452,12 +465,30 @@ class MainArea(pn.viewable.Viewer):
                          sizing_mode="stretch_width", name=f"panel_{name}",
                          stylesheets=[_ITEM_CSS])
 
+    def view(self, name):
+        """The view of panel ``name``, made now if it is not yet (with the size its panel
+        was given meanwhile)."""
+        view = self.views.get(name)
+        if view is None:
+            view = self.makers[name]()
+            self.views = {**self.views, name: view}
+            if name in self._sizes:
+                view.resize(*self._sizes[name])
+        return view
+
+    def _resize(self, name, width, height):
+        """Give panel ``name`` its size: its view's now, or when it is made."""
+        self._sizes[name] = (width, height)
+        view = self.views.get(name)
+        if view is not None:
+            view.resize(width, height)
+
     def _attach(self, names):
         """Put the views of ``names`` in their panels (those not there yet)."""
         for name in names:
             item = self.items[name]
             if not item.objects:
-                item.objects = [self.views[name]]
+                item.objects = [self.view(name)]
 
     def _shown_items(self):
         return [name for name, item in self.items.items() if item.visible]
@@ -665,7 +696,7 @@ class MainArea(pn.viewable.Viewer):
                   - _BOTTOM)
         mins = {}
         for name in shown:
-            need = getattr(self.views[name], "stage_min", None)
+            need = getattr(self.view(name), "stage_min", None)
             if need is not None:
                 mins[name] = need(scale)
         text = None
@@ -673,7 +704,7 @@ class MainArea(pn.viewable.Viewer):
             text = self.lesson_text.box_height
         shares = {}
         if "metrics" in shown:
-            view = self.views["metrics"]
+            view = self.view("metrics")
             shares["metrics"] = lambda width: view.stage_least(scale, width)
         return plan_stage(room_w, room_h, shown, mins=mins, scale=scale,
                           text_height_at=text, shares=shares), scale
@@ -721,7 +752,7 @@ class MainArea(pn.viewable.Viewer):
                     item.visible = name in plan.panels
                 if key != self._sized:
                     for name, (w, hh) in plan.panels.items():
-                        self.views[name].resize(w, hh)
+                        self._resize(name, w, hh)
                 if plan.text is not None:
                     self.lesson_text.resize(*plan.text)
             else:
@@ -742,9 +773,9 @@ class MainArea(pn.viewable.Viewer):
                 for name, item in self.items.items():
                     item.visible = name not in STAGE_ONLY
                 if key != self._sized:
-                    for name, view in self.views.items():
+                    for name in self.items:
                         if name not in STAGE_ONLY:
-                            view.resize(widths.get(name, width), None)
+                            self._resize(name, widths.get(name, width), None)
             self._sized = key
             if self._sent:
                 self._attach(self._shown_items())

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from llrlab.dashboard import cli
@@ -715,3 +716,59 @@ def test_a_lazy_area_puts_a_panel_in_the_page_when_it_is_first_shown():
     assert area.attach_next() is False
     assert sorted(area.attached) == sorted(area.items)
     assert all(len(item.objects) == 1 for item in area.items.values())
+
+
+def test_a_lazy_area_makes_a_view_when_it_is_first_needed():
+    """A served page's main area makes a panel's view only when the view is first needed:
+    the panels a lesson's step shows (before the page's first response), the others when
+    a step shows them or ``attach_next`` sends them.  A view made late gets the size its
+    panel was given meanwhile, and shows the same as a view made at once."""
+    from llrlab.dashboard.app import create_app
+    from llrlab.dashboard.layout import MainArea
+
+    app = create_app(threaded=False)
+    st = app.state
+    made = []
+
+    def maker(name, make):
+        def run():
+            made.append(name)
+            return make()
+        return run
+
+    eager = app.main_area
+    kinds = {name: type(view) for name, view in eager.views.items()}
+    area = MainArea(state=st, page=app.page_control, lazy=True, makers={
+        name: maker(name, lambda k=kind: k(state=st)) for name, kind in kinds.items()})
+    assert made == [] and area.views == {}
+    st.lesson.open("calibration", 1)  # the histogram alone
+    assert made == ["histogram"]
+    area.sent()
+    assert made == ["histogram"] and area.attached == ["histogram"]
+    st.lesson.go(7)  # step 8: the NBER and calibration plots, made for it
+    assert sorted(made) == ["calibration", "histogram", "nber"]
+    nber = area.views["nber"]
+    assert nber.figure.width == eager.views["nber"].figure.width  # its stage size
+    assert nber.figure.height == eager.views["nber"].figure.height
+    for name in ("act", "min"):
+        assert np.array_equal(nber.sources["eval"].data[name],
+                              eager.views["nber"].sources["eval"].data[name])
+    def size(view):  # (on the page a figure stretches: its width is the styler's estimate)
+        fig = view.figure
+        return fig.sizing_mode, fig.height, view.styler.width, view.styler.height
+
+    st.lesson.close()  # the page shows every panel: all made, at the page's sizes
+    assert sorted(made) == sorted(kinds) and len(made) == len(kinds)
+    for name in ("det", "histogram", "nber", "calibration"):
+        assert size(area.views[name]) == size(eager.views[name]), name
+    # a page not sent yet makes nothing; its views, made when it is sent, get the sizes
+    # their panels were given meanwhile
+    made.clear()
+    late = MainArea(state=st, page=app.page_control, lazy=True, makers={
+        name: maker(name, lambda k=kind: k(state=st)) for name, kind in kinds.items()})
+    assert made == [] and late.views == {}
+    late.sent()
+    assert sorted(made) == sorted(kinds)
+    for name in ("det", "histogram", "nber", "calibration"):
+        assert size(late.views[name]) == size(eager.views[name]), name
+        assert size(late.views[name])[0] == "stretch_width"
