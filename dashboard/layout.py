@@ -406,7 +406,6 @@ class MainArea(pn.viewable.Viewer):
         # (a lesson's link also makes only the views its step shows, before the page's
         # first response: the others, ~0.1-0.25 s each, follow with attach_next)
         self._sent = not self.lazy
-        self._sizes = {}  # panel name -> (width, height) its view has, or gets when made
         names = [*self.views, *(name for name in self.makers if name not in self.views)]
         if not self.lazy:
             for name in names:
@@ -466,22 +465,15 @@ class MainArea(pn.viewable.Viewer):
                          stylesheets=[_ITEM_CSS])
 
     def view(self, name):
-        """The view of panel ``name``, made now if it is not yet (with the size its panel
-        was given meanwhile)."""
+        """The view of panel ``name``, made now if it is not yet.  (A view is made before
+        it is laid out: for the stage's plan, which asks the shown views for their least
+        room, or for the page, which shows them all; one made by :meth:`attach_next` for
+        a panel not shown gets its size when a layout shows it.)"""
         view = self.views.get(name)
         if view is None:
             view = self.makers[name]()
             self.views = {**self.views, name: view}
-            if name in self._sizes:
-                view.resize(*self._sizes[name])
         return view
-
-    def _resize(self, name, width, height):
-        """Give panel ``name`` its size: its view's now, or when it is made."""
-        self._sizes[name] = (width, height)
-        view = self.views.get(name)
-        if view is not None:
-            view.resize(width, height)
 
     def _attach(self, names):
         """Put the views of ``names`` in their panels (those not there yet)."""
@@ -752,7 +744,7 @@ class MainArea(pn.viewable.Viewer):
                     item.visible = name in plan.panels
                 if key != self._sized:
                     for name, (w, hh) in plan.panels.items():
-                        self._resize(name, w, hh)
+                        self.view(name).resize(w, hh)
                 if plan.text is not None:
                     self.lesson_text.resize(*plan.text)
             else:
@@ -774,8 +766,8 @@ class MainArea(pn.viewable.Viewer):
                     item.visible = name not in STAGE_ONLY
                 if key != self._sized:
                     for name in self.items:
-                        if name not in STAGE_ONLY:
-                            self._resize(name, widths.get(name, width), None)
+                        if name not in STAGE_ONLY:  # (the page shows every panel)
+                            self.view(name).resize(widths.get(name, width), None)
             self._sized = key
             if self._sent:
                 self._attach(self._shown_items())

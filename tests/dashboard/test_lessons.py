@@ -721,8 +721,8 @@ def test_a_lazy_area_puts_a_panel_in_the_page_when_it_is_first_shown():
 def test_a_lazy_area_makes_a_view_when_it_is_first_needed():
     """A served page's main area makes a panel's view only when the view is first needed:
     the panels a lesson's step shows (before the page's first response), the others when
-    a step shows them or ``attach_next`` sends them.  A view made late gets the size its
-    panel was given meanwhile, and shows the same as a view made at once."""
+    a step shows them or ``attach_next`` sends them; the page without a lesson shows them
+    all at once.  A view made late is laid out and shows the same as one made at once."""
     from llrlab.dashboard.app import create_app
     from llrlab.dashboard.layout import MainArea
 
@@ -738,11 +738,10 @@ def test_a_lazy_area_makes_a_view_when_it_is_first_needed():
 
     eager = app.main_area
     kinds = {name: type(view) for name, view in eager.views.items()}
+    st.lesson.open("calibration", 1)  # the histogram alone
     area = MainArea(state=st, page=app.page_control, lazy=True, makers={
         name: maker(name, lambda k=kind: k(state=st)) for name, kind in kinds.items()})
-    assert made == [] and area.views == {}
-    st.lesson.open("calibration", 1)  # the histogram alone
-    assert made == ["histogram"]
+    assert made == ["histogram"] and list(area.views) == ["histogram"]
     area.sent()
     assert made == ["histogram"] and area.attached == ["histogram"]
     st.lesson.go(7)  # step 8: the NBER and calibration plots, made for it
@@ -761,14 +760,24 @@ def test_a_lazy_area_makes_a_view_when_it_is_first_needed():
     assert sorted(made) == sorted(kinds) and len(made) == len(kinds)
     for name in ("det", "histogram", "nber", "calibration"):
         assert size(area.views[name]) == size(eager.views[name]), name
-    # a page not sent yet makes nothing; its views, made when it is sent, get the sizes
-    # their panels were given meanwhile
+    # the page (no lesson) shows every panel: a lazy area makes them all for its first
+    # layout, before its body is sent (as a page that is not lazy does)
     made.clear()
-    late = MainArea(state=st, page=app.page_control, lazy=True, makers={
+    page = MainArea(state=st, page=app.page_control, lazy=True, makers={
         name: maker(name, lambda k=kind: k(state=st)) for name, kind in kinds.items()})
-    assert made == [] and late.views == {}
-    late.sent()
-    assert sorted(made) == sorted(kinds)
+    assert sorted(made) == sorted(kinds) and page.attached == []
     for name in ("det", "histogram", "nber", "calibration"):
-        assert size(late.views[name]) == size(eager.views[name]), name
-        assert size(late.views[name])[0] == "stretch_width"
+        assert size(page.views[name]) == size(eager.views[name]), name
+    # a view made by attach_next for a panel the stage does not show is sized when shown
+    made.clear()
+    st.lesson.open("calibration", 1)
+    staged = MainArea(state=st, page=app.page_control, lazy=True, makers={
+        name: maker(name, lambda k=kind: k(state=st)) for name, kind in kinds.items()})
+    assert made == ["histogram"]
+    while staged.attach_next():
+        pass
+    assert sorted(made) == sorted(kinds)
+    st.lesson.go(4)  # step 5: the DET and NBER plots
+    for name in ("det", "nber"):
+        assert size(staged.views[name]) == size(eager.views[name]), name
+        assert size(staged.views[name])[0] == "fixed"
