@@ -562,9 +562,13 @@ def sort_scores(tar, non, *, tar_weights=None, non_weights=None, tar_strata=None
         tw = np.ones(tar.size) if tw is None else tw
         nw = np.ones(non.size) if nw is None else nw
     both = tar_strata is not None and non_strata is not None
-    st, tcw, tws, tss = _sort_with_weights(tar, tw, tar_strata if both else None, overwrite)
+    # the two classes in two threads when llrlab's pool has them (each sort releases the
+    # GIL; a pass of the pool started in its thread runs inline): the same sorts
+    (st, tcw, tws, tss), (sn, ncw, nws, nss) = run_pair(
+        lambda: _sort_with_weights(tar, tw, tar_strata if both else None, overwrite),
+        lambda: _sort_with_weights(non, nw, non_strata if both else None, overwrite),
+        parallel=tar.size + non.size >= PARALLEL_MIN)
     check_sorted(st, tar, "target scores", allow_inf=True)
-    sn, ncw, nws, nss = _sort_with_weights(non, nw, non_strata if both else None, overwrite)
     check_sorted(sn, non, "non-target scores", allow_inf=True)
     n_tar = float(tar.size) if tcw is None else float(tcw[-1])
     n_non = float(non.size) if ncw is None else float(ncw[-1])
