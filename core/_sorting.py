@@ -446,7 +446,8 @@ def _code_bits(codes):
 
 def small_codes(w):
     """``w`` as integer codes when every weight is an integer in ``[0, 2**CODE_BITS)``
-    (e.g. repetition counts), else None."""
+    (e.g. repetition counts), else None (decided on the first ``_PIECE`` weights alone
+    when one of them is not such an integer: no pass over all the weights)."""
     if w.size == 0:
         return None
     c = np.empty(w.size, dtype=np.uint8)
@@ -458,6 +459,8 @@ def small_codes(w):
         np.copyto(c[sl], v, casting="unsafe")
         return np.array_equal(c[sl], v)
 
+    if not piece(slice(0, min(w.size, _PIECE))):  # most other weights fail at once
+        return None
     return c if all(map_chunks(piece, w.size)) else None
 
 
