@@ -160,17 +160,13 @@ def class_weights(labels, prior, weights=None, *, what="the training trials"):
     return _split_class_weights(w[lab], w[~lab], prior, True, what)
 
 
-def check_classes(labels, prior, weights=None, *, what="the training trials"):
-    """The checks of :func:`class_weights` (a prior in (0, 1), both classes with positive
-    weight) without forming the weights: the class totals by ``numpy.bincount``, no gather
-    of the classes.  Raises :class:`DataError`."""
+def check_classes(labels, prior, *, what="the training trials"):
+    """The checks of :func:`class_weights` that need no weights (a prior in (0, 1), trials
+    of both classes), before a caller sorts the trials: no gather of the classes.  The
+    classes' total weights are checked by :func:`fit_sorted`.  Raises :class:`DataError`."""
     lab = np.asarray(labels, dtype=bool)
-    if weights is None:
-        nt = np.count_nonzero(lab)
-        _checked_prior(prior, float(nt), float(lab.size - nt), False, what)
-        return
-    non, tar = np.bincount(lab, weights=np.asarray(weights, dtype=np.float64), minlength=2)
-    _checked_prior(prior, float(tar), float(non), True, what)
+    nt = np.count_nonzero(lab)
+    _checked_prior(prior, float(nt), float(lab.size - nt), False, what)
 
 
 def _checked_prior(prior, wt, wn, weighted, what):
