@@ -634,6 +634,21 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                   if isinstance(runner, ThreadRunner) else None)
 
     # the drag on the NBER and DET plots is computed in the page, on the exact grid
+    # the page's first state (a link's choices, a lesson's step) before its views: the
+    # main area makes and lays out the views that state shows (a lesson's step: its own)
+    if pn.state.location is not None:
+        with state.hold():  # a link's choices: one computation
+            # the operating point reaches the address only when a drag pauses or ends
+            sync_url(pn.state.location, state, URL_PARAMS,
+                     mirrors={"point": point_view} if point_view is not None else None)
+            if lesson and not state.lesson.lesson and "lesson" not in (
+                    pn.state.session_args or {}):
+                state.lesson.open(lesson)
+                keep_lesson_in_address(pn.state.location, state.lesson, doc)
+            _link_style_wins(state, pn.state.session_args or {})
+    elif lesson:
+        state.lesson.open(lesson)
+
     op_grid = OpGrid(state=state)
     if point_view is not None:  # (a point the in-page drag sends is a pause already)
         op_grid.mirrors.append(point_view)
@@ -706,18 +721,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         busy_indicator=None)
 
     if pn.state.location is not None:
-        with state.hold():  # a link's choices: one computation
-            # the operating point reaches the address only when a drag pauses or ends
-            sync_url(pn.state.location, state, URL_PARAMS,
-                     mirrors={"point": point_view} if point_view is not None else None)
-            if lesson and not state.lesson.lesson and "lesson" not in (
-                    pn.state.session_args or {}):
-                state.lesson.open(lesson)
-                keep_lesson_in_address(pn.state.location, state.lesson, doc)
-            _link_style_wins(state, pn.state.session_args or {})
         pn.state.location.sync(tabs, {"active": "tab"})
-    elif lesson:
-        state.lesson.open(lesson)
     initial = specs or (demo_specs() if demo else None)
     if initial:
         if isinstance(runner, ThreadRunner):
