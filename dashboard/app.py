@@ -431,7 +431,8 @@ def _fill_when_ready(side, body, page=None, area=None):
     stage), the body comes alone and the sidebar's ~150 models (a quarter of the server's
     time to make the page, and of the browser's to draw it) follow when the sidebar is
     unfolded or :data:`SIDEBAR_DELAY` ms later, whichever is first: the step on the stage is
-    complete sooner.
+    complete sooner.  ``side`` may then be a function that makes the sidebar, called when
+    it is sent (the page's first response does not wait for its widgets).
 
     The page's control (``page``, a PageControl) is in the frame: drawn with it, it reports
     the main area's size at once, and the body waits for that report (at most
@@ -451,10 +452,13 @@ def _fill_when_ready(side, body, page=None, area=None):
     slots[-1].append(pn.indicators.LoadingSpinner(value=True, size=40, name="Loading…",
                                                   margin=20))
 
+    def sidebar():
+        return side() if callable(side) else side
+
     def fill_side(*_):
         if not slots[0].objects:
             with pn.io.hold():
-                slots[0].objects = [side]
+                slots[0].objects = [sidebar()]
 
     def unfolded(event):
         if not event.new:
@@ -470,8 +474,8 @@ def _fill_when_ready(side, body, page=None, area=None):
             if area is not None:
                 area.sent()
             slots[1].objects = [body]
-            if not (page is not None and page.collapsed):
-                slots[0].objects = [side]
+            if not (page is not None and page.collapsed) and not slots[0].objects:
+                slots[0].objects = [sidebar()]
         if follow:
             what_follows()
 
@@ -634,6 +638,21 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
                   if isinstance(runner, ThreadRunner) else None)
 
     # the drag on the NBER and DET plots is computed in the page, on the exact grid
+    # the page's first state (a link's choices, a lesson's step) before its views: the
+    # main area makes and lays out the views that state shows (a lesson's step: its own)
+    if pn.state.location is not None:
+        with state.hold():  # a link's choices: one computation
+            # the operating point reaches the address only when a drag pauses or ends
+            sync_url(pn.state.location, state, URL_PARAMS,
+                     mirrors={"point": point_view} if point_view is not None else None)
+            if lesson and not state.lesson.lesson and "lesson" not in (
+                    pn.state.session_args or {}):
+                state.lesson.open(lesson)
+                keep_lesson_in_address(pn.state.location, state.lesson, doc)
+            _link_style_wins(state, pn.state.session_args or {})
+    elif lesson:
+        state.lesson.open(lesson)
+
     op_grid = OpGrid(state=state)
     if point_view is not None:  # (a point the in-page drag sends is a pause already)
         op_grid.mirrors.append(point_view)
@@ -647,34 +666,29 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
               "histogram": lambda: HistogramView(state=state)}
     uploads = UploadPanel(state, max_upload_mb=max_upload_mb)
 
-    demo_button = pn.widgets.Button(name="Load demo data", button_type="success",
-                                    sizing_mode="stretch_width")
-    demo_button.on_click(lambda _e: load_specs(state, demo_specs(), interactive=True))
-    system = pn.widgets.Select.from_param(state.data.param.system, name="Shown system",
-                                          sizing_mode="stretch_width")
+    def make_side():
+        demo_button = pn.widgets.Button(name="Load demo data", button_type="success",
+                                        sizing_mode="stretch_width")
+        demo_button.on_click(lambda _e: load_specs(state, demo_specs(), interactive=True))
+        system = pn.widgets.Select.from_param(state.data.param.system, name="Shown system",
+                                              sizing_mode="stretch_width")
+        card = dict(sizing_mode="stretch_width")
+        return pn.Column(
+            _status(state),
+            pn.Card(_data_summary(state), demo_button, system, title="Data", **card),
+            pn.Card(uploads.layout, title="Upload files", collapsed=True, **card),
+            pn.Card(calibration_controls(state), title="Calibration / fusion", **card),
+            pn.Card(operating_point_controls(state, point_view), title="Operating point",
+                    **card),
+            pn.Card(condition_controls(state), title="Conditions", collapsed=False, **card),
+            pn.Card(uncertainty_controls(state), title="Uncertainty", collapsed=True, **card),
+            pn.Card(display_controls(state), title="Display", collapsed=False, **card),
+            pn.Card(teaching_controls(state), title="Teaching mode", collapsed=True, **card),
+            pn.Card(presenter_controls(state), title="Lessons, presenter, saved views",
+                    collapsed=lesson is None, **card),
+            pn.Card(ExportView(state=state), title="Export", **card),
+            sizing_mode="stretch_width")
 
-    sidebar = [
-        _status(state),
-        pn.Card(_data_summary(state), demo_button, system, title="Data",
-                sizing_mode="stretch_width"),
-        pn.Card(uploads.layout, title="Upload files", sizing_mode="stretch_width",
-                collapsed=True),
-        pn.Card(calibration_controls(state), title="Calibration / fusion",
-                sizing_mode="stretch_width"),
-        pn.Card(operating_point_controls(state, point_view), title="Operating point",
-                sizing_mode="stretch_width"),
-        pn.Card(condition_controls(state), title="Conditions", sizing_mode="stretch_width",
-                collapsed=False),
-        pn.Card(uncertainty_controls(state), title="Uncertainty", sizing_mode="stretch_width",
-                collapsed=True),
-        pn.Card(display_controls(state), title="Display", sizing_mode="stretch_width",
-                collapsed=False),
-        pn.Card(teaching_controls(state), title="Teaching mode",
-                sizing_mode="stretch_width", collapsed=True),
-        pn.Card(presenter_controls(state), title="Lessons, presenter, saved views",
-                sizing_mode="stretch_width", collapsed=lesson is None),
-        pn.Card(ExportView(state=state), title="Export", sizing_mode="stretch_width"),
-    ]
     # the "Operating point" tab: its panels laid out for the screen, or a stage (layout.py)
     page = PageControl(name="page_control")
     area = MainArea(state=state, page=page, lazy=isinstance(runner, ThreadRunner),
@@ -689,12 +703,16 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     _when_first_shown(tabs, 1, lambda: CompareView(state=state), tab_views)
     _when_first_shown(tabs, 2, lambda: ForensicView(state=state), tab_views)
     area.attach_tabs(tabs)
-    side = pn.Column(*sidebar, sizing_mode="stretch_width")
     if isinstance(runner, ThreadRunner):
         body = pn.Column(_alerts(state), tabs, sizing_mode="stretch_width",
                          stylesheets=[SHRINK_CSS])
-        side, body = _fill_when_ready(side, body, page, area)
+        # a page that opens with its sidebar folded (a lesson's link) makes the sidebar's
+        # ~150 widgets and cards when it sends them (_fill_when_ready), not before its
+        # first response
+        side, body = _fill_when_ready(make_side if page.collapsed else make_side(), body,
+                                      page, area)
     else:
+        side = make_side()
         body = pn.Column(_alerts(state), page, tabs, sizing_mode="stretch_width",
                          stylesheets=[SHRINK_CSS])
     # one root per area: Bokeh recomputes the document's models for every root added
@@ -706,18 +724,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
         busy_indicator=None)
 
     if pn.state.location is not None:
-        with state.hold():  # a link's choices: one computation
-            # the operating point reaches the address only when a drag pauses or ends
-            sync_url(pn.state.location, state, URL_PARAMS,
-                     mirrors={"point": point_view} if point_view is not None else None)
-            if lesson and not state.lesson.lesson and "lesson" not in (
-                    pn.state.session_args or {}):
-                state.lesson.open(lesson)
-                keep_lesson_in_address(pn.state.location, state.lesson, doc)
-            _link_style_wins(state, pn.state.session_args or {})
         pn.state.location.sync(tabs, {"active": "tab"})
-    elif lesson:
-        state.lesson.open(lesson)
     initial = specs or (demo_specs() if demo else None)
     if initial:
         if isinstance(runner, ThreadRunner):

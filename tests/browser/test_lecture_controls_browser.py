@@ -235,17 +235,27 @@ _SIDEBAR_CARDS = """() => { const side = document.getElementById('sidebar');
 
 def test_a_lessons_link_makes_the_folded_sidebar_when_it_is_unfolded(page, serve, monkeypatch):
     """A lesson's link opens with the sidebar folded: the stage comes first, the sidebar's
-    cards when the menu button unfolds it (or a few seconds later, below), and they work."""
+    cards when the menu button unfolds it (or a few seconds later, below), and they work.
+    The server makes the sidebar's widgets then too, not before the page's first response."""
+    import gc
+
     from llrlab.dashboard import app
+    from llrlab.dashboard.views.export import ExportView
 
     monkeypatch.setattr(app, "SIDEBAR_DELAY", 600_000)
     _, sessions = _open(page, serve, "?lesson=calibration&step=2")
     st = sessions[0].state
+
+    def exports():  # (the sidebar's Export card holds the page's ExportView)
+        return sum(isinstance(o, ExportView) and o.state is st for o in gc.get_objects())
+
     wait_until(page, lambda: page.get_by_text("step 2 of").count() >= 1, what="the step")
     page.wait_for_timeout(1500)
     assert page.evaluate(_SIDEBAR_CARDS) == 0
+    assert exports() == 0
     page.locator(".bk-btn", has_text="☰").first.click()
     wait_until(page, lambda: page.evaluate(_SIDEBAR_CARDS) >= 10, what="the sidebar's cards")
+    assert exports() == 1
     # the sidebar works: the presentation style off from the Display card
     # (a Bokeh checkbox's label is a sibling of its input in the widget's shadow root)
     page.get_by_text("Presentation style", exact=True).first.evaluate(
