@@ -414,6 +414,10 @@ def no_delay(doc):
 SIDEBAR_DELAY = 4000
 #: How long the page's body waits for the browser to report the main area's size (ms).
 SIZE_WAIT = 500
+#: ms after the body is sent before a lazy main area makes the views of the panels not
+#: shown yet (one every :data:`PANELS_APART` ms; made, not sent: a step that shows one
+#: soon after the page opened then only sends it).
+VIEWS_DELAY = 800
 #: ms after the body is sent before a lazy main area sends the panels not shown yet.
 PANELS_DELAY = 2500
 #: ms between two of those panels.
@@ -443,7 +447,9 @@ def _fill_when_ready(side, body, page=None, area=None):
     A lazy main area (``area``, a :class:`~.layout.MainArea`) sends the panels its first
     layout shows with the body, and the others (a lesson's step 1 shows one or two of five:
     some 300 of the body's models) from :data:`PANELS_DELAY` ms later, one every
-    :data:`PANELS_APART` ms, or when a step shows them, whichever is first.
+    :data:`PANELS_APART` ms, or when a step shows them, whichever is first; their views
+    are made (not sent) from :data:`VIEWS_DELAY` ms on, so that an early step only sends
+    them.
 
     A page made before a browser asks for it (``llrlab serve --class``, :mod:`.page_pool`)
     gets all of it at once, the sidebar and every panel, when it is made."""
@@ -493,6 +499,11 @@ def _fill_when_ready(side, body, page=None, area=None):
                 if more:
                     doc.add_timeout_callback(_in_doc(doc, panels_later), PANELS_APART)
 
+            def views_later():  # (made one at a time, like the panels)
+                if area.make_next():
+                    doc.add_timeout_callback(_in_doc(doc, views_later), PANELS_APART)
+
+            doc.add_timeout_callback(_in_doc(doc, views_later), VIEWS_DELAY)
             doc.add_timeout_callback(_in_doc(doc, panels_later), PANELS_DELAY)
         if later:
             page.param.watch(unfolded, ["collapsed"])

@@ -491,6 +491,14 @@ class MainArea(pn.viewable.Viewer):
         self._sent = True
         self._attach(self._shown_items())
 
+    def make_next(self):
+        """Make the view of the first panel whose view is not made yet, without putting it
+        in the page; True while others remain."""
+        rest = [name for name in self.items if name not in self.views]
+        if rest:
+            self.view(rest[0])
+        return len(rest) > 1
+
     def attach_next(self):
         """Put the view of the first panel not in the page in it (a lazy area's panels not
         shown yet: later steps then change only what they show); True while others

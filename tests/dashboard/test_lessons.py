@@ -768,12 +768,18 @@ def test_a_lazy_area_makes_a_view_when_it_is_first_needed():
     assert sorted(made) == sorted(kinds) and page.attached == []
     for name in ("det", "histogram", "nber", "calibration"):
         assert size(page.views[name]) == size(eager.views[name]), name
-    # a view made by attach_next for a panel the stage does not show is sized when shown
+    # views made ahead (make_next: made, not put in the page), then put in by attach_next
+    # for panels the stage does not show, are sized when shown
     made.clear()
     st.lesson.open("calibration", 1)
     staged = MainArea(state=st, page=app.page_control, lazy=True, makers={
         name: maker(name, lambda k=kind: k(state=st)) for name, kind in kinds.items()})
     assert made == ["histogram"]
+    staged.sent()
+    assert staged.make_next() is True and len(made) == 2 and staged.attached == ["histogram"]
+    while staged.make_next():
+        pass
+    assert sorted(made) == sorted(kinds) and staged.attached == ["histogram"]
     while staged.attach_next():
         pass
     assert sorted(made) == sorted(kinds)
