@@ -422,19 +422,26 @@ def _cumulative_counts(w):
     pieces in llrlab's chunk threads: every partial sum is an integer below ``2**53``,
     exact in any order, so the result is ``_cumulative(w)`` bit for bit.  Each piece's
     cumulative sum is shifted by the total of the pieces before it (one fast pass of sums
-    first).  None when the total reaches ``2**53``."""
+    first).  None when the total reaches ``2**53``.
+
+    The running sums are taken in int64 (a piece's weights converted exactly, as every
+    weight is an integer below the total) and converted back: integer additions have no
+    floating-point latency chain, so this is about twice as fast as a float64 cumulative
+    sum, and the same numbers (integers below ``2**53`` are exact in both types)."""
     totals = map_chunks(lambda sl: float(w[sl].sum()), w.size)
     start = np.zeros(len(totals) + 1)
     np.cumsum(totals, out=start[1:])
     if start[-1] >= 2.0 ** 53:
         return None
+    offsets = start.astype(np.int64)
     cw = np.empty(w.size + 1)
     cw[0] = 0.0
 
     def piece(sl):
-        out = cw[sl.start + 1:sl.stop + 1]
-        np.cumsum(w[sl], out=out)
-        out += start[sl.start // CHUNK]
+        run = w[sl].astype(np.int64)
+        np.cumsum(run, out=run)
+        run += offsets[sl.start // CHUNK]
+        np.copyto(cw[sl.start + 1:sl.stop + 1], run, casting="unsafe")  # < 2**53: exact
 
     map_chunks(piece, w.size)
     return cw
