@@ -152,9 +152,7 @@ class SortedScores:
         rounding.  Only for weighted trials."""
         if self.exact_cw:  # integer sums: the same numbers, exactly
             return self.n_non - self.non_cw
-        out = np.zeros(self.non.size + 1)
-        np.cumsum(self.non_w[::-1], out=out[-2::-1])
-        return out
+        return _cumulative_above(self.non_w)
 
     def non_weight_from(self, i):
         """``non_cw_above[i]``, the non-target weight from sorted index ``i`` up (weighted
@@ -417,6 +415,14 @@ def _cumulative(w):
     return cw
 
 
+def _cumulative_above(w):
+    """``above`` with ``above[i]`` the sum of the weights from ``i`` up, summed from the top
+    (``above[w.size] == 0``): :attr:`SortedScores.non_cw_above`."""
+    out = np.zeros(w.size + 1)
+    np.cumsum(w[::-1], out=out[-2::-1])
+    return out
+
+
 def _cumulative_counts(w):
     """:func:`_cumulative` of integer weights (counts) whose total is below ``2**53``, by
     pieces in llrlab's chunk threads: every partial sum is an integer below ``2**53``,
@@ -461,10 +467,17 @@ def presorted(tar, non, tar_w=None, non_w=None, tar_strata=None, non_strata=None
         if tcw is None or ncw is None:
             tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
     else:
-        tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
+        # three sequential float64 sums (each adds in order: not cut in pieces); the sum
+        # from the top, which the error rates need, beside the two from the bottom
+        (tcw, ncw), above = run_pair(lambda: (_cumulative(tar_w), _cumulative(non_w)),
+                                     lambda: _cumulative_above(non_w),
+                                     parallel=non_w.size >= PARALLEL_MIN)
     exact = bool(integer_weights) and max(tcw[-1], ncw[-1]) < 2.0 ** 53
-    return SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w,
-                        tar_strata, non_strata, exact)
+    s = SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w,
+                     tar_strata, non_strata, exact)
+    if not integer_weights:
+        s.__dict__["non_cw_above"] = above  # the cached property, computed alongside
+    return s
 
 
 def _segment_sums(w, starts):
