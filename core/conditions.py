@@ -42,7 +42,7 @@ from ._repr import summary_repr
 from ._sorting import presorted
 from ._validate import as_number, choose
 from .analysis import Analysis, analyze
-from .cllr import softplus_terms
+from .cllr import _terms_into, thread_scratch
 from .errors import DataError
 from .operating_point import prior_from_plo
 from .trials import Trials
@@ -447,10 +447,15 @@ def _condition_log_losses(trials):
         c = len(trials.condition_index()[0])
 
         def sums(x, codes, sign):
+            scratch = thread_scratch(2)  # each thread's buffers, reused chunk after chunk
+
+            def piece(sl):
+                b, t = scratch(sl.stop - sl.start)
+                terms = _terms_into(x[sl], sign, 0.0, b, t)  # softplus_terms, in place
+                return np.bincount(codes[sl], weights=terms, minlength=c)
+
             out = np.zeros(c)
-            for v in map_chunks(lambda sl: np.bincount(
-                    codes[sl], weights=softplus_terms(x[sl], sign=sign), minlength=c),
-                    x.size):
+            for v in map_chunks(piece, x.size):
                 out += v
             return out
 
