@@ -13,7 +13,10 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["CHUNK", "chunk_slices", "map_chunks", "map_ordered", "run_pair", "set_threads"]
+import numpy as np
+
+__all__ = ["CHUNK", "chunk_slices", "map_chunks", "map_ordered", "run_pair", "set_threads",
+           "split_by_mask"]
 
 #: Chunk length: 2^18 float64 = 2 MiB, small enough to stay in cache between the steps of
 #: a chunk, large enough that thread hand-off costs nothing in comparison.
@@ -116,3 +119,36 @@ def run_pair(first, second, *, parallel=True):
     finally:
         a = fut.result()
     return a, b
+
+
+def split_by_mask(mask, arrays):
+    """``([a[mask] for a in arrays], [a[~mask] for a in arrays])``, gathered in chunks in
+    llrlab's threads (the target and the non-target parts of per-trial arrays).
+
+    The number of ``True`` of each chunk is counted first; each chunk then writes its
+    elements to their places in the outputs, so the order is that of the plain boolean
+    gathers (the same arrays, element for element) whatever the threads.
+    """
+    n = mask.size
+    slices = chunk_slices(n)
+    counts = map_ordered(lambda sl: int(np.count_nonzero(mask[sl])), slices,
+                         parallel=n >= PARALLEL_MIN)
+    start = np.zeros(len(slices) + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
+    n_in = int(start[-1])
+    ins = [np.empty(n_in, dtype=a.dtype) for a in arrays]
+    outs = [np.empty(n - n_in, dtype=a.dtype) for a in arrays]
+
+    def piece(k):
+        sl = slices[k]
+        m = mask[sl]
+        a0, a1 = int(start[k]), int(start[k + 1])
+        b0, b1 = sl.start - a0, sl.stop - a1
+        off = ~m
+        for a, i, o in zip(arrays, ins, outs, strict=True):
+            v = a[sl]
+            i[a0:a1] = v[m]
+            o[b0:b1] = v[off]
+
+    map_ordered(piece, range(len(slices)), parallel=n >= PARALLEL_MIN)
+    return ins, outs

@@ -21,7 +21,7 @@ from dataclasses import FrozenInstanceError
 
 import numpy as np
 
-from ._parallel import map_chunks
+from ._parallel import map_chunks, split_by_mask
 from ._validate import as_scores, as_weights
 from .errors import DataError
 
@@ -1008,9 +1008,9 @@ class Trials(_Frozen):
         if codes is None:
             return None
         parts = []
-        for mask, ss, sign in ((self.labels, strata[0], -1.0), (~self.labels, strata[1], 1.0)):
-            # a fresh gather, sorted in place (regathered by the general sort after None)
-            x, c = self.scores[mask], codes[mask]
+        # fresh gathers, sorted in place (regathered by the general sort after None)
+        (xt, ct), (xn, cn) = split_by_mask(self.labels, [self.scores, codes])
+        for x, c, ss, sign in ((xt, ct, strata[0], -1.0), (xn, cn, strata[1], 1.0)):
             if cllr_parts is not None:
                 # integer weights: their sum is exact in any order, as float64 weights'
                 cllr_parts.append(softplus_sum(x, sign=sign, weights=c)
@@ -1046,14 +1046,14 @@ class Trials(_Frozen):
             if bits <= CODE_BITS:  # small codes: smaller gathers
                 codes = codes.astype(np.uint8)
             parts = []
-            for mask in (self.labels, ~self.labels):
-                c = codes[mask]
+            classes = split_by_mask(self.labels, [self.scores, codes])
+            for mask, (x, c) in zip((self.labels, ~self.labels), classes, strict=True):
                 if bits <= CODE_BITS:
-                    done = cosort_codes(self.scores[mask], c, bits, overwrite=True)
+                    done = cosort_codes(x, c, bits, overwrite=True)
                     if done is not None:
                         parts += list(done)
                         continue
-                x = self.scores[mask]
+                    x = self.scores[mask]  # sorted in place by the attempt: regathered
                 pairs = np.empty(x.size, dtype=np.complex128)
                 pairs.real = x
                 pairs.imag = c  # exact: codes < 2**53

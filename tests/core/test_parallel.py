@@ -104,3 +104,29 @@ def test_a_forked_child_gets_a_working_pool():
         if p.is_alive():
             p.kill()
     assert p.exitcode == 0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n", [0, 5, _parallel.PARALLEL_MIN + 12_345])
+def test_split_by_mask_is_the_two_boolean_gathers(threads, n):
+    rng = np.random.default_rng(3)
+    mask = rng.random(n) < 0.1
+    x, c = rng.normal(size=n), rng.integers(0, 9, n).astype(np.uint8)
+    _parallel.set_threads(threads)
+    try:
+        (xt, ct), (xn, cn) = _parallel.split_by_mask(mask, [x, c])
+    finally:
+        _parallel.set_threads()
+    for got, want in ((xt, x[mask]), (ct, c[mask]), (xn, x[~mask]), (cn, c[~mask])):
+        assert got.dtype == want.dtype
+        assert_array_equal(got, want)
+
+
+def test_thread_scratch_reuses_a_threads_buffers():
+    from llrlab.core.cllr import thread_scratch
+
+    get = thread_scratch(2)
+    a, b = get(100)
+    a2, b2 = get(60)
+    assert a2.base is a.base and b2.base is b.base and a2.size == 60
+    assert get(200)[0].size == 200  # larger: new buffers
