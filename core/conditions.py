@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._parallel import map_chunks
+from ._parallel import map_chunks, take_in_chunks
 from ._per_condition import _grouped, condition_measures
 from ._repr import summary_repr
 from ._sorting import presorted
@@ -320,7 +320,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         # beta of every (condition, class) code, looked up in one gather
         table = np.zeros(2 * n_all)
         table[0::2][keep_cond], table[1::2][keep_cond] = beta_n, beta_t
-        beta = table[key if sub is trials else key[in_pool]]
+        beta = take_in_chunks(table, key if sub is trials else key[in_pool])
         # beta is finite and positive on every pooled trial (checked masses): no new check
         weighted = (sub._with_checked_weights(beta) if sub.weights is None
                     else sub.with_weights(beta * sub.weights))
@@ -433,7 +433,8 @@ def _pool_sorted(trials, keep, table=None):
         tar, tar_c, non, non_c = tar[kt], tar_c[kt], non[kn], non_c[kn]
     if table is None:
         return presorted(tar, non)
-    return presorted(tar, non, table[1::2][tar_c], table[0::2][non_c], tar_c, non_c)
+    return presorted(tar, non, take_in_chunks(table[1::2], tar_c),
+                     take_in_chunks(table[0::2], non_c), tar_c, non_c)
 
 
 def _condition_log_losses(trials):

@@ -1043,10 +1043,9 @@ class Trials(_Frozen):
 
             names, codes = self.condition_index()
             bits = _code_bits(np.array([len(names) - 1]))
-            if bits <= CODE_BITS:  # small codes: smaller gathers
-                codes = codes.astype(np.uint8)
+            small = np.uint8 if bits <= CODE_BITS else None  # small codes: smaller gathers
             parts = []
-            classes = split_by_mask(self.labels, [self.scores, codes])
+            classes = split_by_mask(self.labels, [self.scores, codes], [None, small])
             for mask, (x, c) in zip((self.labels, ~self.labels), classes, strict=True):
                 if bits <= CODE_BITS:
                     done = cosort_codes(x, c, bits, overwrite=True)

@@ -130,3 +130,16 @@ def test_thread_scratch_reuses_a_threads_buffers():
     a2, b2 = get(60)
     assert a2.base is a.base and b2.base is b.base and a2.size == 60
     assert get(200)[0].size == 200  # larger: new buffers
+
+
+def test_split_by_mask_converts_to_the_given_types_and_take_in_chunks():
+    rng = np.random.default_rng(4)
+    n = _parallel.PARALLEL_MIN + 7
+    mask = rng.random(n) < 0.3
+    codes = rng.integers(0, 200, n)  # intp codes that fit one byte
+    (ct,), (cn,) = _parallel.split_by_mask(mask, [codes], [np.uint8])
+    assert ct.dtype == cn.dtype == np.uint8
+    assert_array_equal(ct, codes[mask])
+    assert_array_equal(cn, codes[~mask])
+    table = rng.random(400)[::2]  # a strided table, as the conditions' weight tables
+    assert_array_equal(_parallel.take_in_chunks(table, ct), table[ct])
