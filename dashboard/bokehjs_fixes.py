@@ -1,4 +1,4 @@
-"""Three costs of BokehJS 3.9 per update of a page, removed in the page (the script of
+"""Four costs of BokehJS 3.9 per update of a page, removed in the page (the script of
 :class:`~.page_control.PageControl`, which every dashboard page has).
 
 A lesson step changes some 60-170 properties in one message (the text, panels shown, plot
@@ -27,7 +27,22 @@ page (``getComputedStyle`` after a change of the DOM):
    laid out once on the next animation frame, before the browser paints: the same final
    layout, computed once for all the messages that arrived in between.  The root of each
    view that asked is found when the layout runs, not when it asked (a view rebuilt
-   meanwhile hangs under its new parent).
+   meanwhile hangs under its new parent).  That frame callback is asked for when a
+   message starts to be applied, before the repaints the message asks for: the plots
+   then repaint in the new layout.  (Asked for after them, each plot whose axes or legend
+   had changed size laid the whole page out again from its repaint, and then the
+   message's layout did: 2-6 layouts of the page per lesson step, 60-250 ms each.)  A
+   layout asked for while that frame callback is pending joins it: a plot lays out its
+   new renderers or side panels (a legend moved below or beside it) after an ``await``,
+   when the message has been applied.
+4. **A hidden plot's repaint lays out the whole page.**  ``PlotView.repaint`` lays out
+   the page (``compute_layout`` walks to the root) whenever the plot's axes or legend
+   changed size, also while the plot is hidden (a lesson step's panels that are not
+   shown: their data change with the step).  A hidden plot now skips that (BokehJS's own
+   test of "displayed": connected, with an offset parent or fixed); it is laid out with
+   the page when it is shown.  Measured in chromium over lesson steps (load average
+   2-3): root layouts per step 4-6 -> 1, key -> painted step 936-1189 -> 553-702 ms on
+   the same steps.
 
 Each fix is installed once per page, and only when BokehJS has the function it replaces
 (checked by name; otherwise the page works as before and says so in the browser console).
@@ -46,6 +61,7 @@ REPLACED = (
     ("models/plots/plot_canvas", "PlotView", "base_font_size"),
     ("document/document", "Document", "apply_json_patch"),
     ("models/layouts/layout_dom", "LayoutDOMView", "invalidate_layout"),
+    ("models/plots/plot_canvas", "PlotView", "_invalidate_layout_if_needed"),
 )
 
 #: JavaScript run by the page's script when it is first drawn (see the module docstring).
@@ -106,22 +122,39 @@ BOKEHJS_FIXES_JS = r"""
       }
     };
     L.prototype.invalidate_layout = function () {
-      if (depth === 0) { return invalidate.call(this); }
+      // (also what follows a message before its layout runs: a plot's new list of
+      // renderers or side panels, a legend moved below or beside it, is laid out after
+      // an await, when the message is applied)
+      if (depth === 0 && !scheduled) { return invalidate.call(this); }
       roots.add(this);
     };
     D.prototype.apply_json_patch = function (...args) {
+      // (the layout's frame callback is asked for first, before the repaints the message
+      // asks for: the plots then repaint in the new layout, and ask for none of their own)
+      if (depth === 0 && !scheduled) {
+        scheduled = true;
+        requestAnimationFrame(flush);
+      }
       depth += 1;
       try {
         return apply.apply(this, args);
       } finally {
         depth -= 1;
-        if (depth === 0 && roots.size && !scheduled) {
-          scheduled = true;
-          requestAnimationFrame(flush);
-        }
       }
     };
     B.__llrlab_fixes.push('layout');
   } else { skipped('Document.apply_json_patch or LayoutDOMView.invalidate_layout'); }
+  // 4. a hidden plot's repaint lays out nothing (BokehJS's own test of "displayed")
+  const shown = (el) => el.isConnected && (el.offsetParent != null || (() => {
+    const {position, display} = getComputedStyle(el);
+    return position == 'fixed' && display != 'none'; })());
+  if (P && typeof P.prototype._invalidate_layout_if_needed === 'function') {
+    const ifNeeded = P.prototype._invalidate_layout_if_needed;
+    P.prototype._invalidate_layout_if_needed = function (...args) {
+      if (!shown(this.el)) { return; }  // (its layout waits until it is shown)
+      return ifNeeded.apply(this, args);
+    };
+    B.__llrlab_fixes.push('hidden');
+  } else { skipped('PlotView._invalidate_layout_if_needed'); }
 })();
 """

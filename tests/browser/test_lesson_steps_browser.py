@@ -77,7 +77,7 @@ def _step(page, key, index, timeout=60):
 def test_each_step_arrives_complete_in_one_update(page, serve, expected, fresh):
     url, sessions = serve(create_app)
     _probe(page, url + "?lesson=calibration&step=1", expected, 0)
-    assert page.evaluate("() => Bokeh.__llrlab_fixes") == ["css", "font", "layout"]
+    assert page.evaluate("() => Bokeh.__llrlab_fixes") == ["css", "font", "layout", "hidden"]
     page.wait_for_timeout(1000)
     times = []
     for i in range(1, len(expected)):
@@ -97,3 +97,37 @@ def test_each_step_arrives_complete_in_one_update(page, serve, expected, fresh):
     # where a step is sent in pieces or every change lays the page out again)
     assert statistics.median(times) < scaled(0.5) * 1000, times
     assert page.console_errors == [] and page.external_requests == []
+
+
+_COUNT_LAYOUTS = r"""() => {
+  const L = Bokeh.require('models/layouts/layout_dom').LayoutDOMView;
+  const f = L.prototype.compute_layout;
+  window.__layouts = 0;
+  L.prototype.compute_layout = function (...args) {
+    if (!(this.parent instanceof L)) { window.__layouts += 1; }  // (a root's layout)
+    return f.apply(this, args);
+  };
+}"""
+
+
+def test_a_step_lays_the_page_out_once(page, serve, expected, fresh, monkeypatch):
+    """A step is laid out once: the layout its message asks for runs before the plots
+    repaint (each plot whose axes or legend changed size used to lay the whole page out
+    again), and a hidden plot's repaint lays out nothing (the panels a step does not show
+    did, one page layout each), and a plot's new renderers or side panels join the
+    message's layout (before: 1-8 page layouts per step, 60-250 ms each)."""
+    monkeypatch.setattr(app_module, "PANELS_DELAY", 200)  # (every panel in the page first)
+    url, sessions = serve(create_app)
+    _probe(page, url + "?lesson=calibration&step=3", expected, 2)
+    wait_until(page, lambda: len(sessions[0].main_area.attached) == 5, what="all panels")
+    page.wait_for_timeout(1000)
+    page.evaluate(_COUNT_LAYOUTS)
+    counts = []
+    for i in (3, 4, 5, 6, 7):  # steps 4-8: one to three plots shown, the others hidden
+        page.evaluate("() => { window.__layouts = 0; }")
+        _step(page, "PageDown", i)
+        page.wait_for_timeout(600)  # (what the step's paint would lay out follows it)
+        counts.append(page.evaluate("() => window.__layouts"))
+    # (one, or two where a shown plot's legend or axes take their size only when drawn)
+    assert statistics.median(counts) == 1 and max(counts) <= 2, counts
+    assert page.console_errors == []
