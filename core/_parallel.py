@@ -159,8 +159,11 @@ def split_by_mask(mask, arrays, dtypes=None):
 
 
 def take_in_chunks(table, index):
-    """``table[index]`` for a 1-D ``table`` and an integer ``index``, gathered in chunks in
+    """``table[index]`` for a 1-D ``table`` and an integer ``index`` (valid indices),
+    gathered in chunks in
     llrlab's threads (e.g. a weight per trial looked up by its condition code)."""
     out = np.empty(index.size, dtype=table.dtype)
-    map_chunks(lambda sl: np.take(table, index[sl], out=out[sl]), index.size)
+    # mode "clip": the same values for valid indices, and no buffered copy of ``out``
+    # (numpy buffers it in the default mode "raise")
+    map_chunks(lambda sl: np.take(table, index[sl], out=out[sl], mode="clip"), index.size)
     return out
