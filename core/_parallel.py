@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 __all__ = ["CHUNK", "chunk_slices", "map_chunks", "map_ordered", "run_pair", "set_threads",
-           "split_by_mask", "take_in_chunks"]
+           "take_in_chunks"]
 
 #: Chunk length: 2^18 float64 = 2 MiB, small enough to stay in cache between the steps of
 #: a chunk, large enough that thread hand-off costs nothing in comparison.
@@ -121,47 +121,10 @@ def run_pair(first, second, *, parallel=True):
     return a, b
 
 
-def split_by_mask(mask, arrays, dtypes=None):
-    """``([a[mask] for a in arrays], [a[~mask] for a in arrays])``, gathered in chunks in
-    llrlab's threads (the target and the non-target parts of per-trial arrays); with
-    ``dtypes`` (one per array, None: its own), each part converted to it on the way
-    (``astype``, for codes known to fit a smaller type).
-
-    The number of ``True`` of each chunk is counted first; each chunk then writes its
-    elements to their places in the outputs, so the order is that of the plain boolean
-    gathers (the same arrays, element for element) whatever the threads.
-    """
-    n = mask.size
-    slices = chunk_slices(n)
-    counts = map_ordered(lambda sl: int(np.count_nonzero(mask[sl])), slices,
-                         parallel=n >= PARALLEL_MIN)
-    start = np.zeros(len(slices) + 1, dtype=np.int64)
-    np.cumsum(counts, out=start[1:])
-    n_in = int(start[-1])
-    types = [a.dtype if d is None else np.dtype(d)
-             for a, d in zip(arrays, dtypes or [None] * len(arrays), strict=True)]
-    ins = [np.empty(n_in, dtype=t) for t in types]
-    outs = [np.empty(n - n_in, dtype=t) for t in types]
-
-    def piece(k):
-        sl = slices[k]
-        m = mask[sl]
-        a0, a1 = int(start[k]), int(start[k + 1])
-        b0, b1 = sl.start - a0, sl.stop - a1
-        off = ~m
-        for a, i, o in zip(arrays, ins, outs, strict=True):
-            v = a[sl]
-            i[a0:a1] = v[m]
-            o[b0:b1] = v[off]
-
-    map_ordered(piece, range(len(slices)), parallel=n >= PARALLEL_MIN)
-    return ins, outs
-
-
 def take_in_chunks(table, index):
     """``table[index]`` for a 1-D ``table`` and an integer ``index`` (valid indices),
-    gathered in chunks in
-    llrlab's threads (e.g. a weight per trial looked up by its condition code)."""
+    gathered in chunks in llrlab's threads (e.g. a weight per trial looked up by its
+    condition code)."""
     out = np.empty(index.size, dtype=table.dtype)
     # mode "clip": the same values for valid indices, and no buffered copy of ``out``
     # (numpy buffers it in the default mode "raise")

@@ -207,16 +207,15 @@ def _sort_with_weights(x, w, strata=None, overwrite=False):
     """Sorted scores, cumulative weights and sorted weights (None, None when unweighted),
     and the strata in that order (None without).
 
-    The (score, weight) pairs are sorted together, as complex numbers ``score + 1j*weight``
-    (numpy orders complex numbers by real part, then imaginary part): one sort of the pairs
-    instead of an index sort and two gathers (about 1.7x faster at 10^7 trials).  Equal
-    scores come out ordered by weight.  Their order does not matter to any measure (tied
-    scores are never separated by a threshold), and this one does not depend on the order
-    of the trials.  With strata the pairs are argsorted instead (the same order) and the
-    strata gathered with them.  Integer weights below ``2**CODE_BITS`` (counts), with
-    strata when both fit in those bits, go through :func:`cosort_codes` (two float sorts;
-    the same order).  With ``overwrite``, ``x`` (the caller's own copy) may be sorted in
-    place.
+    The (score, weight) pairs are sorted together, equal scores ordered by weight: their
+    order does not matter to any measure (tied scores are never separated by a threshold),
+    and this one does not depend on the order of the trials.  Integer weights below
+    ``2**CODE_BITS`` (counts), with strata when both fit in those bits, go through
+    :func:`cosort_codes` (two float sorts; the same order).  Other weights of finite
+    scores take the order of :func:`pair_order` (a float sort of the scores tagged with
+    their indices, about 2x faster than a sort of the pairs as complex numbers
+    ``score + 1j*weight``, which numpy orders by real part, then imaginary part, the
+    fallback).  With ``overwrite``, ``x`` (the caller's own copy) may be sorted in place.
     """
     if w is None:
         if overwrite:  # the caller's own copy (a fresh gather): no second copy
@@ -228,30 +227,79 @@ def _sort_with_weights(x, w, strata=None, overwrite=False):
         done = _cosort_weight_codes(x, codes, strata)
         if done is not None:
             return done[0], _cumulative(done[1]), done[1], done[2]
-    pairs = np.empty(x.size, dtype=np.complex128)
-    pairs.real = x
-    pairs.imag = w
-    if strata is not None:
+    order = pair_order(x, w)
+    if order is None:  # infinite or NaN scores, or mostly (near) ties: the pairs
+        pairs = np.empty(x.size, dtype=np.complex128)
+        pairs.real = x
+        pairs.imag = w
         order = np.argsort(pairs)
         del pairs
-        ws = w[order]
-        return x[order], _cumulative(ws), ws, np.asarray(strata)[order]
-    pairs.sort()
-    xs = np.ascontiguousarray(pairs.real)
-    ws = np.ascontiguousarray(pairs.imag)
-    del pairs
-    return xs, _cumulative(ws), ws, None
+    ws = w.take(order)  # take: ~15 % faster than fancy indexing by a permutation
+    xs = x.take(order)
+    xs += 0.0  # -0.0 as +0.0 (ties with +0.0: one canonical score)
+    return xs, _cumulative(ws), ws, None if strata is None else np.asarray(strata)[order]
+
+
+#: :func:`pair_order` declines (returns None) when more than this share of the trials
+#: are in groups of (near) ties: their exact re-sort would cost more than the pairs sort.
+PAIR_TIES_MAX = 0.25
+
+
+def pair_order(x, w):
+    """The permutation that sorts the (score, weight) pairs: ``x[order]`` ascending and,
+    among equal scores, ``w[order]`` ascending (equal pairs by index); None when a score
+    is infinite or NaN, or when more than ``PAIR_TIES_MAX`` of the trials are in groups of
+    (near) ties.
+
+    One float sort (SIMD in numpy, several times faster than an argsort or a sort of
+    complex pairs) of the scores with the lowest ``bits = bit_length(n)`` bits of their
+    mantissa replaced by their index (:func:`tag_codes`): the sorted tags are the order,
+    except among scores that agree above those bits (equal scores, or scores less than
+    ``2**bits`` units in the last place apart, e.g. ~1 % of 5x10^6 Gaussian scores): these
+    groups, found by comparing neighbours, are re-sorted exactly by (score, weight)
+    (``numpy.lexsort``, stable).  The result depends on the order of the trials only
+    through the order of equal pairs, which no measure sees.
+    """
+    n = x.size
+    bits = n.bit_length()  # every index below 2**bits - 1: no tag of 0 below zero
+    if n == 0 or bits > 40:
+        return None
+    tagged = tag_codes(x, np.arange(n, dtype=np.int64), bits)
+    tagged.sort()
+    if not (np.isfinite(tagged[0]) and np.isfinite(tagged[-1])):
+        return None
+    low = (1 << bits) - 1
+    tv = tagged.view(np.int64)
+    order = tv & low
+    order[:int(np.searchsorted(tagged, 0.0, side="left"))] ^= low  # counted down below 0
+    hi = tv >> bits
+    same = hi[1:] == hi[:-1]
+    del tagged, tv, hi
+    k = int(np.count_nonzero(same))
+    if k > PAIR_TIES_MAX * n:
+        return None
+    if k:
+        member = np.zeros(n, dtype=bool)
+        member[1:] = same
+        member[:-1] |= same
+        at = np.flatnonzero(member)
+        group = order[at]
+        order[at] = group[np.lexsort((w[group], x[group]))]
+    return order
 
 
 #: Codes of at most this many bits go with the scores through :func:`cosort_codes`.
 CODE_BITS = 8
 _PIECE = 1 << 16
+#: The smallest positive float64 (one unit in the last place of the subnormals).
+_TINY = 5e-324
 
 
 def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
     """``(np.sort(x), c)`` with ``c[i]`` the code of the trial sorted to place ``i``, equal
     scores ordered by code: the sort of the (score, code) pairs, for integer codes
-    ``0 <= code < 2**bits`` of finite scores; None for infinite or NaN scores.
+    ``0 <= code < 2**bits`` of finite scores; None for infinite or NaN scores, and for
+    negative scores within ``2**bits`` subnormal units of zero (a tag could be ``-0.0``).
 
     Two sorts of float64 (numpy sorts these with SIMD, several times faster than pairs or
     an argsort; in two threads for long arrays when llrlab's pool has them, see
@@ -316,6 +364,10 @@ def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
     if np.searchsorted(xs, 0.0, side="left") > np.searchsorted(xs, -tiny, side="right"):
         return None
     xs += 0.0
+    below = int(np.searchsorted(xs, 0.0, side="left"))
+    if below and xs[below - 1] > -(2.0 ** bits) * _TINY:
+        # a negative subnormal whose tag may be -0.0 (code 2**bits - 1), tied with +0.0
+        return None
     tv = tagged.view(np.int64)
     sorted_codes = np.empty(n, dtype=np.uint8 if bits <= 8 else np.intp)
     neg = int(np.searchsorted(tagged, 0.0, side="left"))
@@ -397,7 +449,8 @@ def _code_bits(codes):
 
 def small_codes(w):
     """``w`` as integer codes when every weight is an integer in ``[0, 2**CODE_BITS)``
-    (e.g. repetition counts), else None."""
+    (e.g. repetition counts), else None (decided on the first ``_PIECE`` weights alone
+    when one of them is not such an integer: no pass over all the weights)."""
     if w.size == 0:
         return None
     c = np.empty(w.size, dtype=np.uint8)
@@ -409,6 +462,8 @@ def small_codes(w):
         np.copyto(c[sl], v, casting="unsafe")
         return np.array_equal(c[sl], v)
 
+    if not piece(slice(0, min(w.size, _PIECE))):  # most other weights fail at once
+        return None
     return c if all(map_chunks(piece, w.size)) else None
 
 
@@ -492,7 +547,10 @@ def _segment_sums(w, starts):
     out = np.zeros(starts.size - 1)
     nonempty = starts[1:] > starts[:-1]
     if nonempty.any():
-        out[nonempty] = _reduceat_in_pieces(w, starts[:-1][nonempty])
+        idx = starts[:-1][nonempty]
+        # as many segments as elements: one element each, the sums are the weights (e.g.
+        # the elementary blocks' targets when no two target scores are equal)
+        out[nonempty] = w if idx.size == w.size else _reduceat_in_pieces(w, idx)
     return out
 
 
@@ -535,9 +593,13 @@ def sort_scores(tar, non, *, tar_weights=None, non_weights=None, tar_strata=None
         tw = np.ones(tar.size) if tw is None else tw
         nw = np.ones(non.size) if nw is None else nw
     both = tar_strata is not None and non_strata is not None
-    st, tcw, tws, tss = _sort_with_weights(tar, tw, tar_strata if both else None, overwrite)
+    # the two classes in two threads when llrlab's pool has them (each sort releases the
+    # GIL; a pass of the pool started in its thread runs inline): the same sorts
+    (st, tcw, tws, tss), (sn, ncw, nws, nss) = run_pair(
+        lambda: _sort_with_weights(tar, tw, tar_strata if both else None, overwrite),
+        lambda: _sort_with_weights(non, nw, non_strata if both else None, overwrite),
+        parallel=tar.size + non.size >= PARALLEL_MIN)
     check_sorted(st, tar, "target scores", allow_inf=True)
-    sn, ncw, nws, nss = _sort_with_weights(non, nw, non_strata if both else None, overwrite)
     check_sorted(sn, non, "non-target scores", allow_inf=True)
     n_tar = float(tar.size) if tcw is None else float(tcw[-1])
     n_non = float(non.size) if ncw is None else float(ncw[-1])
@@ -668,21 +730,30 @@ def _elementary_index(tar, non):
     return tb, nb
 
 
-#: Queries per piece of :func:`_search_in_pieces` (each costs a binary search of a long
-#: array, a few cache misses: pieces pay for their hand-off from a few thousand on).
-_SEARCH_PIECE = 1 << 15
+#: Queries per piece of :func:`_search_in_pieces`: each piece is searched in the slice of
+#: the array between the answers of its end queries (a slice that stays in cache).
+_SEARCH_PIECE = 1 << 12
 
 
 def _search_in_pieces(a, v, side):
-    """``np.searchsorted(a, v, side)``, pieces of ``v`` in llrlab's chunk threads."""
+    """``np.searchsorted(a, v, side)`` of ascending queries ``v``: the answers of every
+    ``_SEARCH_PIECE``-th query first (binary searches of the whole of ``a``), then each
+    piece of queries in the slice of ``a`` between the answers of its ends, which hold its
+    answers (monotone in the query), in llrlab's chunk threads for long ``v``.  The same
+    answers, found in cache: 5x10^6 queries in 5x10^6 scores 0.126 -> 0.082 s."""
     if v.size < 4 * _SEARCH_PIECE:
         return np.searchsorted(a, v, side=side)
+    edges = [*np.searchsorted(a, v[::_SEARCH_PIECE], side=side).tolist(), a.size]
     out = np.empty(v.size, dtype=np.intp)
 
     def piece(sl):
-        out[sl] = np.searchsorted(a, v[sl], side=side)
+        i = sl.start // _SEARCH_PIECE
+        lo = edges[i]
+        r = out[sl]
+        r[:] = np.searchsorted(a[lo:edges[i + 1]], v[sl], side=side)
+        r += lo
 
-    map_ordered(piece, chunk_slices(v.size, _SEARCH_PIECE))
+    map_ordered(piece, chunk_slices(v.size, _SEARCH_PIECE), parallel=v.size >= PARALLEL_MIN)
     return out
 
 

@@ -21,7 +21,7 @@ from dataclasses import FrozenInstanceError
 
 import numpy as np
 
-from ._parallel import map_chunks, split_by_mask
+from ._parallel import map_chunks
 from ._validate import as_scores, as_weights
 from .errors import DataError
 
@@ -658,6 +658,13 @@ def factorize(values):
     return names, codes.ravel()
 
 
+def _gather(a, mask):
+    """``a[mask]`` of a boolean ``mask`` (one class's trials), by ``numpy.compress``: the
+    same array, 3-4x faster than boolean indexing when the mask is random (10^7 trials, 50 %
+    targets: 19 ms vs 55 ms for float64; as fast at 10 %)."""
+    return np.compress(mask, a)
+
+
 def _sorted_index(col):
     """``(names, codes)`` of a coded column: the distinct strings in use, sorted, and each
     trial's index into them (as :func:`factorize` gives them)."""
@@ -927,14 +934,14 @@ class Trials(_Frozen):
     def tar(self):
         """Target scores, in file order (cached)."""
         if "tar" not in self._cache:
-            self._cache["tar"] = self.scores[self.labels]
+            self._cache["tar"] = _gather(self.scores, self.labels)
         return self._cache["tar"]
 
     @property
     def non(self):
         """Non-target scores, in file order (cached)."""
         if "non" not in self._cache:
-            self._cache["non"] = self.scores[~self.labels]
+            self._cache["non"] = _gather(self.scores, ~self.labels)
         return self._cache["non"]
 
     def sorted(self):
@@ -952,8 +959,9 @@ class Trials(_Frozen):
                 self._cache["sorted"] = presorted(tar, non)
             elif self.weights is None and "tar" not in self._cache and "non" not in self._cache:
                 # each class gathered afresh and sorted in place (no copy of the gathers)
-                self._cache["sorted"] = sort_scores(self.scores[self.labels],
-                                                    self.scores[~self.labels], overwrite=True)
+                self._cache["sorted"] = sort_scores(_gather(self.scores, self.labels),
+                                                    _gather(self.scores, ~self.labels),
+                                                    overwrite=True)
             else:
                 strata = self._strata()
                 done = self._sorted_counts(strata) if self.weights is not None else None
@@ -968,7 +976,7 @@ class Trials(_Frozen):
         condition, their strata), else ``(None, None)``."""
         if self.weights is not None and self.has_conditions:
             codes = self.condition_index()[1]
-            return codes[self.labels], codes[~self.labels]
+            return _gather(codes, self.labels), _gather(codes, ~self.labels)
         return None, None
 
     def _sort_with_cllr(self):
@@ -1008,9 +1016,9 @@ class Trials(_Frozen):
         if codes is None:
             return None
         parts = []
-        # fresh gathers, sorted in place (regathered by the general sort after None)
-        (xt, ct), (xn, cn) = split_by_mask(self.labels, [self.scores, codes])
-        for x, c, ss, sign in ((xt, ct, strata[0], -1.0), (xn, cn, strata[1], 1.0)):
+        for mask, ss, sign in ((self.labels, strata[0], -1.0), (~self.labels, strata[1], 1.0)):
+            # a fresh gather, sorted in place (regathered by the general sort after None)
+            x, c = _gather(self.scores, mask), _gather(codes, mask)
             if cllr_parts is not None:
                 # integer weights: their sum is exact in any order, as float64 weights'
                 cllr_parts.append(softplus_sum(x, sign=sign, weights=c)
@@ -1043,16 +1051,17 @@ class Trials(_Frozen):
 
             names, codes = self.condition_index()
             bits = _code_bits(np.array([len(names) - 1]))
-            small = np.uint8 if bits <= CODE_BITS else None  # small codes: smaller gathers
+            if bits <= CODE_BITS:  # small codes: smaller gathers
+                codes = codes.astype(np.uint8)
             parts = []
-            classes = split_by_mask(self.labels, [self.scores, codes], [None, small])
-            for mask, (x, c) in zip((self.labels, ~self.labels), classes, strict=True):
+            for mask in (self.labels, ~self.labels):
+                c = _gather(codes, mask)
                 if bits <= CODE_BITS:
-                    done = cosort_codes(x, c, bits, overwrite=True)
+                    done = cosort_codes(_gather(self.scores, mask), c, bits, overwrite=True)
                     if done is not None:
                         parts += list(done)
                         continue
-                    x = self.scores[mask]  # sorted in place by the attempt: regathered
+                x = _gather(self.scores, mask)
                 pairs = np.empty(x.size, dtype=np.complex128)
                 pairs.real = x
                 pairs.imag = c  # exact: codes < 2**53
@@ -1086,11 +1095,11 @@ class Trials(_Frozen):
 
     @property
     def tar_weights(self):
-        return None if self.weights is None else self.weights[self.labels]
+        return None if self.weights is None else _gather(self.weights, self.labels)
 
     @property
     def non_weights(self):
-        return None if self.weights is None else self.weights[~self.labels]
+        return None if self.weights is None else _gather(self.weights, ~self.labels)
 
     @property
     def n_tar(self):

@@ -160,18 +160,34 @@ def class_weights(labels, prior, weights=None, *, what="the training trials"):
     return _split_class_weights(w[lab], w[~lab], prior, True, what)
 
 
-def _split_class_weights(tw, nw, prior, weighted, what):
-    """:func:`class_weights` from each class's weights ``tw``, ``nw`` (arrays), or from
-    their numbers of trials (floats) when not ``weighted``."""
+def check_classes(labels, prior, *, what="the training trials"):
+    """The checks of :func:`class_weights` that need no weights (a prior in (0, 1), trials
+    of both classes), before a caller sorts the trials: no gather of the classes.  The
+    classes' total weights are checked by :func:`fit_sorted`.  Raises :class:`DataError`."""
+    lab = np.asarray(labels, dtype=bool)
+    nt = np.count_nonzero(lab)
+    _checked_prior(prior, float(nt), float(lab.size - nt), False, what)
+
+
+def _checked_prior(prior, wt, wn, weighted, what):
+    """The training prior as a float, after checking it and the classes' totals ``wt``,
+    ``wn`` (weights, or numbers of trials when not ``weighted``)."""
     p = as_number(prior, "the training prior")
     if not 0.0 < p < 1.0:
         raise DataError(f"the training prior must lie strictly between 0 and 1, got {prior!r}")
-    wt, wn = (float(tw.sum()), float(nw.sum())) if weighted else (tw, nw)
     for total, cls in ((wt, "target"), (wn, "non-target")):
         if not total > 0:
             raise DataError(f"{what} have no {cls} trials" +
                             (" with positive weight" if weighted else "") +
                             "; calibration needs both targets and non-targets")
+    return p
+
+
+def _split_class_weights(tw, nw, prior, weighted, what):
+    """:func:`class_weights` from each class's weights ``tw``, ``nw`` (arrays), or from
+    their numbers of trials (floats) when not ``weighted``."""
+    wt, wn = (float(tw.sum()), float(nw.sum())) if weighted else (tw, nw)
+    p = _checked_prior(prior, wt, wn, weighted, what)
     if not weighted:
         return p / wt, (1.0 - p) / wn
     return tw * (p / wt), nw * ((1.0 - p) / wn)

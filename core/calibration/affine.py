@@ -14,7 +14,7 @@ from .._repr import summary_repr
 from ..cllr import _LN2, min_cllr, softplus_sum
 from ..errors import DataError
 from ..trials import Trials
-from ._logreg import class_weights, fit_sorted
+from ._logreg import check_classes, fit_sorted
 from .base import (
     Calibrator,
     TrainingReport,
@@ -106,7 +106,7 @@ class AffineCalibrator(Calibrator):
             raise DataError(f"affine calibration is trained on labelled Trials, got "
                             f"{type(dev).__name__}")
         what = f"the dev trials of {dev.source}" if dev.source else "the dev trials"
-        class_weights(dev.labels, prior, dev.weights, what=what)  # both classes, a prior
+        check_classes(dev.labels, prior, what=what)  # both classes, a prior (weights: in the fit)
         notes = []
         # one sort of the dev scores (cached in the Trials) serves the fit, the raw and the
         # calibrated Cllr, and the minimum Cllr of the training report

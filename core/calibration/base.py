@@ -475,8 +475,8 @@ def training_report(systems, llr=None, notes=(), *, cllr_after=None, min_cllr_af
     from ..cllr import cllr, min_cllr
 
     t0 = systems[0]
-    tw, nw = t0.tar_weights, t0.non_weights
     if llr is not None:
+        tw, nw = t0.tar_weights, t0.non_weights
         lt, ln = llr[t0.labels], llr[~t0.labels]
         if cllr_after is None:
             cllr_after = cllr(lt, ln, tar_weights=tw, non_weights=nw)

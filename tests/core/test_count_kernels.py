@@ -141,11 +141,26 @@ def test_segment_sums_in_pieces_are_reduceat(threads, segment):
     assert got.tobytes() == ref.tobytes()
 
 
+def test_segment_sums_of_one_element_each_are_the_weights(threads):
+    # every segment of one element or empty (the targets of the elementary blocks when no
+    # two target scores are equal): the sums are the weights themselves
+    rng = np.random.default_rng(8)
+    w = rng.random(LONG)
+    starts = np.sort(np.concatenate([np.arange(LONG + 1), [0, 0, 7, LONG]]))
+    got = sorting._segment_sums(w, starts)
+    ref = np.zeros(starts.size - 1)
+    ne = starts[1:] > starts[:-1]
+    ref[ne] = np.add.reduceat(w, starts[:-1][ne])
+    assert got.tobytes() == ref.tobytes()
+
+
 @pytest.mark.parametrize("side", ["left", "right"])
-def test_searches_in_pieces_are_searchsorted(threads, side):
+@pytest.mark.parametrize("shape", ["same", "wide", "short"])
+def test_searches_in_pieces_are_searchsorted(threads, side, shape):
     rng = np.random.default_rng(6)
     a = np.sort(np.round(rng.normal(size=LONG), 3))
-    v = np.sort(np.round(rng.normal(size=LONG), 3))
+    n_v, spread = {"same": (LONG, 1.0), "wide": (LONG // 3, 5.0), "short": (40_000, 1.0)}[shape]
+    v = np.sort(np.round(spread * rng.normal(size=n_v), 3))
     assert_array_equal(sorting._search_in_pieces(a, v, side), np.searchsorted(a, v, side=side))
 
 

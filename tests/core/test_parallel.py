@@ -106,22 +106,6 @@ def test_a_forked_child_gets_a_working_pool():
     assert p.exitcode == 0
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("n", [0, 5, _parallel.PARALLEL_MIN + 12_345])
-def test_split_by_mask_is_the_two_boolean_gathers(threads, n):
-    rng = np.random.default_rng(3)
-    mask = rng.random(n) < 0.1
-    x, c = rng.normal(size=n), rng.integers(0, 9, n).astype(np.uint8)
-    _parallel.set_threads(threads)
-    try:
-        (xt, ct), (xn, cn) = _parallel.split_by_mask(mask, [x, c])
-    finally:
-        _parallel.set_threads()
-    for got, want in ((xt, x[mask]), (ct, c[mask]), (xn, x[~mask]), (cn, c[~mask])):
-        assert got.dtype == want.dtype
-        assert_array_equal(got, want)
-
-
 def test_thread_scratch_reuses_a_threads_buffers():
     from llrlab.core.cllr import thread_scratch
 
@@ -132,14 +116,9 @@ def test_thread_scratch_reuses_a_threads_buffers():
     assert get(200)[0].size == 200  # larger: new buffers
 
 
-def test_split_by_mask_converts_to_the_given_types_and_take_in_chunks():
+def test_take_in_chunks_is_the_fancy_index():
     rng = np.random.default_rng(4)
     n = _parallel.PARALLEL_MIN + 7
-    mask = rng.random(n) < 0.3
-    codes = rng.integers(0, 200, n)  # intp codes that fit one byte
-    (ct,), (cn,) = _parallel.split_by_mask(mask, [codes], [np.uint8])
-    assert ct.dtype == cn.dtype == np.uint8
-    assert_array_equal(ct, codes[mask])
-    assert_array_equal(cn, codes[~mask])
+    codes = rng.integers(0, 200, n).astype(np.uint8)
     table = rng.random(400)[::2]  # a strided table, as the conditions' weight tables
-    assert_array_equal(_parallel.take_in_chunks(table, ct), table[ct])
+    assert_array_equal(_parallel.take_in_chunks(table, codes), table[codes])
