@@ -358,11 +358,6 @@ def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
     low = (1 << bits) - 1
     if n and not (np.isfinite(xs[0]) and np.isfinite(xs[-1])):
         return None
-    # a negative score within 2**bits denormal steps of zero can be tagged -0.0, which
-    # sorts among the +0.0 keys in any order and reads as non-negative: the general sort
-    tiny = np.ldexp(float(1 << bits), -1074)
-    if np.searchsorted(xs, 0.0, side="left") > np.searchsorted(xs, -tiny, side="right"):
-        return None
     xs += 0.0
     below = int(np.searchsorted(xs, 0.0, side="left"))
     if below and xs[below - 1] > -(2.0 ** bits) * _TINY:
