@@ -13,7 +13,10 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["CHUNK", "chunk_slices", "map_chunks", "map_ordered", "run_pair", "set_threads"]
+import numpy as np
+
+__all__ = ["CHUNK", "chunk_slices", "map_chunks", "map_ordered", "run_pair", "set_threads",
+           "take_in_chunks"]
 
 #: Chunk length: 2^18 float64 = 2 MiB, small enough to stay in cache between the steps of
 #: a chunk, large enough that thread hand-off costs nothing in comparison.
@@ -116,3 +119,14 @@ def run_pair(first, second, *, parallel=True):
     finally:
         a = fut.result()
     return a, b
+
+
+def take_in_chunks(table, index):
+    """``table[index]`` for a 1-D ``table`` and an integer ``index`` (valid indices),
+    gathered in chunks in llrlab's threads (e.g. a weight per trial looked up by its
+    condition code)."""
+    out = np.empty(index.size, dtype=table.dtype)
+    # mode "clip": the same values for valid indices, and no buffered copy of ``out``
+    # (numpy buffers it in the default mode "raise")
+    map_chunks(lambda sl: np.take(table, index[sl], out=out[sl], mode="clip"), index.size)
+    return out

@@ -152,9 +152,7 @@ class SortedScores:
         rounding.  Only for weighted trials."""
         if self.exact_cw:  # integer sums: the same numbers, exactly
             return self.n_non - self.non_cw
-        out = np.zeros(self.non.size + 1)
-        np.cumsum(self.non_w[::-1], out=out[-2::-1])
-        return out
+        return _cumulative_above(self.non_w)
 
     def non_weight_from(self, i):
         """``non_cw_above[i]``, the non-target weight from sorted index ``i`` up (weighted
@@ -472,24 +470,39 @@ def _cumulative(w):
     return cw
 
 
+def _cumulative_above(w):
+    """``above`` with ``above[i]`` the sum of the weights from ``i`` up, summed from the top
+    (``above[w.size] == 0``): :attr:`SortedScores.non_cw_above`."""
+    out = np.zeros(w.size + 1)
+    np.cumsum(w[::-1], out=out[-2::-1])
+    return out
+
+
 def _cumulative_counts(w):
     """:func:`_cumulative` of integer weights (counts) whose total is below ``2**53``, by
     pieces in llrlab's chunk threads: every partial sum is an integer below ``2**53``,
     exact in any order, so the result is ``_cumulative(w)`` bit for bit.  Each piece's
     cumulative sum is shifted by the total of the pieces before it (one fast pass of sums
-    first).  None when the total reaches ``2**53``."""
+    first).  None when the total reaches ``2**53``.
+
+    The running sums are taken in int64 (a piece's weights converted exactly, as every
+    weight is an integer below the total) and converted back: integer additions have no
+    floating-point latency chain, so this is about twice as fast as a float64 cumulative
+    sum, and the same numbers (integers below ``2**53`` are exact in both types)."""
     totals = map_chunks(lambda sl: float(w[sl].sum()), w.size)
     start = np.zeros(len(totals) + 1)
     np.cumsum(totals, out=start[1:])
     if start[-1] >= 2.0 ** 53:
         return None
+    offsets = start.astype(np.int64)
     cw = np.empty(w.size + 1)
     cw[0] = 0.0
 
     def piece(sl):
-        out = cw[sl.start + 1:sl.stop + 1]
-        np.cumsum(w[sl], out=out)
-        out += start[sl.start // CHUNK]
+        run = w[sl].astype(np.int64)
+        np.cumsum(run, out=run)
+        run += offsets[sl.start // CHUNK]
+        np.copyto(cw[sl.start + 1:sl.stop + 1], run, casting="unsafe")  # < 2**53: exact
 
     map_chunks(piece, w.size)
     return cw
@@ -509,10 +522,17 @@ def presorted(tar, non, tar_w=None, non_w=None, tar_strata=None, non_strata=None
         if tcw is None or ncw is None:
             tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
     else:
-        tcw, ncw = _cumulative(tar_w), _cumulative(non_w)
+        # three sequential float64 sums (each adds in order: not cut in pieces); the sum
+        # from the top, which the error rates need, beside the two from the bottom
+        (tcw, ncw), above = run_pair(lambda: (_cumulative(tar_w), _cumulative(non_w)),
+                                     lambda: _cumulative_above(non_w),
+                                     parallel=non_w.size >= PARALLEL_MIN)
     exact = bool(integer_weights) and max(tcw[-1], ncw[-1]) < 2.0 ** 53
-    return SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w,
-                        tar_strata, non_strata, exact)
+    s = SortedScores(tar, non, tcw, ncw, float(tcw[-1]), float(ncw[-1]), tar_w, non_w,
+                     tar_strata, non_strata, exact)
+    if not integer_weights:
+        s.__dict__["non_cw_above"] = above  # the cached property, computed alongside
+    return s
 
 
 def _segment_sums(w, starts):

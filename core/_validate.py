@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._parallel import map_chunks
 from .errors import DataError, UnknownNameError
 
 __all__ = ["as_number", "as_plo", "as_scores", "as_tar_non", "as_weights", "check_sorted",
@@ -31,7 +32,7 @@ def as_scores(x, name="scores", *, allow_empty=False, allow_inf=False, scan=True
         raise DataError(f"{name} must be a 1-D array, got shape {a.shape}")
     if a.size == 0 and not allow_empty:
         raise DataError(f"{name} is empty: at least one trial is needed")
-    if not scan:
+    if not scan or _none_in_chunks(np.isnan if allow_inf else _not_finite, a):
         return a
     bad = np.isnan(a) if allow_inf else ~np.isfinite(a)
     if bad.any():
@@ -41,6 +42,17 @@ def as_scores(x, name="scores", *, allow_empty=False, allow_inf=False, scan=True
             f"{name} has {int(bad.sum())} {what} value(s); the first is {a[i]!r} at index {i}"
         )
     return a
+
+
+def _not_finite(a):
+    return ~np.isfinite(a)
+
+
+def _none_in_chunks(test, a):
+    """True when no element of ``a`` passes ``test`` (an elementwise boolean function),
+    checked chunk by chunk in llrlab's threads while each chunk is in cache (no boolean
+    array of ``a``'s length)."""
+    return not any(map_chunks(lambda sl: bool(test(a[sl]).any()), a.size))
 
 
 def check_sorted(sorted_x, x, name="scores", *, allow_inf=False):
@@ -70,10 +82,11 @@ def as_weights(w, n, name="weights"):
     a = as_scores(w, name, allow_empty=(n == 0))
     if a.shape != (n,):
         raise DataError(f"{name} has {a.size} values for {n} trials")
-    if (a < 0).any():
+    if not _none_in_chunks(lambda v: v < 0, a):
         i = int(np.flatnonzero(a < 0)[0])
         raise DataError(f"{name} must be >= 0; found {a[i]!r} at index {i}")
-    if not a.sum() > 0:
+    # finite, non-negative weights sum to more than 0 exactly when one is positive
+    if _none_in_chunks(lambda v: v > 0, a):
         raise DataError(f"{name} sum to zero: no trial would count")
     return a
 

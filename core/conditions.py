@@ -36,13 +36,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._parallel import map_chunks
+from ._parallel import map_chunks, take_in_chunks
 from ._per_condition import _grouped, condition_measures
 from ._repr import summary_repr
 from ._sorting import presorted
 from ._validate import as_number, choose
 from .analysis import Analysis, analyze
-from .cllr import softplus_terms
+from .cllr import _terms_into, thread_scratch
 from .errors import DataError
 from .operating_point import prior_from_plo
 from .trials import Trials
@@ -320,7 +320,7 @@ def condition_weights(trials, weights="equal", *, select=None) -> ConditionWeigh
         # beta of every (condition, class) code, looked up in one gather
         table = np.zeros(2 * n_all)
         table[0::2][keep_cond], table[1::2][keep_cond] = beta_n, beta_t
-        beta = table[key if sub is trials else key[in_pool]]
+        beta = take_in_chunks(table, key if sub is trials else key[in_pool])
         # beta is finite and positive on every pooled trial (checked masses): no new check
         weighted = (sub._with_checked_weights(beta) if sub.weights is None
                     else sub.with_weights(beta * sub.weights))
@@ -433,7 +433,8 @@ def _pool_sorted(trials, keep, table=None):
         tar, tar_c, non, non_c = tar[kt], tar_c[kt], non[kn], non_c[kn]
     if table is None:
         return presorted(tar, non)
-    return presorted(tar, non, table[1::2][tar_c], table[0::2][non_c], tar_c, non_c)
+    return presorted(tar, non, take_in_chunks(table[1::2], tar_c),
+                     take_in_chunks(table[0::2], non_c), tar_c, non_c)
 
 
 def _condition_log_losses(trials):
@@ -447,10 +448,15 @@ def _condition_log_losses(trials):
         c = len(trials.condition_index()[0])
 
         def sums(x, codes, sign):
+            scratch = thread_scratch(2)  # each thread's buffers, reused chunk after chunk
+
+            def piece(sl):
+                b, t = scratch(sl.stop - sl.start)
+                terms = _terms_into(x[sl], sign, 0.0, b, t)  # softplus_terms, in place
+                return np.bincount(codes[sl], weights=terms, minlength=c)
+
             out = np.zeros(c)
-            for v in map_chunks(lambda sl: np.bincount(
-                    codes[sl], weights=softplus_terms(x[sl], sign=sign), minlength=c),
-                    x.size):
+            for v in map_chunks(piece, x.size):
                 out += v
             return out
 

@@ -104,3 +104,21 @@ def test_a_forked_child_gets_a_working_pool():
         if p.is_alive():
             p.kill()
     assert p.exitcode == 0
+
+
+def test_thread_scratch_reuses_a_threads_buffers():
+    from llrlab.core.cllr import thread_scratch
+
+    get = thread_scratch(2)
+    a, b = get(100)
+    a2, b2 = get(60)
+    assert a2.base is a.base and b2.base is b.base and a2.size == 60
+    assert get(200)[0].size == 200  # larger: new buffers
+
+
+def test_take_in_chunks_is_the_fancy_index():
+    rng = np.random.default_rng(4)
+    n = _parallel.PARALLEL_MIN + 7
+    codes = rng.integers(0, 200, n).astype(np.uint8)
+    table = rng.random(400)[::2]  # a strided table, as the conditions' weight tables
+    assert_array_equal(_parallel.take_in_chunks(table, codes), table[codes])

@@ -211,3 +211,13 @@ def test_a_digest_collision_falls_back_to_comparing():
     want_names, want_codes = np.unique(labels, return_inverse=True)
     assert_array_equal(names, want_names)
     assert_array_equal(codes, want_codes.ravel())
+
+
+def test_a_negative_denormal_score_keeps_its_weight():
+    # -5e-324 with the largest code of its class was tagged -0.0 and read back as code 0
+    # (hypothesis: rows=[(-3.0, False, 4), (-5e-324, True, 1)])
+    t = Trials(np.array([-3.0, -5e-324]), np.array([False, True]), weights=np.array([4.0, 1.0]))
+    s = analyze(t, plo=_GRID).sorted
+    assert s.tar_w.tolist() == [1.0] and s.n_tar == 1.0
+    x = np.array([-5e-324, -1e-323, 0.0, 2.0])
+    assert sorting.cosort_codes(x, np.array([1, 1, 0, 1], dtype=np.uint8), 1) is None
