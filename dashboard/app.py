@@ -491,20 +491,20 @@ def _fill_when_ready(side, body, page=None, area=None):
         doc = pn.state.curdoc
         served = doc is not None and doc.session_context is not None
         if area is not None and served:
-            def panels_later():
-                # one panel at a time (each ~0.1 s of the event loop, not ~0.3 s for all:
-                # a key press meanwhile waits less), until all are in
-                with pn.io.hold():
-                    more = area.attach_next()
-                if more:
-                    doc.add_timeout_callback(_in_doc(doc, panels_later), PANELS_APART)
+            def one_at_a_time(step, delay):
+                # one view or panel at a time (each ~0.1 s of the event loop, not ~0.3 s
+                # for all: a key press meanwhile waits less), until ``step`` says none is
+                # left
+                def run():
+                    with pn.io.hold():
+                        more = step()
+                    if more:
+                        doc.add_timeout_callback(_in_doc(doc, run), PANELS_APART)
 
-            def views_later():  # (made one at a time, like the panels)
-                if area.make_next():
-                    doc.add_timeout_callback(_in_doc(doc, views_later), PANELS_APART)
+                doc.add_timeout_callback(_in_doc(doc, run), delay)
 
-            doc.add_timeout_callback(_in_doc(doc, views_later), VIEWS_DELAY)
-            doc.add_timeout_callback(_in_doc(doc, panels_later), PANELS_DELAY)
+            one_at_a_time(area.make_next, VIEWS_DELAY)
+            one_at_a_time(area.attach_next, PANELS_DELAY)
         if later:
             page.param.watch(unfolded, ["collapsed"])
             if served:
@@ -648,7 +648,6 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     point_view = (Debounced(state.point, POINT_NAMES, doc=doc, delay=POINT_DELAY)
                   if isinstance(runner, ThreadRunner) else None)
 
-    # the drag on the NBER and DET plots is computed in the page, on the exact grid
     # the page's first state (a link's choices, a lesson's step) before its views: the
     # main area makes and lays out the views that state shows (a lesson's step: its own)
     if pn.state.location is not None:
@@ -664,6 +663,7 @@ def create_app(specs=None, *, demo=True, max_upload_mb=DEFAULT_MAX_UPLOAD_MB, th
     elif lesson:
         state.lesson.open(lesson)
 
+    # the drag on the NBER and DET plots is computed in the page, on the exact grid
     op_grid = OpGrid(state=state)
     if point_view is not None:  # (a point the in-page drag sends is a pause already)
         op_grid.mirrors.append(point_view)
