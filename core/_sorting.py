@@ -295,7 +295,7 @@ _PIECE = 1 << 16
 _TINY = 5e-324
 
 
-def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
+def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False, original=None):
     """``(np.sort(x), c)`` with ``c[i]`` the code of the trial sorted to place ``i``, equal
     scores ordered by code: the sort of the (score, code) pairs, for integer codes
     ``0 <= code < 2**bits`` of finite scores; None for infinite or NaN scores, and for
@@ -307,13 +307,17 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
     bits of their mantissa replaced by the code (counted down for negative scores, so that ties
     still come out by code).  A score and its tagged copy differ by less than ``2**bits``
     units in the last place, so the tagged sort puts the codes in score order except
-    among scores that differ only in those bits; such groups, rare with few bits, are found
-    by comparing neighbours and their codes re-sorted exactly.  A zero score comes out as
-    ``+0.0``.  The codes come out as uint8 when ``bits <= 8`` (a quarter of the memory
-    traffic of intp), else as intp.  With ``overwrite``, ``x`` (the caller's own array) is
-    sorted in place, and
-    when None is returned its content is undefined (the near-tie groups need the original
-    order: with ``overwrite`` they return None, for the caller to sort the pairs).
+    among scores that differ only in those bits; such groups (about one pair in 10^7
+    Gaussian scores with 4 bits) are found by comparing neighbours and their codes re-sorted
+    exactly (one ``lexsort`` of their members).  A zero score comes out as ``+0.0``.  The
+    codes come out as uint8 when ``bits <= 8`` (a quarter of the memory traffic of intp),
+    else as intp.  With ``overwrite``, ``x`` (the caller's own array) is sorted in place,
+    and when None is returned its content is undefined.  The near-tie groups need the
+    scores in their first order: with ``overwrite`` they are taken from ``original()``
+    (e.g. a fresh gather of the same scores), and without ``original`` None is returned,
+    for the caller to sort the pairs.  None also when more than ``PAIR_TIES_MAX`` of the
+    scores (and more than ``_PIECE``) are in near-tie groups: their re-sort would cost more
+    than the pairs sort.
     """
     bits = max(1, int(bits))
     tagged = tag_codes(x, codes, bits)
@@ -325,7 +329,7 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False):
         return np.sort(x)
 
     xs, _ = run_pair(sort_x, tagged.sort, parallel=x.size >= PARALLEL_MIN)
-    return untag_codes(xs, tagged, bits, x, codes, overwrite=overwrite)
+    return untag_codes(xs, tagged, bits, x, codes, overwrite=overwrite, original=original)
 
 
 def tag_codes(x, codes, bits):
@@ -349,11 +353,12 @@ def tag_codes(x, codes, bits):
     return tagged
 
 
-def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
+def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False, original=None):
     """The end of :func:`cosort_codes`: ``(xs, sorted codes)`` from the sorted scores
     ``xs`` and the sorted :func:`tag_codes` keys ``tagged`` (consumed) of the scores ``x``
-    and ``codes``; None for infinite or NaN scores, or for near ties with ``overwrite``
-    (``x`` is then ``xs``, no longer in its original order)."""
+    and ``codes``; None for infinite or NaN scores, for too many near ties (see
+    :func:`cosort_codes`), or for near ties with ``overwrite`` and no ``original``
+    (``x`` is then ``xs``, no longer in its first order; ``original()`` gives it again)."""
     n = xs.size
     low = (1 << bits) - 1
     if n and not (np.isfinite(xs[0]) and np.isfinite(xs[-1])):
@@ -385,38 +390,51 @@ def untag_codes(xs, tagged, bits, x, codes, *, overwrite=False):
     near = [g for g in map_chunks(piece, n, chunk=_PIECE) if g is not None]
     del tagged, tv
     if near:
-        groups = np.unique(np.concatenate(near))
-        if groups.size > 1024 or overwrite:
+        if overwrite:
+            if original is None:
+                return None
+            x = original()
+        members = _near_tie_members(x, np.unique(np.concatenate(near)), bits)
+        if members.size > max(PAIR_TIES_MAX * n, _PIECE):
             return None
-        src = (x + 0.0).view(np.int64) >> bits
-        pos = np.minimum(np.searchsorted(groups, src), groups.size - 1)
-        members = np.flatnonzero(groups[pos] == src)
-        del src, pos
         mx, mc = x[members] + 0.0, codes[members]
         order = np.lexsort((mc, mx))  # the members by (score, code)
         mx, mc = mx[order], mc[order]
+        # each group is a run of equal high bits, in xs as in the members sorted by score
         hi_m = mx.view(np.int64) >> bits
-        for g in groups.tolist():
-            sel = hi_m == g
-            first = mx[np.argmax(sel)]
-            lo_i = int(np.searchsorted(xs, first, side="left"))
-            sorted_codes[lo_i:lo_i + int(sel.sum())] = mc[sel]
+        starts = np.flatnonzero(np.r_[True, hi_m[1:] != hi_m[:-1]])
+        at = np.searchsorted(xs, mx[starts], side="left")  # each group's place in xs
+        sorted_codes[np.repeat(at - starts, np.diff(np.r_[starts, mx.size]))
+                     + np.arange(mx.size)] = mc
     return xs, sorted_codes
 
 
-def _cosort_weight_codes(x, codes, strata, overwrite=False):
+def _near_tie_members(x, groups, bits):
+    """The indices of the scores ``x`` whose bits above the lowest ``bits`` are one of the
+    sorted ``groups`` (a binary search per score, in pieces in llrlab's threads)."""
+    def piece(sl):
+        src = (x[sl] + 0.0).view(np.int64) >> bits
+        pos = np.searchsorted(groups, src)
+        np.minimum(pos, groups.size - 1, out=pos)
+        return np.flatnonzero(groups[pos] == src) + sl.start
+
+    return np.concatenate(map_chunks(piece, x.size, chunk=_PIECE))
+
+
+def _cosort_weight_codes(x, codes, strata, overwrite=False, original=None):
     """``(sorted scores, their weights, their strata or None)`` of integer weights
     (``codes``, see :func:`small_codes`) by :func:`cosort_codes`; None when it does not
     apply (scores not all finite, too many near ties, or the weights and strata together
-    need more than ``CODE_BITS`` bits).  ``overwrite`` as in :func:`cosort_codes` (then
-    after None ``x`` is in no useful order).
+    need more than ``CODE_BITS`` bits).  ``overwrite`` and ``original`` as in
+    :func:`cosort_codes` (after None ``x`` is in no useful order).
 
     With strata, one code carries both, the weight major and the stratum minor: the tagged
     sort orders equal scores by weight, as the pairs sort does (the same sorted scores and
     weights, bit for bit), and by stratum among equal weights.
     """
     if strata is None:
-        done = cosort_codes(x, codes, _code_bits(codes), overwrite=overwrite)
+        done = cosort_codes(x, codes, _code_bits(codes), overwrite=overwrite,
+                            original=original)
         if done is None:
             return None
         return done[0], done[1].astype(np.float64), None
@@ -429,7 +447,7 @@ def _cosort_weight_codes(x, codes, strata, overwrite=False):
         return None
     combined = codes * np.uint8(k)  # < 2**CODE_BITS: no overflow
     combined += strata.astype(np.uint8)
-    done = cosort_codes(x, combined, bits, overwrite=overwrite)
+    done = cosort_codes(x, combined, bits, overwrite=overwrite, original=original)
     if done is None:
         return None
     wc, ss = np.divmod(done[1], k)

@@ -1005,7 +1005,8 @@ class Trials(_Frozen):
         ``_sorting.cosort_codes`` -- no float64 gather of the weights and no copy of the
         scores' gathers, the same sorted scores and weights as
         :func:`~llrlab.core._sorting.sort_scores`, bit for bit.  None when it does not apply
-        (other weights, scores a few units in the last place apart), for the general sort.
+        (other weights, or many scores a few units in the last place apart), for the general
+        sort.  A few such near ties are re-sorted from a fresh gather of their class.
         With a list ``cllr_parts``, the mean log-loss of Cllr of each class (targets first;
         nats, prior log-odds 0) is appended to it, computed on the class's gather in file
         order before it is sorted."""
@@ -1023,7 +1024,8 @@ class Trials(_Frozen):
                 # integer weights: their sum is exact in any order, as float64 weights'
                 cllr_parts.append(softplus_sum(x, sign=sign, weights=c)
                                   / float(c.sum(dtype=np.int64)))
-            done = _cosort_weight_codes(x, c, ss, overwrite=True)
+            done = _cosort_weight_codes(x, c, ss, overwrite=True,
+                                        original=lambda m=mask: _gather(self.scores, m))
             if done is None:
                 return None
             parts.append(done)
@@ -1057,7 +1059,8 @@ class Trials(_Frozen):
             for mask in (self.labels, ~self.labels):
                 c = _gather(codes, mask)
                 if bits <= CODE_BITS:
-                    done = cosort_codes(_gather(self.scores, mask), c, bits, overwrite=True)
+                    done = cosort_codes(_gather(self.scores, mask), c, bits, overwrite=True,
+                                        original=lambda m=mask: _gather(self.scores, m))
                     if done is not None:
                         parts += list(done)
                         continue

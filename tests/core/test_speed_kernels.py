@@ -102,6 +102,69 @@ def test_cosort_is_the_sort_of_the_pairs(pairs):
         zip((x + 0.0).tolist(), c.tolist(), strict=True))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(tie_values, st.integers(0, 10)), min_size=1, max_size=200))
+def test_cosort_in_place_takes_near_ties_from_the_original(pairs):
+    # sorted in place, the scores' first order is gone: the near-tie groups are re-sorted
+    # from original() (a fresh gather), with the pairs sort's result; without it, None
+    x = np.array([p[0] for p in pairs])
+    c = np.array([p[1] for p in pairs])
+    want = sorted(zip((x + 0.0).tolist(), c.tolist(), strict=True))
+    calls = []
+
+    def original():
+        calls.append(1)
+        return x.copy()
+
+    xs, cs = sorting.cosort_codes(x.copy(), c, 4, overwrite=True, original=original)
+    assert list(zip(xs.tolist(), cs.tolist(), strict=True)) == want
+    hi = np.sort(x + 0.0).view(np.int64) >> 4
+    bits = np.sort(x + 0.0).view(np.int64)
+    near = bool(((hi[1:] == hi[:-1]) & (bits[1:] != bits[:-1])).any())
+    assert calls == ([1] if near else [])
+    if near:
+        assert sorting.cosort_codes(x.copy(), c, 4, overwrite=True) is None
+
+
+def test_one_near_tie_keeps_the_in_place_sorts_of_trials(monkeypatch):
+    # one pair of scores 2 ulps apart among 10^5 (about what 10^7 Gaussian scores hold):
+    # the condition sort and the count-weight sort stay on the in-place tagged sort (no
+    # pairs sort) and give the pairs sort's result
+    rng = np.random.default_rng(11)
+    n = 100_000
+    x = rng.normal(size=n)
+    lab = np.zeros(n, dtype=bool)
+    lab[::5] = True
+    x[1], x[6] = 0.75, 0.75 + 2 * 2.0 ** -53  # two non-targets 2 ulps apart
+    cond = np.array(["a", "b/c", "dd"])[np.arange(n) % 3]
+    cond[1], cond[6] = "dd", "a"  # the higher score has the lower code
+    w = rng.integers(1, 11, n).astype(np.float64)
+    w[1], w[6] = 9.0, 2.0
+    real = sorting.cosort_codes
+    seen = []
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        seen.append(out is not None)
+        return out
+
+    monkeypatch.setattr(sorting, "cosort_codes", spy)
+    t = Trials(x, lab, conditions=cond)
+    tar, tar_c, non, non_c = t.condition_sorted()
+    s = Trials(x, lab, weights=w).sorted()
+    assert seen == [True] * 4
+    _, codes = t.condition_index()
+    for m, got_x, got_c, ws in ((lab, tar, tar_c, s.tar_w), (~lab, non, non_c, s.non_w)):
+        for key, got in ((codes, got_c), (w, ws)):
+            pairs = np.empty(int(m.sum()), dtype=np.complex128)
+            pairs.real, pairs.imag = x[m], key[m]
+            pairs.sort()
+            assert_array_equal(got_x, pairs.real)
+            assert_array_equal(got, pairs.imag.astype(got.dtype))
+    assert list(non_c[np.searchsorted(non, 0.75):][:2]) == [2, 0]  # by score, not code
+    assert_array_equal(t.scores, x)
+
+
 def test_cosort_declines_infinite_scores_and_weights_fall_back_to_pairs():
     x = np.array([1.0, np.inf, -2.0])
     assert sorting.cosort_codes(x, np.array([1, 2, 3]), 2) is None
