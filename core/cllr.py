@@ -129,11 +129,15 @@ def _terms_into(x, sign, shift, b, t, scale=1.0):
     return b
 
 
-def softplus_terms(x, *, sign=1.0, shift=0.0):
-    """The terms ``log(1 + exp(sign*(x_i + shift)))`` of :func:`softplus_sum` (a new array),
-    computed by the same operations, so that sums of them are bitwise those of
-    :func:`softplus_sum` when added in its order."""
-    return _terms_into(x, sign, shift, np.empty(np.shape(x)), np.empty(np.shape(x)))
+def softplus_terms(x, *, sign=1.0, shift=0.0, out=None, scratch=None):
+    """The terms ``log(1 + exp(sign*(x_i + shift)))`` of :func:`softplus_sum`, computed by
+    the same operations, so that sums of them are bitwise those of :func:`softplus_sum`
+    when added in its order.  Written to ``out`` (returned; a new array by default), with
+    ``scratch`` (an array of ``x``'s shape, overwritten) as working space when given, e.g.
+    the reused buffers of :func:`thread_scratch`."""
+    shape = np.shape(x)
+    return _terms_into(x, sign, shift, np.empty(shape) if out is None else out,
+                       np.empty(shape) if scratch is None else scratch)
 
 
 def _check_prior(p):

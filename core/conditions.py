@@ -42,7 +42,7 @@ from ._repr import summary_repr
 from ._sorting import presorted
 from ._validate import as_number, choose
 from .analysis import Analysis, analyze
-from .cllr import _terms_into, thread_scratch
+from .cllr import softplus_terms, thread_scratch
 from .errors import DataError
 from .operating_point import prior_from_plo
 from .trials import Trials
@@ -452,7 +452,7 @@ def _condition_log_losses(trials):
 
             def piece(sl):
                 b, t = scratch(sl.stop - sl.start)
-                terms = _terms_into(x[sl], sign, 0.0, b, t)  # softplus_terms, in place
+                terms = softplus_terms(x[sl], sign=sign, out=b, scratch=t)
                 return np.bincount(codes[sl], weights=terms, minlength=c)
 
             out = np.zeros(c)

@@ -122,3 +122,18 @@ def test_take_in_chunks_is_the_fancy_index():
     codes = rng.integers(0, 200, n).astype(np.uint8)
     table = rng.random(400)[::2]  # a strided table, as the conditions' weight tables
     assert_array_equal(_parallel.take_in_chunks(table, codes), table[codes])
+
+
+@pytest.mark.parametrize("sign, shift", [(1.0, 0.0), (-1.0, 0.0), (-1.0, 2.5)])
+def test_softplus_terms_into_given_buffers_are_the_new_array_terms(sign, shift):
+    # the in-place form (out, scratch: a thread's reused buffers) computes the same terms
+    from llrlab.core.cllr import softplus_terms
+
+    x = np.random.default_rng(8).normal(scale=30, size=5000)
+    x[:4] = [0.0, -0.0, np.inf, -np.inf]
+    want = softplus_terms(x, sign=sign, shift=shift)
+    out, scratch = np.full(x.size, np.nan), np.full(x.size, np.nan)
+    got = softplus_terms(x, sign=sign, shift=shift, out=out, scratch=scratch)
+    assert got is out
+    assert got.tobytes() == want.tobytes()
+    np.testing.assert_allclose(want[4:], np.logaddexp(0.0, sign * (x[4:] + shift)), rtol=1e-15)
