@@ -170,7 +170,8 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None,
     ``(model, attribute)`` pairs that ``js_code`` moves in the browser: after each applied
     position the server sends its values again (:func:`resend`), so that the line always
     ends where the numbers are, even after a stale update had moved it (those whose value
-    the update changed are sent once, as changed).
+    the update changed are sent once, as changed).  With ``grid``, the pairs the grid lists
+    (``grid.echo``, every view's) are not listed again in ``echo``.
 
     With ``grid`` (an :class:`.op_grid.OpGrid`) and ``mode`` (``"nber"`` or ``"det"``, how a
     position becomes a prior log-odds), the drag is computed in the page while the pointer
@@ -193,9 +194,7 @@ def connect_drag(fig, callback, *, js_code="", js_args=None, echo=(), grid=None,
             apply_held(channel.document, moved, *xy)
 
     def moved(x, y):
-        # (a view lists its echo here and in the grid's: each pair once)
-        moves = list({(id(m), a): (m, a) for m, a in [*echo, *(
-            grid.moved() if grid is not None else [])]}.values())
+        moves = [*echo, *(grid.moved() if grid is not None else ())]
         before = [getattr(model, attr) for model, attr in moves]
         with grid.paused() if grid is not None else contextlib.nullcontext():
             callback(x, y)

@@ -211,9 +211,10 @@ class NBERView(pn.viewable.Viewer):
         args = dict(span=self.op_span, label=self.op_label, xr=fig.x_range)
         echo = [(self.op_span, "location")] + [(self.op_label, a) for a in
                                                 ("x", "text_align", "x_offset")]
-        if self.op_grid is not None:
+        if self.op_grid is not None:  # the grid lists every view's echo (sent once)
             self.op_grid.echo += echo
-        self.drag = connect_drag(fig, self._on_drag, js_args=args, echo=echo,
+        self.drag = connect_drag(fig, self._on_drag, js_args=args,
+                                 echo=echo if self.op_grid is None else (),
                                  grid=self.op_grid, mode="nber", js_code="""
             span.location = cb_obj.x;
             label.x = cb_obj.x;

@@ -167,3 +167,29 @@ def test_what_the_pause_changed_is_sent_once_and_the_rest_again(monkeypatch):
     # the data once (a ColumnDataChanged; a second, whole copy used to follow), the moved
     # line once, and the line the pause did not move again (the page may have moved it)
     assert sorted(sent) == [("markers", "data"), ("moved", "location"), ("still", "location")]
+
+
+def test_a_pause_resends_each_moved_model_once(state, monkeypatch):
+    # the NBER and DET views list what the page moves in the grid's echo, once: a pause
+    # sends each pair again at most once (the NBER line was listed twice before)
+    import llrlab.dashboard.views._common as common
+    from llrlab.dashboard.views import DETView, NBERView
+
+    doc = _Served()
+    grid = OpGrid(state=state)
+    nber, det = NBERView(state=state, op_grid=grid), DETView(state=state, op_grid=grid)
+    doc.add_root(nber.figure)
+    doc.add_root(det.figure)
+    assert grid.in_page
+    sent = []
+    real = common.resend
+    monkeypatch.setattr(common, "resend", lambda m, a: sent.append((id(m), a)) or real(m, a))
+    nber.drag.data = {"x": [-1.5], "y": [0.5], "n": [1]}
+    doc.run_ticks()
+    assert state.point.plo == -1.5
+    sent.clear()
+    nber.drag.data = {"x": [-1.5], "y": [0.5], "n": [2]}  # the same point: all sent again
+    doc.run_ticks()
+    assert (id(nber.op_span), "location") in sent
+    assert (id(det.op_sources["eval"]), "data") in sent
+    assert len(sent) == len(set(sent))
