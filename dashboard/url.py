@@ -18,7 +18,7 @@ import weakref
 
 import param
 
-from .views._common import apply_held
+from .views._common import apply_held, changed_values
 
 __all__ = ["POINT_NAMES", "Debounced", "keep_lesson_in_address", "sync_url"]
 
@@ -88,8 +88,7 @@ class Debounced(param.Parameterized):
             pass
 
     def _copy(self):
-        values = {n: getattr(self._part, n) for n in self._names}
-        changed = {n: v for n, v in values.items() if getattr(self, n) != v}
+        changed = changed_values(self, {n: getattr(self._part, n) for n in self._names})
         if changed:
             self._copying = True
             try:
@@ -101,8 +100,7 @@ class Debounced(param.Parameterized):
         if self._copying:
             return
         # only what was set here: the other values of the copy may be late
-        self._part.param.update(**{e.name: e.new for e in events
-                                   if getattr(self._part, e.name) != e.new})
+        self._part.param.update(**changed_values(self._part, {e.name: e.new for e in events}))
 
 
 #: The operating point's parameters shown by the sidebar and kept in the address.

@@ -274,6 +274,13 @@ const end = event === "tap" || event === "panend" || event === "pressup";
 """
 
 
+def changed_values(obj, values):
+    """Those of ``values`` (a dict of parameter names and values) that differ from ``obj``'s:
+    set together in one ``param.update`` they make one event per changed parameter and none
+    for the rest (param compares them too, at ~30 µs a parameter)."""
+    return {k: v for k, v in values.items() if getattr(obj, k) != v}
+
+
 def apply_held(doc, fn, *args):
     """Run ``fn(*args)`` on a served document as one batched change: Panel's document hold
     (events on the same property combined, sent as one PATCH-DOC message).  (Panel's
