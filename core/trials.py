@@ -541,7 +541,8 @@ def _hash_factorize(flat, keys):
     return names, ranked
 
 
-#: Labels of the first piece whose distinct values :func:`_candidate_factorize` tries.
+#: :func:`_candidate_factorize` tries the distinct values of this many first labels and of
+#: as many taken at even steps over all of them (see :func:`_candidate_sample`).
 _CANDIDATE_PREFIX = 1 << 14
 #: At most this many candidates.
 _CANDIDATES = 64
@@ -550,29 +551,43 @@ _CANDIDATES = 64
 _CANDIDATE_STEP = 1 << 12
 
 
+def _candidate_sample(flat):
+    """The labels whose distinct values are :func:`_candidate_factorize`'s candidates: the
+    first ``_CANDIDATE_PREFIX`` and as many at even steps over the whole array, so that
+    trials grouped by condition (a list sorted by condition) find every condition that
+    spans more than one step (``n / _CANDIDATE_PREFIX`` trials)."""
+    k = _CANDIDATE_PREFIX
+    if k <= 0:
+        return flat[:0]
+    return np.concatenate([flat[:k], flat[::-(-flat.size // k)]])
+
+
 def _candidate_factorize(flat, rows):
     """``(names, codes)`` of :func:`factorize` in one pass over the labels when every label
-    is one of the distinct labels of the first ``_CANDIDATE_PREFIX`` (a few conditions
-    over many trials); None when that fails (a new label later on, more than
-    ``_CANDIDATES`` of them, or no byte position at which they all differ).
+    is one of the distinct labels of :func:`_candidate_sample` (a few conditions over many
+    trials, in any order); None when that fails (a label not in the sample, more than
+    ``_CANDIDATES`` of them, or no one or two byte positions at which they all differ).
 
     The candidates ``names`` are sorted (so a label's index among them is its code); a byte
     position at which they all differ gives each label its candidate through a table of 256
-    entries, and each label is then compared with its candidate in full, piece by piece
-    while the piece is in cache (pieces in llrlab's chunk threads): the codes are exact,
-    and the labels' bytes are read once."""
-    names = np.unique(flat[:_CANDIDATE_PREFIX])
+    entries (or, when no one byte does, e.g. ``cond00`` ... ``cond11``, and the labels are
+    longer than 8 characters, a pair of byte positions through a table of 65536), and each
+    label is then compared with its
+    candidate in full, piece by piece while the piece is in cache (pieces in llrlab's chunk
+    threads): the codes are exact, and the labels' bytes are read once."""
+    names = np.unique(_candidate_sample(flat))
     if not 0 < names.size <= _CANDIDATES:
         return None
     cand = _row_words(np.asarray(names, dtype=flat.dtype))
     cand_bytes = cand.view(np.uint8)
-    where = [j for j in range(cand_bytes.shape[1])
-             if np.unique(cand_bytes[:, j]).size == names.size]
-    if not where:
+    # (labels of at most 8 characters go faster to the hash table of their packed form
+    # than through a pair of bytes: one byte or the hash table)
+    short = flat.dtype.itemsize <= (32 if flat.dtype.kind == "U" else 8)
+    key = _telling_bytes(cand_bytes, pairs=not short)
+    if key is None:
         return None
-    j = where[-1]  # the last such byte: labels often differ at their end
-    table = np.zeros(256, dtype=np.intp)
-    table[cand_bytes[:, j]] = np.arange(names.size)
+    table = np.zeros(256 ** len(key), dtype=np.intp)
+    table[_byte_key(cand_bytes, key)] = np.arange(names.size)
     label_bytes = rows.view(np.uint8)
     codes = np.empty(flat.size, dtype=np.intp)
     width = rows.shape[1]
@@ -584,10 +599,18 @@ def _candidate_factorize(flat, rows):
         step = min(_CANDIDATE_STEP, sl.stop - sl.start)
         got = np.empty((step, width), dtype=rows.dtype)
         same = np.empty((step, width), dtype=bool)
+        pair = np.empty(step, dtype=np.intp) if len(key) == 2 else None
         for a in range(sl.start, sl.stop, step):
             b = min(a + step, sl.stop)
             c, g, e = codes[a:b], got[:b - a], same[:b - a]
-            np.take(table, label_bytes[a:b, j], out=c)
+            if pair is None:
+                np.take(table, label_bytes[a:b, key[0]], out=c)
+            else:
+                k = pair[:b - a]
+                np.copyto(k, label_bytes[a:b, key[0]])
+                k <<= 8
+                k |= label_bytes[a:b, key[1]]
+                np.take(table, k, out=c)
             np.take(cand, c, axis=0, out=g)
             np.equal(rows[a:b], g, out=e)
             if not e.all():
@@ -597,6 +620,28 @@ def _candidate_factorize(flat, rows):
     if not all(map_chunks(piece, flat.size, chunk=_HASH_PIECE)):
         return None
     return names, codes
+
+
+def _telling_bytes(cand_bytes, *, pairs=True):
+    """``(j,)``: the last byte position at which the candidates (rows of bytes) all differ
+    (labels often differ at their end), else (with ``pairs``) ``(j1, j2)``: the last pair
+    of positions whose bytes together tell them all apart, else None."""
+    n = cand_bytes.shape[0]
+    varying = [j for j in range(cand_bytes.shape[1]) if np.unique(cand_bytes[:, j]).size > 1]
+    for j in reversed(varying):
+        if np.unique(cand_bytes[:, j]).size == n:
+            return (j,)
+    for j2 in reversed(varying if pairs else []):
+        for j1 in reversed([j for j in varying if j < j2]):
+            if np.unique(_byte_key(cand_bytes, (j1, j2))).size == n:
+                return (j1, j2)
+    return None
+
+
+def _byte_key(rows_bytes, key):
+    """Each row's table index of the byte positions ``key`` (one or two)."""
+    k = rows_bytes[:, key[0]].astype(np.intp)
+    return k if len(key) == 1 else (k << 8) | rows_bytes[:, key[1]]
 
 
 def _unpacked(keys, dtype):

@@ -4,6 +4,7 @@ long enough to be cut into pieces, with one thread and with two."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 import numpy as np
@@ -199,27 +200,70 @@ def test_candidate_factorize_is_numpy_unique_or_declines(labels, prefix):
 
     v = np.array(labels)
     old = tr._CANDIDATE_PREFIX
-    tr._CANDIDATE_PREFIX = prefix  # later labels may be new: declined, never wrong
+    tr._CANDIDATE_PREFIX = prefix  # labels out of the sample: declined, never wrong
     try:
         done = tr._candidate_factorize(v, tr._row_words(v))
     finally:
         tr._CANDIDATE_PREFIX = old
     want_names, want_codes = np.unique(v, return_inverse=True)
-    if set(labels[prefix:]) - set(labels[:prefix]):
+    tr._CANDIDATE_PREFIX = prefix
+    try:
+        sample = set(tr._candidate_sample(v).tolist())
+    finally:
+        tr._CANDIDATE_PREFIX = old
+    assert set(labels[:prefix]) <= sample
+    if set(labels) - sample:
         assert done is None
     if done is not None:
         assert_array_equal(done[0], want_names)
         assert_array_equal(done[1], want_codes.ravel())
 
 
-def test_candidate_factorize_declines_labels_no_byte_tells_apart():
+@pytest.mark.parametrize("long", [False, True])
+def test_labels_grouped_by_condition_take_the_candidate_pass(long, monkeypatch):
+    # a trial list sorted by condition: the first labels hold one condition only, the
+    # sample over the whole list holds them all (no hash table); a condition of fewer
+    # trials than a step may be missed: then the hash table, with the same result
     import llrlab.core.trials as tr
 
-    v = np.array(["aaaa", "aabb", "bbaa", "bbbb"] * 3)  # each byte takes 2 values at most
+    # (12 long names: no one byte tells them apart, a pair of bytes does; 10 short ones:
+    # their last byte does)
+    names = np.array([("vox2/dev/aac/id1%04d/5r0dWxy17C8/c%02d" if long else "c%02d")
+                      % ((k, k) if long else k) for k in range(12 if long else 10)])
+    sizes = np.arange(1, names.size + 1) * 4000
+    v = np.repeat(names, sizes)
+    monkeypatch.setattr(tr, "_FACTORIZE_HASH", 1)
+    monkeypatch.setattr(tr, "_hash_factorize", lambda *a: pytest.fail("hash table"))
+    got_names, got_codes = tr.factorize(v)
+    want_names, want_codes = np.unique(v, return_inverse=True)
+    assert_array_equal(got_names, want_names)
+    assert_array_equal(got_codes, want_codes.ravel())
+    monkeypatch.undo()
+    small = np.concatenate([v, names[:1], np.repeat(np.array(["zz"]), 3), v[:10]])
+    got_names, got_codes = tr.factorize(small)  # "zz": 3 trials between two samples
+    want_names, want_codes = np.unique(small, return_inverse=True)
+    assert_array_equal(got_names, want_names)
+    assert_array_equal(got_codes, want_codes.ravel())
+
+
+def test_candidate_factorize_declines_labels_no_two_bytes_tell_apart():
+    import llrlab.core.trials as tr
+
+    # each byte takes 2 values, so a pair of bytes tells 4 labels apart at most
+    words = ["".join(w) for w in itertools.product("ab", repeat=3)]
+    v = np.array(words * 3)
     assert tr._candidate_factorize(v, tr._row_words(v)) is None
     names, codes = tr.factorize(np.repeat(v, 20_000))  # the hashed route instead
+    assert_array_equal(names, sorted(words))
+    assert_array_equal(codes[::20_000], list(range(8)) * 3)
+    # four of them: a pair of bytes picks each (no one byte does) when they are longer
+    # than 8 characters (shorter ones go to the hash table of their packed form)
+    four = np.array(["aaaa", "aabb", "bbaa", "bbbb"] * 3)
+    assert tr._candidate_factorize(four, tr._row_words(four)) is None
+    four = np.array(["aaaa", "aabb", "bbaa", "bbbb"] * 3, dtype="U9")
+    names, codes = tr._candidate_factorize(four, tr._row_words(four))
     assert_array_equal(names, ["aaaa", "aabb", "bbaa", "bbbb"])
-    assert_array_equal(codes[::20_000], [0, 1, 2, 3] * 3)
+    assert_array_equal(codes, [0, 1, 2, 3] * 3)
 
 
 @pytest.mark.parametrize("long", [True, False], ids=["long", "short"])
@@ -251,6 +295,9 @@ def test_candidate_factorize_compares_every_sub_piece(threads, at, kind):
     rng = np.random.default_rng(10)
     vocab = np.array(["cond00", "cond01", "cond02"])
     v = vocab[rng.integers(0, 3, LONG)].astype(kind)
+    step = -(-LONG // tr._CANDIDATE_PREFIX)
+    at = max(at, tr._CANDIDATE_PREFIX + 1)  # out of the candidates' sample
+    at += at % step == 0
     v[at] = "xond01" if kind == "U" else b"xond01"
     assert tr._candidate_factorize(v, tr._row_words(v)) is None
     names, codes = tr.factorize(v)
