@@ -23,6 +23,8 @@ weights10          ``analyze(Trials(..., weights=w))``, integer weights 1-10, 10
 cond_short         ``analyze(condition_weights(Trials(..., conditions=c)).trials)``,   3x
                    10 conditions of unequal size, names of 6 characters, equal weights
 cond_long          the same with names of 30-40 characters with slashes                3x
+cond_grouped       the same, 12 such names, the trials grouped by condition (a list     3x
+                   sorted by it: the first ~130,000 of 10^7 hold one condition)
 cond_loaded        the same on trials read by ``load_trials`` from a labelled file     3x
                    with a condition column (its lines shuffled); conditions held as
                    codes, as loaded; a fresh ``Trials`` sharing them in each run
@@ -62,10 +64,11 @@ from _timing import interleaved_times, load_average, machine_line, ratio_stats, 
 
 import llrlab.core as after_core
 
-ROWS = ("analyze10", "analyze1", "weights10", "cond_short", "cond_long", "cond_loaded",
+ROWS = ("analyze10", "analyze1", "weights10", "cond_short", "cond_long", "cond_grouped",
+        "cond_loaded",
         "fit05", "fit001", "fit_skew", "fit_weights", "fit_sep", "conditions")
 TARGETS = {"analyze10": 2.0, "analyze1": 2.0, "weights10": 3.0, "cond_short": 3.0,
-           "cond_long": 3.0, "cond_loaded": 3.0, "fit05": 5.0, "fit001": 5.0,
+           "cond_long": 3.0, "cond_grouped": 3.0, "cond_loaded": 3.0, "fit05": 5.0, "fit001": 5.0,
            "fit_skew": 5.0, "fit_weights": 5.0, "fit_sep": 5.0}
 #: The other shapes of the affine fit: (data maker, prior).
 FIT_SHAPES = {"fit_skew": ("skew", 0.01), "fit_weights": ("weights", 0.5),
@@ -76,6 +79,7 @@ SHAPES = {
     "weights10": "analyze, per-trial integer weights 1-10; 10% targets",
     "cond_short": "cond.-weighted analyze, fresh Trials, 10 cond. names of 6 chars",
     "cond_long": "cond.-weighted analyze, fresh Trials, names of 30-40 chars with /",
+    "cond_grouped": "the same, 12 long names, trials grouped by condition",
     "cond_loaded": "cond.-weighted analyze, trials loaded from a shuffled file",
     "fit05": "AffineCalibrator.fit, prior 0.5, 1:10, fresh Trials",
     "fit001": "AffineCalibrator.fit, prior 0.01, 1:10, fresh Trials",
@@ -127,12 +131,15 @@ def fit_shape(kind, n, rng):
     return np.where(lab, 4.0, -4.0) + rng.normal(size=n), lab, None
 
 
-def condition_data(n, rng, *, long_names=False, n_cond=10):
+def condition_data(n, rng, *, long_names=False, n_cond=10, grouped=False):
     """Trials in ``n_cond`` conditions of unequal size (shares 1 : 2 : ... : n_cond), each
     with its own target share and score shift; names ``cond03`` or, with ``long_names``,
-    like ``vox2/dev/aac/id10270/5r0dWxy17C8/cond03`` (30-40 characters)."""
+    like ``vox2/dev/aac/id10270/5r0dWxy17C8/cond03`` (30-40 characters); with ``grouped``,
+    the trials of each condition together (in random order within it)."""
     share = np.arange(1, n_cond + 1, dtype=np.float64)
     cond = rng.choice(n_cond, size=n, p=share / share.sum())
+    if grouped:
+        cond.sort()
     p_tar = np.linspace(0.02, 0.2, n_cond)[cond]
     lab = rng.random(n) < p_tar
     scores = np.where(lab, 2.0, -2.0) + 0.3 * cond + rng.normal(size=n)
@@ -248,9 +255,10 @@ def run_rows(args, cores, tmp):
                 s, lab, w = get(row, lambda: (*gaussian(n, 0.1, rng),
                                               rng.integers(1, 11, n).astype(np.float64)))
                 fns = weights_row(cores, s, lab, w, threaded)
-            elif row in ("cond_short", "cond_long"):
-                s, lab, c = get(row, lambda r=row: condition_data(n, rng,
-                                                                  long_names=r == "cond_long"))
+            elif row in ("cond_short", "cond_long", "cond_grouped"):
+                s, lab, c = get(row, lambda r=row: condition_data(
+                    n, rng, long_names=r != "cond_short", grouped=r == "cond_grouped",
+                    n_cond=12 if r == "cond_grouped" else 10))
                 fns = condition_row(cores, s, lab, c, threaded)
             elif row == "cond_loaded":
                 loaded = get(row, lambda: loaded_conditions(n, rng, tmp))
