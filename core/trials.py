@@ -559,7 +559,7 @@ def _candidate_sample(flat):
     k = _CANDIDATE_PREFIX
     if k <= 0:
         return flat[:0]
-    return np.concatenate([flat[:k], flat[::-(-flat.size // k)]])
+    return np.concatenate([flat[:k], flat[::max(1, -(-flat.size // k))]])
 
 
 def _candidate_factorize(flat, rows):
@@ -572,9 +572,9 @@ def _candidate_factorize(flat, rows):
     position at which they all differ gives each label its candidate through a table of 256
     entries (or, when no one byte does, e.g. ``cond00`` ... ``cond11``, and the labels are
     longer than 8 characters, a pair of byte positions through a table of 65536), and each
-    label is then compared with its
-    candidate in full, piece by piece while the piece is in cache (pieces in llrlab's chunk
-    threads): the codes are exact, and the labels' bytes are read once."""
+    label is then compared with its candidate in full, piece by piece while the piece is in
+    cache (pieces in llrlab's chunk threads): the codes are exact, and the labels' bytes are
+    read once."""
     names = np.unique(_candidate_sample(flat))
     if not 0 < names.size <= _CANDIDATES:
         return None
