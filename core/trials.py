@@ -627,9 +627,10 @@ def _telling_bytes(cand_bytes, *, pairs=True):
     (labels often differ at their end), else (with ``pairs``) ``(j1, j2)``: the last pair
     of positions whose bytes together tell them all apart, else None."""
     n = cand_bytes.shape[0]
-    varying = [j for j in range(cand_bytes.shape[1]) if np.unique(cand_bytes[:, j]).size > 1]
+    seen = [np.unique(cand_bytes[:, j]).size for j in range(cand_bytes.shape[1])]
+    varying = [j for j, k in enumerate(seen) if k > 1]
     for j in reversed(varying):
-        if np.unique(cand_bytes[:, j]).size == n:
+        if seen[j] == n:
             return (j,)
     for j2 in reversed(varying if pairs else []):
         for j1 in reversed([j for j in varying if j < j2]):
