@@ -976,6 +976,18 @@ class Trials(_Frozen):
     def __len__(self):
         return self.scores.size
 
+    def _class_masks(self):
+        """``(labels, ~labels)``: the masks of the target and the non-target trials, the
+        second computed once (cached)."""
+        if "non_mask" not in self._cache:
+            self._cache["non_mask"] = ~self.labels
+        return self.labels, self._cache["non_mask"]
+
+    def _regather(self, mask):
+        """A fresh gather of one class's scores, as a callable: the ``original`` order the
+        in-place cosorts (``_sorting.cosort_codes``) re-sort their near ties from."""
+        return lambda: _gather(self.scores, mask)
+
     @property
     def tar(self):
         """Target scores, in file order (cached)."""
@@ -987,7 +999,7 @@ class Trials(_Frozen):
     def non(self):
         """Non-target scores, in file order (cached)."""
         if "non" not in self._cache:
-            self._cache["non"] = _gather(self.scores, ~self.labels)
+            self._cache["non"] = _gather(self.scores, self._class_masks()[1])
         return self._cache["non"]
 
     def sorted(self):
@@ -1005,8 +1017,9 @@ class Trials(_Frozen):
                 self._cache["sorted"] = presorted(tar, non)
             elif self.weights is None and "tar" not in self._cache and "non" not in self._cache:
                 # each class gathered afresh and sorted in place (no copy of the gathers)
-                self._cache["sorted"] = sort_scores(_gather(self.scores, self.labels),
-                                                    _gather(self.scores, ~self.labels),
+                tar_mask, non_mask = self._class_masks()
+                self._cache["sorted"] = sort_scores(_gather(self.scores, tar_mask),
+                                                    _gather(self.scores, non_mask),
                                                     overwrite=True)
             else:
                 strata = self._strata()
@@ -1022,7 +1035,8 @@ class Trials(_Frozen):
         condition, their strata), else ``(None, None)``."""
         if self.weights is not None and self.has_conditions:
             codes = self.condition_index()[1]
-            return _gather(codes, self.labels), _gather(codes, ~self.labels)
+            tar_mask, non_mask = self._class_masks()
+            return _gather(codes, tar_mask), _gather(codes, non_mask)
         return None, None
 
     def _sort_with_cllr(self):
@@ -1063,7 +1077,8 @@ class Trials(_Frozen):
         if codes is None:
             return None
         parts = []
-        for mask, ss, sign in ((self.labels, strata[0], -1.0), (~self.labels, strata[1], 1.0)):
+        tar_mask, non_mask = self._class_masks()
+        for mask, ss, sign in ((tar_mask, strata[0], -1.0), (non_mask, strata[1], 1.0)):
             # a fresh gather, sorted in place (regathered by the general sort after None)
             x, c = _gather(self.scores, mask), _gather(codes, mask)
             if cllr_parts is not None:
@@ -1071,7 +1086,7 @@ class Trials(_Frozen):
                 cllr_parts.append(softplus_sum(x, sign=sign, weights=c)
                                   / float(c.sum(dtype=np.int64)))
             done = _cosort_weight_codes(x, c, ss, overwrite=True,
-                                        original=lambda m=mask: _gather(self.scores, m))
+                                        original=self._regather(mask))
             if done is None:
                 return None
             parts.append(done)
@@ -1102,11 +1117,11 @@ class Trials(_Frozen):
             if bits <= CODE_BITS:  # small codes: smaller gathers
                 codes = codes.astype(np.uint8)
             parts = []
-            for mask in (self.labels, ~self.labels):
+            for mask in self._class_masks():
                 c = _gather(codes, mask)
                 if bits <= CODE_BITS:
                     done = cosort_codes(_gather(self.scores, mask), c, bits, overwrite=True,
-                                        original=lambda m=mask: _gather(self.scores, m))
+                                        original=self._regather(mask))
                     if done is not None:
                         parts += list(done)
                         continue
@@ -1148,7 +1163,7 @@ class Trials(_Frozen):
 
     @property
     def non_weights(self):
-        return None if self.weights is None else _gather(self.weights, ~self.labels)
+        return None if self.weights is None else _gather(self.weights, self._class_masks()[1])
 
     @property
     def n_tar(self):
