@@ -471,9 +471,20 @@ class MainArea(pn.viewable.Viewer):
         a panel not shown gets its size when a layout shows it.)"""
         view = self.views.get(name)
         if view is None:
-            view = self.makers[name]()
+            view = (self.makers[name] if name in self.makers else self._stage_maker(name))()
             self.views = {**self.views, name: view}
         return view
+
+    def _stage_maker(self, name):
+        """The maker of a stage-only view (:data:`~llrlab.dashboard.state.presenter.STAGE_ONLY`,
+        the forensic plots, shown only on a stage): their modules imported when first
+        shown."""
+        from .views.ece import ECEView
+        from .views.reliability import ReliabilityView
+        from .views.tippett import TippettView
+
+        kind = {"tippett": TippettView, "reliability": ReliabilityView, "ece": ECEView}[name]
+        return lambda: kind(state=self.state)
 
     def _attach(self, names):
         """Put the views of ``names`` in their panels (those not there yet)."""
@@ -515,18 +526,11 @@ class MainArea(pn.viewable.Viewer):
 
     def _stage_views(self, shown):
         """Make the stage-only views (:data:`~llrlab.dashboard.state.presenter.STAGE_ONLY`:
-        the forensic plots) among ``shown`` that are not made yet, before the lesson's text;
-        each computes only while shown."""
-        from .views.ece import ECEView
-        from .views.reliability import ReliabilityView
-        from .views.tippett import TippettView
-
-        kinds = {"tippett": TippettView, "reliability": ReliabilityView, "ece": ECEView}
+        the forensic plots) among ``shown`` that are not made yet (by :meth:`view`), before
+        the lesson's text; each computes only while shown."""
         for name in shown:
             if name in STAGE_ONLY and name not in self.items:
-                view = kinds[name](state=self.state)
-                self.views = {**self.views, name: view}
-                self.items[name] = self._item(name, view, attached=False)
+                self.items[name] = self._item(name, self.view(name), attached=False)
                 self.row.insert(len(self.row) - 1, self.items[name])
         for name in STAGE_ONLY:
             if name in self.views:
