@@ -83,11 +83,18 @@ from _timing import load_average
 
 CHROMIUM = "/usr/bin/chromium"
 
+#: Key press -> the new step shown (the page shows a step once its figures are drawn, see
+#: ``lecture._LAZY_SCRIPT``), then two animation frames: painted.
 KEY_TO_PAINT = """(key) => new Promise((resolve) => {
-  const t0 = performance.now();
+  const before = llrlabLecture.current(), t0 = performance.now();
   document.dispatchEvent(new KeyboardEvent('keydown', {key: key, bubbles: true}));
-  requestAnimationFrame(() => requestAnimationFrame(() =>
+  const painted = () => requestAnimationFrame(() => requestAnimationFrame(() =>
       resolve({ms: performance.now() - t0, step: llrlabLecture.current()})));
+  const wait = () => {
+    if (llrlabLecture.current() !== before || performance.now() - t0 > 20000) { painted(); }
+    else { setTimeout(wait, 2); }
+  };
+  wait();
 })"""
 READY = ("() => window.llrlabLecture != null && llrlabLecture.current() > 0"
          " && window.Bokeh != null && Bokeh.documents.length > 0"

@@ -19,8 +19,11 @@ The page steps with the served lesson's keys (one key table for both:
 :data:`~.page_control.KEY_JS`): Page Down, right or down arrow and Space forward, Page Up, left
 or up arrow and Shift+Space back, Home and End, a step's number then Enter, B or . for a black
 screen; the address's ``#step=N`` opens step N.  BokehJS is inlined and nothing is fetched: it
-works from a disk or a USB stick with no network.  Steps whose data and starting point are
-the same share the report's look-up data (about 0.2 MB per score set).
+works from a disk or a USB stick with no network.  The page opens with the shown step's
+figures drawn alone; the other steps' are drawn after it, in the background, or when a step
+is asked for, and a step is shown once its figures are drawn (``_LAZY_SCRIPT``).  Steps
+whose data and starting point are the same share the report's look-up data (about 0.2 MB
+per score set).
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ __all__ = ["LECTURE_PANELS", "MAX_LECTURE_MB", "lecture_bytes", "lecture_html", 
 LECTURE_PANELS = ("nber", "det", "histogram", "calibration", "tippett", "reliability", "ece")
 #: The size a lecture file of a built-in lesson stays under (tested).
 MAX_LECTURE_MB = 10
+#: Milliseconds after the first step is painted before the page draws the other steps'
+#: figures (see ``_LAZY_SCRIPT``).
+BACKGROUND_MS = 300
 #: How much thicker a highlighted line is drawn, and a highlighted marker.
 _LIT_LINE, _LIT_SIZE = 2.0, 1.5
 
@@ -287,7 +293,10 @@ def lecture_html(lesson, *, progress=None, title=None) -> str:
              "FIXED": _js(bool(title)), "LESSON": _js(lesson.title),
              "LESSON_ID": _js(lesson.id)}
     # (in one pass: a title that reads "__LESSON__" stays as it is)
-    script = SCRIPT + re.sub(r"__([A-Z_]+?)__", lambda m: fills[m.group(1)], _LECTURE_SCRIPT)
+    lazy = _LAZY_SCRIPT.replace("__N__", str(len(lesson))).replace(
+        "__BACKGROUND_MS__", str(BACKGROUND_MS))
+    script = SCRIPT + lazy + re.sub(r"__([A-Z_]+?)__", lambda m: fills[m.group(1)],
+                                    _LECTURE_SCRIPT)
     return file_html(doc, resources=_OfflineResources(mode="inline"),
                      title=title or lesson.title, template=Template(_TEMPLATE),
                      template_variables=dict(css=CSS + _LECTURE_CSS + MATH_CSS + text_css(
@@ -321,12 +330,135 @@ def lecture_bytes(lesson, progress=None) -> bytes:
         return data
 
 
+#: The steps' figures drawn when needed: BokehJS draws every root of a page's document when
+#: the page opens, and the hidden steps' ~30 figures took most of the time to open the
+#: calibration lesson's page (2.5 s, 3.0-3.2 s with both cores busy).  The roots of the
+#: steps not shown first (``s<k>_...``, see :func:`lecture_html`) are taken out of the
+#: document before BokehJS draws it, and put back one step at a time once the first step is
+#: drawn (the next step first), or at once when a step is shown.  It hooks two functions of
+#: BokehJS 3 (``Document.from_json`` and ``embed/dom``'s ``_resolve_root_elements``, which
+#: must then give the elements of the roots left, in the document's order); if either is
+#: missing, every step is drawn at once as before.  A root put back is marked idle once its
+#: view has finished (BokehJS marks a document's roots idle only until it first is), so
+#: ``Bokeh.documents[0].is_idle`` still says the figures are drawn.
+_LAZY_SCRIPT = r"""
+var llrlabLazy = (function () {
+  "use strict";
+  var held = {}, drawing = {}, doc = null, elements = null, byId = {}, timer = null;
+  function stepOf(model) {
+    var m = /^s(\d+)_/.exec(model.name || "");
+    return m ? parseInt(m[1], 10) : 0;
+  }
+  function first() {
+    var m = /step=(\d+)/.exec(window.location.hash || "");
+    return Math.max(1, Math.min(__N__, m ? parseInt(m[1], 10) : 1));
+  }
+  try {
+    var Doc = window.Bokeh.require("document").Document;
+    var dom = window.Bokeh.require("embed/dom");
+    var fromJson = Doc.from_json, resolve = dom._resolve_root_elements;
+    if (typeof fromJson !== "function" || typeof resolve !== "function") {
+      throw new Error("BokehJS without the expected functions");
+    }
+    Doc.from_json = function () {
+      var d = fromJson.apply(this, arguments);
+      if (doc === null) {  // the page's one document
+        doc = d;
+        var k0 = first();
+        d.roots().slice().forEach(function (r) {
+          var k = stepOf(r);
+          if (k > 0 && k !== k0) { (held[k] = held[k] || []).push(r); }
+        });
+        Object.keys(held).forEach(function (k) {
+          held[k].forEach(function (r) { d.remove_root(r); });
+        });
+      }
+      return d;
+    };
+    dom._resolve_root_elements = function (item) {
+      var els = resolve.apply(this, arguments);
+      if (doc === null || item.root_ids == null) { return els; }
+      item.root_ids.forEach(function (id, i) { byId[id] = els[i]; });
+      // (BokehJS takes root i's element from place i of this array, also for roots added
+      // later: it is kept, and grows with them)
+      elements = doc.roots().map(function (r) { return byId[r.id]; });
+      return elements;
+    };
+  } catch (e) {
+    held = {};
+  }
+
+  function finished(r) {
+    var v = window.Bokeh.index.find_one(r);
+    return v != null && v.has_finished();
+  }
+
+  function markIdle(roots) {  // each root idle once its view has finished
+    var left = roots.filter(function (r) {
+      if (!finished(r)) { return true; }
+      if (doc._idle_roots != null) { doc._idle_roots.add(r); }
+      return false;
+    });
+    if (left.length) { setTimeout(function () { markIdle(left); }, 20); }
+  }
+
+  function ensure(k) {  // step k's figures in the document (drawn by BokehJS now)
+    var roots = held[k];
+    if (roots == null || elements == null) { return; }
+    delete held[k];
+    drawing[k] = roots;
+    roots.forEach(function (r) {
+      elements.push(byId[r.id]);
+      doc.add_root(r);
+    });
+    markIdle(roots);
+  }
+
+  function ready(k) {  // whether step k's figures are drawn (or were there from the start)
+    var roots = drawing[k];
+    if (held[k] != null) { return false; }
+    if (roots == null) { return true; }
+    if (!roots.every(finished)) { return false; }
+    delete drawing[k];
+    return true;
+  }
+
+  function whenReady(k, then) {  // ``then()`` once step k's figures are drawn
+    ensure(k);
+    if (ready(k)) { then(); return; }
+    setTimeout(function () { whenReady(k, then); }, 10);
+  }
+
+  function rest(k) {
+    // the other steps, one at a time, from BACKGROUND_MS after the shown step is painted
+    // (its frame is not slowed): k + 1 first, then k - 1, then in order
+    var order = [k + 1, k - 1].concat(Object.keys(held).map(Number).sort(function (a, b) {
+      return a - b; }));
+    function next() {
+      timer = null;
+      if (doc == null || !doc.is_idle) { timer = setTimeout(next, 50); return; }
+      while (order.length && held[order[0]] == null) { order.shift(); }
+      if (!order.length) { return; }
+      ensure(order.shift());
+      timer = setTimeout(next, 50);
+    }
+    if (timer != null) { clearTimeout(timer); }
+    requestAnimationFrame(function () { requestAnimationFrame(function () {
+      timer = setTimeout(next, __BACKGROUND_MS__);
+    }); });
+  }
+
+  return {ensure: ensure, rest: rest, ready: ready, whenReady: whenReady,
+          held: function () { return Object.keys(held).map(Number); }};
+})();
+"""
+
 _LECTURE_SCRIPT = r"""
 var llrlabLecture = (function () {
   "use strict";
   var titles = __TITLES__, fixedTitle = __FIXED__, lessonTitle = __LESSON__;
   var lessonId = __LESSON_ID__;
-  var models = {}, current = 0, digits = "", keyOf = __KEY_JS__, endTimer = null;
+  var models = {}, current = 0, target = 0, digits = "", keyOf = __KEY_JS__, endTimer = null;
   // served by ``llrlab serve`` with ?channel=TOKEN: the page follows the lecture (and, with
   // the lecturer's token, leads it); a file opened from disk has no channel
   var query = new URLSearchParams(window.location.search);
@@ -341,7 +473,25 @@ var llrlabLecture = (function () {
   function show(k) {
     var n = titles.length;
     k = Math.max(1, Math.min(n, k | 0));
+    target = k;
     if (k === current) { return; }
+    if (!llrlabLazy.ready(k)) {
+      // its figures are being drawn (llrlabLazy): the step is shown whole once they are,
+      // never its text before its plots; a later key press or move wins
+      var followed = applying;  // (a step the channel sent is not sent back to it)
+      llrlabLazy.whenReady(k, function () {
+        if (target !== k) { return; }
+        var was = applying;
+        applying = followed;
+        try { showNow(k); } finally { applying = was; }
+      });
+      return;
+    }
+    showNow(k);
+  }
+
+  function showNow(k) {
+    var n = titles.length;
     for (var j = 1; j <= n; j++) {
       var s = el("llrlab-step-" + j);
       if (s != null) { s.hidden = (j !== k); }
@@ -442,8 +592,9 @@ var llrlabLecture = (function () {
 
   function go(token) {
     var n = titles.length;
-    if (token === "f") { if (current === n) { flashEnd(); } else { show(current + 1); } }
-    else if (token === "b") { show(current - 1); }
+    var at = target || current;  // (a step still being drawn counts as reached)
+    if (token === "f") { if (at === n) { flashEnd(); } else { show(at + 1); } }
+    else if (token === "b") { show(at - 1); }
     else if (token === "h") { show(1); }
     else if (token === "e") { show(n); }
   }
@@ -482,6 +633,7 @@ var llrlabLecture = (function () {
     el("llrlab-next").onclick = function () { go("f"); };
     el("llrlab-steps").onchange = function (e) { show(parseInt(e.target.value, 10)); };
     show(m ? parseInt(m[1], 10) : 1);
+    llrlabLazy.rest(current);
     if (channel) { poll(); }
   }
 

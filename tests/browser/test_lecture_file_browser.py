@@ -40,6 +40,98 @@ def offline(browser, lecture_file):
     ctx.close()
 
 
+@pytest.fixture(scope="module")
+def held_lecture_file(tmp_path_factory):
+    """The lecture file with the drawing of the steps not shown put off for ten minutes:
+    they are drawn only when asked for."""
+    from unittest import mock
+
+    from llrlab.dashboard import lecture
+    from llrlab.dashboard.report import write_report
+
+    path = tmp_path_factory.mktemp("lecture") / "held.html"
+    with mock.patch.object(lecture, "BACKGROUND_MS", 600_000):
+        write_report(path, lecture.lecture_html(builtin_lessons()["calibration"]))
+    return path
+
+
+#: Records, in every animation frame, the shown step if one of its figures is not drawn
+#: (its root's element still empty): a torn step.
+_TORN_JS = """(() => {
+  window.__torn = [];
+  const tick = () => {
+    const s = document.querySelector('.llrlab-step:not([hidden])');
+    if (s != null && Array.from(s.querySelectorAll('[data-root-id]'))
+                          .some(e => e.children.length === 0)) {
+      window.__torn.push(Number(s.dataset.step));
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})();"""
+
+
+def _roots(page):
+    """The names of the roots in BokehJS's document (the figures drawn or being drawn)."""
+    return page.evaluate("() => Bokeh.documents[0].roots().map(r => r.name)")
+
+
+def test_steps_drawn_when_needed_and_shown_whole(browser, held_lecture_file, lecture_file):
+    """The page opens with the shown step's figures alone in BokehJS's document (drawing
+    the hidden steps' ~30 figures was most of the time to open it; a link to a step opens
+    with that step's); another step's figures are drawn when the step is asked for, and
+    the step is shown only once they are: never its text before its plots, also for key
+    presses faster than the drawing.  With the drawing in the background (the lecture
+    file as written), every step's figures are drawn soon after the page opens."""
+    lesson = builtin_lessons()["calibration"]
+    n = len(lesson)
+    ctx, pg = offline_page(browser, {"width": 1280, "height": 720})
+    try:
+        pg.add_init_script(_TORN_JS)
+        open_offline(pg, held_lecture_file)
+        pg.wait_for_function("() => window.llrlabLecture && llrlabLecture.current() === 1"
+                             " && Bokeh.documents[0].is_idle", timeout=scaled(120) * 1000)
+        pg.evaluate("window.__torn = []")  # (while the page loads, its text comes first)
+        assert {r.split("_")[0] for r in _roots(pg)} == {"s1"}
+        assert pg.evaluate("llrlabLazy.held()") == list(range(2, n + 1))
+        # four presses at once: steps 2-5 asked for, step 5 shown once its figures are drawn
+        pg.evaluate("""() => { for (let i = 0; i < 4; i++) { document.dispatchEvent(
+            new KeyboardEvent('keydown', {key: 'PageDown', bubbles: true})); } }""")
+        wait_until(pg, lambda: _step(pg) == 5, what="step 5")
+        assert _shown(pg) == [5]
+        assert pg.inner_text("#llrlab-step-5 .llrlab-text h3") == lesson.step(5).title
+        for panel in lesson.step(5).show:
+            if panel != "metrics":
+                wait_until(pg, lambda p=panel: min(_plot_box(pg, f"s5_{p}")) > 200,
+                           what=f"step 5's {panel} plot")
+        assert set(pg.evaluate("llrlabLazy.held()")) == set(range(6, n + 1))
+        # a step far ahead (End), and back to one drawn already
+        _key(pg, "End", lambda: _step(pg) == n)
+        _key(pg, "Home", lambda: _step(pg) == 1)
+        settle(pg, 0)
+        assert pg.evaluate("window.__torn") == []
+        assert pg.errors == []
+        # a link to a step opens with that step's figures alone
+        pg.goto(held_lecture_file.as_uri() + "#step=7")
+        pg.reload()
+        pg.wait_for_function("() => window.llrlabLecture && llrlabLecture.current() === 7"
+                             " && Bokeh.documents[0].is_idle", timeout=scaled(120) * 1000)
+        assert {r.split("_")[0] for r in _roots(pg)} == {"s7"}
+        assert _shown(pg) == [7]
+        # as written: the other steps drawn in the background after the page is painted
+        open_offline(pg, lecture_file)
+        pg.wait_for_function("() => window.llrlabLecture && llrlabLecture.current() === 1",
+                             timeout=scaled(120) * 1000)
+        pg.evaluate("window.__torn = []")
+        wait_until(pg, lambda: pg.evaluate("llrlabLazy.held()") == [] and len(_roots(pg)) == len(
+            [p for s in lesson.steps for p in s.show if p != "metrics"]),
+            timeout=60, what="every step's figures drawn")
+        assert pg.evaluate("window.__torn") == []
+        assert pg.errors == [] and pg.aborted == []
+    finally:
+        ctx.close()
+
+
 def _step(page):
     return page.evaluate("llrlabLecture.current()")
 
