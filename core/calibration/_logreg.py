@@ -478,10 +478,11 @@ def _sample_start(st, sn, theta0, m0, a0, offset, pen):
     obj = _Objective([*_sorted_pieces(st.points, st.weights, -1.0, m0, a0),
                       *_sorted_pieces(sn.points, sn.weights, 1.0, m0, a0)], offset, pen,
                      scratch=5)
-    theta = _newton(obj, theta0)[0]
-    if np.all(np.isfinite(theta)):
-        # one plain Newton step more (a pass over the summary): its optimum to rounding, so
-        # that what is left on all the trials is the summary's own difference from them
+    theta, value, dec, _, _ = _newton(obj, theta0)
+    if np.all(np.isfinite(theta)) and dec <= DECREMENT_RTOL * max(value, 1e-300):
+        # one plain Newton step more (a pass over the summary), safe this close to its
+        # optimum: the optimum to rounding, so that what is left on all the trials is the
+        # summary's own difference from them
         try:
             theta = theta - np.linalg.solve(obj.hessian(theta), obj.fun(theta)[1])
         except np.linalg.LinAlgError:  # pragma: no cover - the Hessian is positive definite
