@@ -345,6 +345,7 @@ _LAZY_SCRIPT = r"""
 var llrlabLazy = (function () {
   "use strict";
   var held = {}, drawing = {}, doc = null, elements = null, byId = {}, timer = null;
+  var GIVE_UP_MS = 5000;
   function stepOf(model) {
     var m = /^s(\d+)_/.exec(model.name || "");
     return m ? parseInt(m[1], 10) : 0;
@@ -393,13 +394,14 @@ var llrlabLazy = (function () {
     return v != null && v.has_finished();
   }
 
-  function markIdle(roots) {  // each root idle once its view has finished
+  function markIdle(roots, since) {  // each root idle once its view has finished
+    since = since || performance.now();
     var left = roots.filter(function (r) {
-      if (!finished(r)) { return true; }
+      if (!finished(r) && performance.now() - since < GIVE_UP_MS) { return true; }
       if (doc._idle_roots != null) { doc._idle_roots.add(r); }
       return false;
     });
-    if (left.length) { setTimeout(function () { markIdle(left); }, 20); }
+    if (left.length) { setTimeout(function () { markIdle(left, since); }, 20); }
   }
 
   function ensure(k) {  // step k's figures in the document (drawn by BokehJS now)
@@ -423,10 +425,12 @@ var llrlabLazy = (function () {
     return true;
   }
 
-  function whenReady(k, then) {  // ``then()`` once step k's figures are drawn
+  function whenReady(k, then, since) {  // ``then()`` once step k's figures are drawn
+    since = since || performance.now();
     ensure(k);
-    if (ready(k)) { then(); return; }
-    setTimeout(function () { whenReady(k, then); }, 10);
+    // (a figure BokehJS failed to draw does not hold the step back for longer than that)
+    if (ready(k) || performance.now() - since > GIVE_UP_MS) { then(); return; }
+    setTimeout(function () { whenReady(k, then, since); }, 10);
   }
 
   function rest(k) {
