@@ -331,8 +331,9 @@ def lecture_bytes(lesson, progress=None) -> bytes:
 
 
 #: The steps' figures drawn when needed: BokehJS draws every root of a page's document when
-#: the page opens, and the hidden steps' ~30 figures took most of the time to open the
-#: calibration lesson's page (2.5 s, 3.0-3.2 s with both cores busy).  The roots of the
+#: the page opens, and building, drawing and laying out the hidden steps' figures (12 of the
+#: calibration lesson's 13) took about half of the time to open its page (2.5 s, 3.0-3.2 s
+#: with both cores busy).  The roots of the
 #: steps not shown first (``s<k>_...``, see :func:`lecture_html`) are taken out of the
 #: document before BokehJS draws it, and put back one step at a time once the first step is
 #: drawn (the next step first), or at once when a step is shown.  It hooks two functions of

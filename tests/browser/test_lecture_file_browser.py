@@ -78,7 +78,7 @@ def _roots(page):
 
 def test_steps_drawn_when_needed_and_shown_whole(browser, held_lecture_file, lecture_file):
     """The page opens with the shown step's figures alone in BokehJS's document (drawing
-    the hidden steps' ~30 figures was most of the time to open it; a link to a step opens
+    the hidden steps' figures was about half of the time to open it; a link to a step opens
     with that step's); another step's figures are drawn when the step is asked for, and
     the step is shown only once they are: never its text before its plots, also for key
     presses faster than the drawing.  With the drawing in the background (the lecture
