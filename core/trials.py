@@ -997,7 +997,7 @@ class Trials(_Frozen):
     def non(self):
         """Non-target scores, in file order (cached)."""
         if "non" not in self._cache:
-            self._cache["non"] = _gather(self.scores, self._class_masks()[1])
+            self._cache["non"] = _gather(self.scores, ~self.labels)
         return self._cache["non"]
 
     def sorted(self):
@@ -1161,7 +1161,7 @@ class Trials(_Frozen):
 
     @property
     def non_weights(self):
-        return None if self.weights is None else _gather(self.weights, self._class_masks()[1])
+        return None if self.weights is None else _gather(self.weights, ~self.labels)
 
     @property
     def n_tar(self):

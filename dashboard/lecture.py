@@ -351,7 +351,7 @@ var llrlabLazy = (function () {
     var m = /^s(\d+)_/.exec(model.name || "");
     return m ? parseInt(m[1], 10) : 0;
   }
-  function first() {
+  function first() {  // the step the page opens at: the address's #step=N, else 1
     var m = /step=(\d+)/.exec(window.location.hash || "");
     return Math.max(1, Math.min(__N__, m ? parseInt(m[1], 10) : 1));
   }
@@ -453,7 +453,7 @@ var llrlabLazy = (function () {
     }); });
   }
 
-  return {ensure: ensure, rest: rest, ready: ready, whenReady: whenReady,
+  return {first: first, ensure: ensure, rest: rest, ready: ready, whenReady: whenReady,
           held: function () { return Object.keys(held).map(Number); }};
 })();
 """
@@ -631,13 +631,12 @@ var llrlabLecture = (function () {
   }
 
   function start() {
-    var m = /step=(\d+)/.exec(window.location.hash || "");
     document.addEventListener("keydown", onkey);
     el("llrlab-blackout").onclick = function () { black(false); };
     el("llrlab-back").onclick = function () { go("b"); };
     el("llrlab-next").onclick = function () { go("f"); };
     el("llrlab-steps").onchange = function (e) { show(parseInt(e.target.value, 10)); };
-    show(m ? parseInt(m[1], 10) : 1);
+    show(llrlabLazy.first());  // (the address's #step=N, else 1)
     llrlabLazy.rest(current);
     if (channel) { poll(); }
   }

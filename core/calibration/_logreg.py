@@ -484,7 +484,7 @@ def _sample_start(st, sn, theta0, m0, a0, offset, pen):
         # optimum: the optimum to rounding, so that what is left on all the trials is the
         # summary's own difference from them
         try:
-            theta = theta - np.linalg.solve(obj.hessian(theta), obj.fun(theta)[1])
+            theta = theta - _newton_step(obj, theta)
         except np.linalg.LinAlgError:  # pragma: no cover - the Hessian is positive definite
             pass
     return theta if np.all(np.isfinite(theta)) else None
@@ -879,7 +879,7 @@ def _fit(xt, xn, ct, cn, p, what, names, *, presorted):
     # another pass over the trials: the objective at its end is the quadratic model's
     # (exact to the cube of the step, far below rounding).
     if DECREMENT_FLOOR * value < dec <= DECREMENT_RTOL * max(value, 1e-300):
-        step = -np.linalg.solve(obj.hessian(theta), obj.fun(theta)[1])
+        step = -_newton_step(obj, theta)
         objective = obj.f + float(obj._g @ step) + 0.5 * float(step @ obj._h @ step)
         theta = theta + step
     if not dec <= DECREMENT_RTOL * max(value, 1e-300):
@@ -890,6 +890,13 @@ def _fit(xt, xn, ct, cn, p, what, names, *, presorted):
     w = a @ theta[:r]
     b = float(theta[r] - m @ w)
     return LinearFit(w, b, float(objective), separable, r, nit, dec)
+
+
+def _newton_step(obj, theta):
+    """``H^-1 g`` of the penalised objective at ``theta``: ``theta`` minus it is the plain
+    Newton step (the gradient and Hessian cached when ``theta`` was the last point
+    evaluated)."""
+    return np.linalg.solve(obj.hessian(theta), obj.fun(theta)[1])
 
 
 def _decrement(obj, theta):
@@ -930,7 +937,7 @@ def _newton(obj, theta0):
     for _ in range(_POLISH_STEPS):
         if dec <= DECREMENT_RTOL * max(value, 1e-300) or not np.isfinite(dec):
             break
-        step = np.linalg.solve(obj.hessian(theta), obj.fun(theta)[1])
+        step = _newton_step(obj, theta)
         v2, d2 = _decrement(obj, theta - step)
         if not (d2 < dec and v2 <= value):
             _decrement(obj, theta)  # the objective's state back at theta
