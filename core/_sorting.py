@@ -211,7 +211,8 @@ def _sort_with_weights(x, w, strata=None, overwrite=False):
     order does not matter to any measure (tied scores are never separated by a threshold),
     and this one does not depend on the order of the trials.  Integer weights below
     ``2**CODE_BITS`` (counts), with strata when both fit in those bits, go through
-    :func:`cosort_codes` (two float sorts; the same order).  Other weights of finite
+    :func:`cosort_codes` (one float sort of exact keys, or two float sorts; the same
+    order).  Other weights of finite
     scores take the order of :func:`pair_order` (a float sort of the scores tagged with
     their indices, about 2x faster than a sort of the pairs as complex numbers
     ``score + 1j*weight``, which numpy orders by real part, then imaginary part, the
@@ -301,7 +302,12 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False, original=None):
     ``0 <= code < 2**bits`` of finite scores; None for infinite or NaN scores, and for
     negative scores within ``2**bits`` subnormal units of zero (a tag could be ``-0.0``).
 
-    Two sorts of float64 (numpy sorts these with SIMD, several times faster than pairs or
+    When the non-zero scores' binary exponents span at most ``2**(11 - bits) - 2`` values
+    (126 for 4-bit codes: e.g. any non-zero scores between 1e-30 and 1e7 in magnitude),
+    one sort of float64 keys that hold each score and its code exactly
+    (:func:`_exponent_base`, :func:`_score_code_keys`, :func:`_keys_to_scores`): no near
+    ties, and with ``overwrite`` no other array of the scores' size.  Else
+    two sorts of float64 (numpy sorts these with SIMD, several times faster than pairs or
     an argsort; in two threads for long arrays when llrlab's pool has them, see
     ``_parallel.run_pair``): the scores themselves, and the scores with the lowest ``bits``
     bits of their mantissa replaced by the code (counted down for negative scores, so that ties
@@ -320,6 +326,11 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False, original=None):
     than the pairs sort.
     """
     bits = max(1, int(bits))
+    base = _exponent_base(x, bits)
+    if base is not None:
+        keys = _score_code_keys(x, codes, bits, base, x if overwrite else np.empty(x.size))
+        keys.sort()
+        return _keys_to_scores(keys, bits, base)
     tagged = tag_codes(x, codes, bits)
 
     def sort_x():
@@ -330,6 +341,106 @@ def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False, original=None):
 
     xs, _ = run_pair(sort_x, tagged.sort, parallel=x.size >= PARALLEL_MIN)
     return untag_codes(xs, tagged, bits, x, codes, overwrite=overwrite, original=original)
+
+
+#: The magnitude bits of a float64 seen as int64 (all but the sign).
+_MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
+#: The sign bit of a float64 seen as int64.
+_SIGN = np.int64(-0x8000_0000_0000_0000)
+_MANTISSA_BITS = 52
+
+
+def _exponent_base(x, bits):
+    """The offset ``base`` of the keys of :func:`_score_code_keys` for the scores ``x``
+    (contiguous float64) with codes of ``bits`` bits, or None when the keys cannot hold
+    them: a score infinite or NaN, or the non-zero scores' biased exponents ``E`` spanning
+    more than ``2**(11 - bits) - 2`` values.
+
+    A finite float64's magnitude bits ``m`` (an int64, exponent above mantissa) grow with
+    ``|x|``.  With ``E_lo`` the smallest exponent of a non-zero score, ``t = m - base`` for
+    ``base = (E_lo - 1) * 2**52`` keeps that order, and the exponent field of ``t`` counts
+    binades from 1; it fits in ``11 - bits`` bits with the largest value spared, so
+    ``t * 2**bits + code`` has an exponent field below 2047: a finite float64 again.
+    One pass in cached pieces (largest ``m``, smallest non-zero ``m``)."""
+    if x.size == 0 or bits > 9 or x.dtype != np.float64 or not x.flags.c_contiguous:
+        return None
+
+    def piece(sl):
+        m = x[sl].view(np.int64) & _MAGNITUDE
+        top = int(m.max())
+        m -= 1  # 0 -> -1: the largest uint64, out of the minimum
+        return top, int(m.view(np.uint64).min()) + 1
+
+    ranges = map_chunks(piece, x.size, chunk=_PIECE)
+    top = max(r[0] for r in ranges)
+    least = min(r[1] for r in ranges)
+    if top >> _MANTISSA_BITS == 0x7FF:  # infinite or NaN
+        return None
+    if least > top:  # every score is zero
+        return 0
+    e_lo, e_hi = least >> _MANTISSA_BITS, top >> _MANTISSA_BITS
+    if e_hi - e_lo + 1 > (1 << (11 - bits)) - 2:
+        return None
+    return (e_lo - 1) << _MANTISSA_BITS
+
+
+def _score_code_keys(x, codes, bits, base, out):
+    """Float64 keys whose ascending order is that of the (score, code) pairs, written to
+    ``out`` (returned; may be ``x`` itself): the sign of the score, then its magnitude bits
+    less ``base`` (:func:`_exponent_base`; a zero score's are 0), then the code in the
+    lowest ``bits`` bits, counted down for negative scores (a larger magnitude sorts first
+    below zero, and a larger code must still sort later).  ``-0.0`` is keyed as ``+0.0``.
+    Every key is finite, and a negative score's key is below every zero score's, so the
+    float order of the keys is the order of the pairs, exactly."""
+    low = (1 << bits) - 1
+    kv = out.view(np.int64)
+
+    def piece(sl):  # writes its own slice only: pieces in llrlab's threads
+        k = kv[sl]
+        np.add(x[sl], 0.0, out=out[sl])  # -0.0 as +0.0; x may be out
+        sign = k >> 63  # -1 (all bits) below zero, else 0
+        k &= _MAGNITUDE
+        k -= base
+        if base > 0:
+            np.maximum(k, 0, out=k)  # zero scores (and only they) below base: 0
+        k <<= bits
+        c = sign & low
+        c ^= codes[sl]
+        k |= c
+        sign <<= 63
+        k |= sign
+
+    map_chunks(piece, x.size, chunk=_PIECE)
+    return out
+
+
+def _keys_to_scores(keys, bits, base):
+    """``(sorted scores, their codes)`` from the sorted keys of :func:`_score_code_keys`
+    (decoded in place: the scores are ``keys``'s memory), the codes as uint8 when ``bits <=
+    8``, else intp.  The keys below zero are a prefix (negative scores); the zero scores'
+    keys, with magnitude below ``2**bits``, follow them."""
+    n = keys.size
+    low = (1 << bits) - 1
+    neg = int(np.searchsorted(keys, 0.0, side="left"))
+    zero_end = int(np.searchsorted(keys, np.int64(1 << bits).view(np.float64), side="left"))
+    kv = keys.view(np.int64)
+    codes = np.empty(n, dtype=np.uint8 if bits <= 8 else np.intp)
+
+    def piece(sl):  # writes its own slices only: pieces in llrlab's threads
+        a, b = sl.start, sl.stop
+        k = kv[a:b]
+        c = codes[a:b]
+        np.bitwise_and(k, low, out=c, casting="unsafe")  # < 2**bits: exact
+        m = min(max(neg - a, 0), b - a)
+        c[:m] ^= low
+        k &= _MAGNITUDE
+        k >>= bits
+        k += base
+        k[:m] |= _SIGN
+
+    map_chunks(piece, n, chunk=_PIECE)
+    keys[neg:zero_end] = 0.0
+    return keys, codes
 
 
 def tag_codes(x, codes, bits):

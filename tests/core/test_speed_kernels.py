@@ -7,6 +7,7 @@ from sorted classes sums in another order and agrees with the general fit to 1e-
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 
 import numpy as np
@@ -91,22 +92,132 @@ def test_cllr_sum_in_pieces_is_numpys_pairwise_sum(n, sign, shift, seed):
     assert got == want
 
 
+@contextlib.contextmanager
+def tagged_sort(on=True):
+    """cosort_codes on its two-sort path (the tagged copy and near ties), as for scores
+    whose exponents span too many binades for the one-sort keys."""
+    base = sorting._exponent_base
+    if on:
+        sorting._exponent_base = lambda x, bits: None
+    try:
+        yield
+    finally:
+        sorting._exponent_base = base
+
+
+def _pairs_sorted(x, c):
+    return sorted(zip((x + 0.0).tolist(), c.tolist(), strict=True))
+
+
+def _as_pairs(xs, cs):
+    assert not np.signbit(xs[xs == 0]).any()  # a zero score comes out as +0.0
+    return list(zip(xs.tolist(), cs.tolist(), strict=True))
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(tie_values, st.integers(0, 10)), min_size=1, max_size=200))
-def test_cosort_is_the_sort_of_the_pairs(pairs):
+@given(st.lists(st.tuples(tie_values, st.integers(0, 10)), min_size=1, max_size=200),
+       st.booleans())
+def test_cosort_is_the_sort_of_the_pairs(pairs, keys):
+    # both paths: one sort of exact keys (these scores span few binades), and the two
+    # float sorts with their near ties
     x = np.array([p[0] for p in pairs])
     c = np.array([p[1] for p in pairs])
-    xs, cs = sorting.cosort_codes(x, c, 4)
+    assert sorting._exponent_base(x, 4) is not None  # 0.25 ... 3: the keys hold them
+    with tagged_sort(not keys):
+        xs, cs = sorting.cosort_codes(x, c, 4)
     assert_array_equal(xs, np.sort(x))
-    assert list(zip(xs.tolist(), cs.tolist(), strict=True)) == sorted(
-        zip((x + 0.0).tolist(), c.tolist(), strict=True))
+    assert _as_pairs(xs, cs) == _pairs_sorted(x, c)
+
+
+# any finite float64: zeros of both signs, subnormals, neighbours a few ulps apart, and
+# magnitudes from 1e-300 to 1e300 (most draws span too many binades for the keys)
+_ANY_FLOAT = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 1.0, -1.0, 1.0 + 2.0 ** -52,
+                     -1.0 - 2.0 ** -52, 1.0 - 2.0 ** -53]),
+    st.integers(-40, 40).map(lambda e: 1.5 * 2.0 ** e),
+    st.integers(-40, 40).map(lambda e: -(2.0 ** e)))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.integers(1, 9).flatmap(lambda b: st.tuples(
+    st.just(b), st.lists(st.tuples(_ANY_FLOAT, st.integers(0, (1 << b) - 1)),
+                         min_size=1, max_size=150))),
+       st.booleans())
+def test_cosort_keys_are_exact_on_any_finite_scores(drawn, overwrite):
+    # the one-sort keys where the exponents fit (else the two sorts), in place or not: the
+    # sort of the (score, code) pairs, bit for bit, and the near ties never need original()
+    bits, pairs = drawn
+    x = np.array([p[0] for p in pairs])
+    c = np.array([p[1] for p in pairs], dtype=np.uint8 if bits <= 8 else np.intp)
+    nz = np.abs(x[x != 0]).view(np.int64) >> 52
+    fits = nz.size == 0 or int(nz.max() - nz.min()) + 1 <= (1 << (11 - bits)) - 2
+    assert (sorting._exponent_base(x, bits) is not None) == fits
+    calls = []
+
+    def original():
+        calls.append(1)
+        return x.copy()
+
+    done = sorting.cosort_codes(x.copy(), c, bits, overwrite=overwrite, original=original)
+    if done is None:  # only the two-sort path declines (a negative subnormal near zero)
+        assert not fits
+        return
+    xs, cs = done
+    assert cs.dtype == c.dtype
+    assert _as_pairs(xs, cs) == _pairs_sorted(x, c)
+    assert_array_equal(xs.view(np.int64), np.sort(x + 0.0).view(np.int64))
+    if fits:
+        assert calls == []
+
+
+@pytest.mark.parametrize("bits", [1, 4, 6, 8, 9])
+def test_cosort_keys_at_the_edge_of_the_exponent_span(bits):
+    # 2**(11 - bits) - 2 binades of non-zero scores fit in the keys; one more does not
+    span = (1 << (11 - bits)) - 2
+    rng = np.random.default_rng(bits)
+    for e_lo, width in ((-1022, span), (-60, span), (1023 - span + 1, span), (-30, span + 1)):
+        e = rng.integers(e_lo, e_lo + width, 500)
+        x = rng.choice([-1.0, 1.0], 500) * rng.uniform(1.0, 2.0, 500) * np.exp2(e)
+        x[::11] = 0.0
+        x[1::7] = x[:-1:7]  # ties
+        x[2], x[4] = -(2.0 ** e_lo), 1.75 * 2.0 ** (e_lo + width - 1)  # the span's ends
+        c = rng.integers(0, 1 << bits, 500).astype(np.uint8 if bits <= 8 else np.intp)
+        base = sorting._exponent_base(x, bits)
+        assert (base is not None) == (width <= span)
+        done = sorting.cosort_codes(x.copy(), c, bits, overwrite=True,
+                                    original=lambda x=x: x.copy())
+        assert done is not None
+        assert _as_pairs(*done) == _pairs_sorted(x, c)
+
+
+def test_cosort_keys_sort_in_place_without_a_second_array():
+    # with overwrite, the keys are the scores' own memory: the codes (1 byte a score) and
+    # cached pieces are all that is allocated
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    n = 1_000_000
+    x = rng.normal(size=n)
+    c = rng.integers(0, 11, n).astype(np.uint8)
+    want = np.lexsort((c, x))
+    tracemalloc.start()
+    try:
+        xs, cs = sorting.cosort_codes(x, c, 4, overwrite=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert xs is x
+    assert peak < 3 * n  # a float64 copy would be 8 n
+    assert_array_equal(cs, c[want])
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(tie_values, st.integers(0, 10)), min_size=1, max_size=200))
 def test_cosort_in_place_takes_near_ties_from_the_original(pairs):
-    # sorted in place, the scores' first order is gone: the near-tie groups are re-sorted
-    # from original() (a fresh gather), with the pairs sort's result; without it, None
+    # the two-sort path: sorted in place, the scores' first order is gone, so the near-tie
+    # groups are re-sorted from original() (a fresh gather), with the pairs sort's result;
+    # without it, None
     x = np.array([p[0] for p in pairs])
     c = np.array([p[1] for p in pairs])
     want = sorted(zip((x + 0.0).tolist(), c.tolist(), strict=True))
@@ -116,20 +227,27 @@ def test_cosort_in_place_takes_near_ties_from_the_original(pairs):
         calls.append(1)
         return x.copy()
 
-    xs, cs = sorting.cosort_codes(x.copy(), c, 4, overwrite=True, original=original)
+    with tagged_sort():
+        xs, cs = sorting.cosort_codes(x.copy(), c, 4, overwrite=True, original=original)
     assert list(zip(xs.tolist(), cs.tolist(), strict=True)) == want
     hi = np.sort(x + 0.0).view(np.int64) >> 4
     bits = np.sort(x + 0.0).view(np.int64)
     near = bool(((hi[1:] == hi[:-1]) & (bits[1:] != bits[:-1])).any())
     assert calls == ([1] if near else [])
     if near:
-        assert sorting.cosort_codes(x.copy(), c, 4, overwrite=True) is None
+        with tagged_sort():
+            assert sorting.cosort_codes(x.copy(), c, 4, overwrite=True) is None
+        # the keys need no original()
+        assert _as_pairs(*sorting.cosort_codes(x.copy(), c, 4, overwrite=True)) == want
 
 
-def test_one_near_tie_keeps_the_in_place_sorts_of_trials(monkeypatch):
+@pytest.mark.parametrize("keys", [True, False])
+def test_one_near_tie_keeps_the_in_place_sorts_of_trials(monkeypatch, keys):
     # one pair of scores 2 ulps apart among 10^5 (about what 10^7 Gaussian scores hold):
-    # the condition sort and the count-weight sort stay on the in-place tagged sort (no
-    # pairs sort) and give the pairs sort's result
+    # the condition sort and the count-weight sort stay in place, on the one-sort keys or
+    # on the tagged sort (no pairs sort), and give the pairs sort's result
+    if not keys:
+        monkeypatch.setattr(sorting, "_exponent_base", lambda x, bits: None)
     rng = np.random.default_rng(11)
     n = 100_000
     x = rng.normal(size=n)
