@@ -139,7 +139,10 @@ def test_styler_applies_again_when_an_input_changed(change):
     assert events and after != before
 
 
-def test_a_legend_moved_beside_its_plot_walks_the_models_once(monkeypatch):
+def test_a_legend_moved_beside_its_plot_walks_no_models(monkeypatch):
+    # the move changes which models the figure's sides hold, not which models the
+    # document holds: Bokeh's walk of them all is skipped, and the document's models are
+    # still exactly those a walk finds
     fig = figure(width=900, height=320, title="t")
     for i in range(6):
         fig.line([0, 1], [i, i], legend_label=f"curve number {i}")
@@ -152,10 +155,38 @@ def test_a_legend_moved_beside_its_plot_walks_the_models_once(monkeypatch):
     walks = []
     recompute = doc.models.recompute
     monkeypatch.setattr(doc.models, "recompute", lambda: (walks.append(1), recompute())[1])
+    before = {m.id for m in doc.models}
     st.apply(True, False, scale=1.0)
     assert fig.legend[0] in fig.right and fig.legend[0] not in fig.below
-    assert len(walks) == 1
+    assert walks == []
     assert isinstance(fig.legend[0], Legend)
+    assert doc.models._freeze_count == 0
+    assert {m.id for m in doc.models} == before == {m.id for m in fig.references()}
+    # and back below (a narrow figure): again no walk, and later changes walk as before
+    st.width = 300
+    st.apply(True, False, scale=1.0)
+    assert fig.legend[0] in fig.below and fig.legend[0] not in fig.right
+    assert walks == []
+    fig.line([0, 1], [1, 0], legend_label="new")  # a new model: Bokeh walks
+    assert walks and {m.id for m in doc.models} == {m.id for m in fig.references()}
+
+
+def test_a_legend_not_in_the_document_moves_with_bokeh_s_walk(monkeypatch):
+    # (the shortcut only for a model the document holds: here the legend is new to it)
+    fig = figure(width=900, height=320, title="t")
+    for i in range(6):
+        fig.line([0, 1], [i, i], legend_label=f"curve number {i}")
+    legend = fig.legend[0]
+    fig.add_layout(legend, "below")
+    doc = Document()
+    doc.add_root(fig)
+    fresh = Legend(items=list(legend.items))
+    walks = []
+    recompute = doc.models.recompute
+    monkeypatch.setattr(doc.models, "recompute", lambda: (walks.append(1), recompute())[1])
+    with styler_module._same_models(doc, fresh):
+        fig.right = [*fig.right, fresh]
+    assert walks == [1] and fresh.document is doc
 
 
 # ------------------------------------------------------------------ a lesson's page
