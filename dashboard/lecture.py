@@ -345,7 +345,8 @@ def lecture_bytes(lesson, progress=None) -> bytes:
 _LAZY_SCRIPT = r"""
 var llrlabLazy = (function () {
   "use strict";
-  var held = {}, drawing = {}, doc = null, elements = null, byId = {}, timer = null;
+  var held = {}, drawing = {}, waiting = {}, doc = null, elements = null, byId = {};
+  var timer = null;
   var GIVE_UP_MS = 5000;
   function stepOf(model) {
     var m = /^s(\d+)_/.exec(model.name || "");
@@ -395,43 +396,52 @@ var llrlabLazy = (function () {
     return v != null && v.has_finished();
   }
 
-  function markIdle(roots, since) {  // each root idle once its view has finished
-    since = since || performance.now();
+  function watch(k, roots, since) {
+    // one poll per step put back: each root marked idle once its view has finished, and
+    // the step ready (its waiting calls made) once all have, or after GIVE_UP_MS (a figure
+    // BokehJS failed to draw does not hold the step back for longer than that)
     var left = roots.filter(function (r) {
       if (!finished(r) && performance.now() - since < GIVE_UP_MS) { return true; }
       if (doc._idle_roots != null) { doc._idle_roots.add(r); }
       return false;
     });
-    if (left.length) { setTimeout(function () { markIdle(left, since); }, 20); }
+    if (left.length) {
+      setTimeout(function () { watch(k, left, since); }, 10);
+      return;
+    }
+    delete drawing[k];
+    var calls = waiting[k] || [];
+    delete waiting[k];
+    calls.forEach(function (then) { then(); });
   }
 
   function ensure(k) {  // step k's figures in the document (drawn by BokehJS now)
     var roots = held[k];
     if (roots == null || elements == null) { return; }
     delete held[k];
-    drawing[k] = roots;
+    drawing[k] = true;
     roots.forEach(function (r) {
       elements.push(byId[r.id]);
       doc.add_root(r);
     });
-    markIdle(roots);
+    watch(k, roots, performance.now());
   }
 
   function ready(k) {  // whether step k's figures are drawn (or were there from the start)
-    var roots = drawing[k];
-    if (held[k] != null) { return false; }
-    if (roots == null) { return true; }
-    if (!roots.every(finished)) { return false; }
-    delete drawing[k];
-    return true;
+    return held[k] == null && drawing[k] == null;
   }
 
   function whenReady(k, then, since) {  // ``then()`` once step k's figures are drawn
     since = since || performance.now();
     ensure(k);
-    // (a figure BokehJS failed to draw does not hold the step back for longer than that)
-    if (ready(k) || performance.now() - since > GIVE_UP_MS) { then(); return; }
-    setTimeout(function () { whenReady(k, then, since); }, 10);
+    if (ready(k)) { then(); return; }
+    if (held[k] != null && performance.now() - since < GIVE_UP_MS) {
+      // (BokehJS has not given the page's elements yet: put back once it has)
+      setTimeout(function () { whenReady(k, then, since); }, 10);
+      return;
+    }
+    if (held[k] != null) { then(); return; }
+    (waiting[k] = waiting[k] || []).push(then);
   }
 
   function rest(k) {
