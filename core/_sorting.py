@@ -299,8 +299,9 @@ _TINY = 5e-324
 def cosort_codes(x, codes, bits=CODE_BITS, *, overwrite=False, original=None):
     """``(np.sort(x), c)`` with ``c[i]`` the code of the trial sorted to place ``i``, equal
     scores ordered by code: the sort of the (score, code) pairs, for integer codes
-    ``0 <= code < 2**bits`` of finite scores; None for infinite or NaN scores, and for
-    negative scores within ``2**bits`` subnormal units of zero (a tag could be ``-0.0``).
+    ``0 <= code < 2**bits`` of finite scores; None for infinite or NaN scores, and, on the
+    two-sort path below, for negative scores within ``2**bits`` subnormal units of zero (a
+    tag could be ``-0.0``).
 
     When the non-zero scores' binary exponents span at most ``2**(11 - bits) - 2`` values
     (126 for 4-bit codes: e.g. any non-zero scores between 1e-30 and 1e7 in magnitude),
