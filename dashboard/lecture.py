@@ -435,13 +435,13 @@ var llrlabLazy = (function () {
     since = since || performance.now();
     ensure(k);
     if (ready(k)) { then(); return; }
-    if (held[k] != null && performance.now() - since < GIVE_UP_MS) {
-      // (BokehJS has not given the page's elements yet: put back once it has)
+    if (held[k] == null) { (waiting[k] = waiting[k] || []).push(then); return; }
+    // BokehJS has not given the page's elements yet: put back once it has (or give up)
+    if (performance.now() - since < GIVE_UP_MS) {
       setTimeout(function () { whenReady(k, then, since); }, 10);
-      return;
+    } else {
+      then();
     }
-    if (held[k] != null) { then(); return; }
-    (waiting[k] = waiting[k] || []).push(then);
   }
 
   function rest(k) {

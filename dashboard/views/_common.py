@@ -34,6 +34,7 @@ from llrlab.core.palette import (
     line_dash,
 )
 
+from ._models import frozen
 from .styler import Styler, save_name, set_save_name
 
 __all__ = ["COLORS", "CONDITION_COLORS", "CONDITION_DASHES", "CURVE_DASHES", "DASH",
@@ -341,8 +342,7 @@ def add_condition_slots(view, n, *, prefix, empty, glyphs):
     if n <= built:
         return False
     # served: the document's model graph is recomputed once, not once per new model
-    doc = view.figure.document
-    with doc.models.freeze() if doc is not None else contextlib.nullcontext():
+    with frozen(view.figure.document):
         for k in range(built, n):
             _add_condition_slot(view, k, prefix, empty, glyphs)
     return True

@@ -12,7 +12,6 @@ moves to its right side.
 
 from __future__ import annotations
 
-import contextlib
 import textwrap
 from typing import ClassVar
 
@@ -22,6 +21,7 @@ from llrlab.core.palette import dash_array, dash_name
 
 from ..state.display import LINE_MIN, TYPE_SCALE
 from ..text_fit import CHAR_EM, text_width
+from ._models import same_models
 
 __all__ = ["Styler", "save_name", "set_save_name"]
 
@@ -64,36 +64,11 @@ def _css(px):
     return f"{px:g}px"
 
 
-
 def _prop(model, name):
     """``model``'s property ``name``, or None when its class has none (Bokeh answers a
     missing attribute with an error whose spelling suggestions cost ~0.3 ms: 40 of them
     per lesson step)."""
     return getattr(model, name) if name in type(model).properties() else None
-
-@contextlib.contextmanager
-def _same_models(doc, moved):
-    """A block that only moves ``moved``, a model ``doc`` already holds, to another place
-    in the same figure: the set of the document's models is the same after it.
-
-    Bokeh walks every model of the document again (``DocumentModelManager.recompute``)
-    after each change of a property that holds models; for a served page that walk took
-    ~0.15 s, on every lesson step whose layout moved a legend.  With the set unchanged the
-    walk finds nothing to attach or detach, so it is skipped: the block runs with Bokeh's
-    freeze count raised and lowered again without the walk.  Where that is not possible (no
-    document, a model not in it, a Bokeh without the count) it is the plain ``freeze()``:
-    one walk."""
-    models = None if doc is None else doc.models
-    if models is None or moved.document is not doc or not isinstance(
-            getattr(models, "_freeze_count", None), int):
-        with models.freeze() if models is not None else contextlib.nullcontext():
-            yield
-        return
-    models._freeze_count += 1
-    try:
-        yield
-    finally:
-        models._freeze_count -= 1
 
 
 class Styler:
@@ -200,7 +175,7 @@ class Styler:
         legend.ncols = 1 if right else ncols
         to, off = ("right", "below") if right else ("below", "right")
         if legend not in getattr(fig, to):
-            with _same_models(fig.document, legend):
+            with same_models(fig.document, legend):
                 setattr(fig, to, [*getattr(fig, to), legend])
                 setattr(fig, off, [m for m in getattr(fig, off) if m is not legend])
 

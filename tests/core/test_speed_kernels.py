@@ -246,8 +246,11 @@ def test_one_near_tie_keeps_the_in_place_sorts_of_trials(monkeypatch, keys):
     # one pair of scores 2 ulps apart among 10^5 (about what 10^7 Gaussian scores hold):
     # the condition sort and the count-weight sort stay in place, on the one-sort keys or
     # on the tagged sort (no pairs sort), and give the pairs sort's result
-    if not keys:
-        monkeypatch.setattr(sorting, "_exponent_base", lambda x, bits: None)
+    with tagged_sort(not keys):
+        _one_near_tie(monkeypatch)
+
+
+def _one_near_tie(monkeypatch):
     rng = np.random.default_rng(11)
     n = 100_000
     x = rng.normal(size=n)

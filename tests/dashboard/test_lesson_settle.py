@@ -20,6 +20,7 @@ from llrlab.dashboard.app import create_app
 from llrlab.dashboard.layout import MainArea
 from llrlab.dashboard.state import DashboardState
 from llrlab.dashboard.views import styler as styler_module
+from llrlab.dashboard.views._models import same_models
 from llrlab.dashboard.views.metrics import MetricsView
 from llrlab.dashboard.views.op_grid import OpGrid
 
@@ -139,22 +140,29 @@ def test_styler_applies_again_when_an_input_changed(change):
     assert events and after != before
 
 
-def test_a_legend_moved_beside_its_plot_walks_no_models(monkeypatch):
-    # the move changes which models the figure's sides hold, not which models the
-    # document holds: Bokeh's walk of them all is skipped, and the document's models are
-    # still exactly those a walk finds
+def _legend_below(monkeypatch):
+    """A wide, short figure with six curves and its legend below it, in a document whose
+    walks of its models (``recompute``) are counted: ``(fig, doc, walks)``."""
     fig = figure(width=900, height=320, title="t")
     for i in range(6):
         fig.line([0, 1], [i, i], legend_label=f"curve number {i}")
     fig.add_layout(fig.legend[0], "below")
     doc = Document()
     doc.add_root(fig)
-    st = styler_module.Styler(fig, legend_cols=2)
-    st.capture()
-    st.width, st.height = 900, 320
     walks = []
     recompute = doc.models.recompute
     monkeypatch.setattr(doc.models, "recompute", lambda: (walks.append(1), recompute())[1])
+    return fig, doc, walks
+
+
+def test_a_legend_moved_beside_its_plot_walks_no_models(monkeypatch):
+    # the move changes which models the figure's sides hold, not which models the
+    # document holds: Bokeh's walk of them all is skipped, and the document's models are
+    # still exactly those a walk finds
+    fig, doc, walks = _legend_below(monkeypatch)
+    st = styler_module.Styler(fig, legend_cols=2)
+    st.capture()
+    st.width, st.height = 900, 320
     before = {m.id for m in doc.models}
     st.apply(True, False, scale=1.0)
     assert fig.legend[0] in fig.right and fig.legend[0] not in fig.below
@@ -173,18 +181,9 @@ def test_a_legend_moved_beside_its_plot_walks_no_models(monkeypatch):
 
 def test_a_legend_not_in_the_document_moves_with_bokeh_s_walk(monkeypatch):
     # (the shortcut only for a model the document holds: here the legend is new to it)
-    fig = figure(width=900, height=320, title="t")
-    for i in range(6):
-        fig.line([0, 1], [i, i], legend_label=f"curve number {i}")
-    legend = fig.legend[0]
-    fig.add_layout(legend, "below")
-    doc = Document()
-    doc.add_root(fig)
-    fresh = Legend(items=list(legend.items))
-    walks = []
-    recompute = doc.models.recompute
-    monkeypatch.setattr(doc.models, "recompute", lambda: (walks.append(1), recompute())[1])
-    with styler_module._same_models(doc, fresh):
+    fig, doc, walks = _legend_below(monkeypatch)
+    fresh = Legend(items=list(fig.legend[0].items))
+    with same_models(doc, fresh):
         fig.right = [*fig.right, fresh]
     assert walks == [1] and fresh.document is doc
 
